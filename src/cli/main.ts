@@ -1,0 +1,151 @@
+/** The `zonehost` command: serve, user add, migrate. */
+import { Command, Option } from 'commander';
+import { createInterface } from 'node:readline';
+import { DEFAULTS, parseCount, parseHostPort, parseNameservers, type Config } from '../config.js';
+import { ValidationError } from '../model/errors.js';
+import { startServer } from '../server.js';
+import { DEFAULT_LIMITS } from '../services/actor.js';
+import { Services } from '../services/index.js';
+import { openStore, type StoreOptions } from '../store/open.js';
+
+interface DbOptions {
+  db: string;
+  dbPool: string;
+  dbWait: string;
+}
+
+interface ServeOptions extends DbOptions {
+  /** false with --no-http / --no-dns. */
+  http: string | false;
+  dns: string | false;
+  ns: string;
+  logLevel: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  rateLimitAddress: string;
+  rateLimitKey: string;
+  trustProxy?: string;
+  maxRecords: string;
+  maxDomains: string;
+}
+
+const program = new Command()
+  .name('zonehost')
+  .description('DNS hosting: a Linode v3-compatible API, a resource-style /v1 API and authoritative DNS in one process')
+  .showHelpAfterError();
+
+const dbOption = () => new Option('--db <url>', 'database: sqlite:PATH or postgres://…[?schema=NAME]').env('ZONEHOST_DB').default(DEFAULTS.db);
+const dbPoolOption = () => new Option('--db-pool <n>', 'PostgreSQL connections per node').env('ZONEHOST_DB_POOL').default(DEFAULTS.dbPool);
+const dbWaitOption = () => new Option('--db-wait <seconds>', 'how long start-up waits for PostgreSQL').env('ZONEHOST_DB_WAIT').default(DEFAULTS.dbWait);
+
+function storeOptions(opts: DbOptions): StoreOptions {
+  return { poolSize: Math.max(1, parseCount(opts.dbPool, '--db-pool')), connectTimeoutMs: parseCount(opts.dbWait, '--db-wait') * 1000 };
+}
+
+/** Where one-shot commands report database waits and retries (serve uses its logger). */
+const stderrLog = (message: string) => process.stderr.write(`zonehost: ${message}\n`);
+
+program
+  .command('serve')
+  .description('start the HTTP APIs and the DNS server')
+  .addOption(new Option('--http <host:port>', 'HTTP listen address').env('ZONEHOST_HTTP').default(DEFAULTS.http))
+  .addOption(new Option('--no-http', 'serve no HTTP APIs (a DNS-only node)'))
+  .addOption(new Option('--dns <host:port>', 'DNS listen address (UDP and TCP)').env('ZONEHOST_DNS').default(DEFAULTS.dns))
+  .addOption(new Option('--no-dns', 'serve no DNS (an API-only node)'))
+  .addOption(dbOption())
+  .addOption(dbPoolOption())
+  .addOption(dbWaitOption())
+  .addOption(new Option('--ns <names>', 'comma-separated name servers of every zone; the first is the SOA MNAME').env('ZONEHOST_NS').default(DEFAULTS.nameservers))
+  .addOption(new Option('--tls-cert <file>', 'PEM certificate (chain): serve HTTPS instead of HTTP').env('ZONEHOST_TLS_CERT'))
+  .addOption(new Option('--tls-key <file>', 'PEM private key for --tls-cert').env('ZONEHOST_TLS_KEY'))
+  .addOption(new Option('--rate-limit-address <n>', 'requests per minute from one client address (0 = unlimited)').env('ZONEHOST_RATE_LIMIT_ADDRESS').default(DEFAULTS.rateLimitAddress))
+  .addOption(new Option('--rate-limit-key <n>', 'requests per minute with one API key (0 = unlimited)').env('ZONEHOST_RATE_LIMIT_KEY').default(DEFAULTS.rateLimitKey))
+  .addOption(new Option('--trust-proxy <addresses>', 'comma-separated reverse-proxy addresses/CIDRs whose X-Forwarded-For is trusted').env('ZONEHOST_TRUST_PROXY'))
+  .addOption(new Option('--max-records <n>', 'records per domain').env('ZONEHOST_MAX_RECORDS').default(String(DEFAULT_LIMITS.recordsPerDomain)))
+  .addOption(new Option('--max-domains <n>', 'domains per account').env('ZONEHOST_MAX_DOMAINS').default(String(DEFAULT_LIMITS.domainsPerAccount)))
+  .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug or trace').env('ZONEHOST_LOG_LEVEL').default(DEFAULTS.logLevel))
+  .action(async (opts: ServeOptions) => {
+    if (!opts.tlsCert !== !opts.tlsKey) throw new Error('--tls-cert and --tls-key must be given together');
+    const config: Config = {
+      http: opts.http === false ? null : parseHostPort(opts.http, '--http'),
+      dns: opts.dns === false ? null : parseHostPort(opts.dns, '--dns'),
+      db: opts.db,
+      store: storeOptions(opts),
+      nameservers: parseNameservers(opts.ns),
+      logLevel: opts.logLevel,
+      tls: opts.tlsCert && opts.tlsKey ? { cert: opts.tlsCert, key: opts.tlsKey } : null,
+      rateLimits: { perAddress: parseCount(opts.rateLimitAddress, '--rate-limit-address'), perKey: parseCount(opts.rateLimitKey, '--rate-limit-key') },
+      limits: { recordsPerDomain: parseCount(opts.maxRecords, '--max-records'), domainsPerAccount: parseCount(opts.maxDomains, '--max-domains') },
+      trustProxy: opts.trustProxy ? opts.trustProxy.split(',').map((s) => s.trim()).filter(Boolean) : [],
+    };
+    const server = await startServer(config);
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      process.stderr.write(`zonehost: ${signal} received, shutting down\n`);
+      server.close().then(
+        () => process.exit(0),
+        (e: unknown) => {
+          process.stderr.write(`zonehost: error during shutdown: ${String(e)}\n`);
+          process.exit(1);
+        },
+      );
+    };
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
+  });
+
+const user = program.command('user').description('manage accounts');
+
+user
+  .command('add')
+  .description('create an account; the password is read from standard input (or prompted for on a terminal)')
+  .argument('<name>', 'user name')
+  .addOption(dbOption())
+  .addOption(dbPoolOption())
+  .addOption(dbWaitOption())
+  .action(async (name: string, opts: DbOptions) => {
+    const password = await readPassword();
+    const store = await openStore(opts.db, { ...storeOptions(opts), log: stderrLog });
+    try {
+      const account = await new Services(store).accounts.createUser(name, password);
+      process.stdout.write(`created user ${account.username} (account ${account.id})\n`);
+    } finally {
+      await store.close();
+    }
+  });
+
+program
+  .command('migrate')
+  .description('apply pending database migrations and exit (serve also applies them at start-up)')
+  .addOption(dbOption())
+  .addOption(dbWaitOption())
+  .action(async (opts: Omit<DbOptions, 'dbPool'>) => {
+    const store = await openStore(opts.db, { ...storeOptions({ ...opts, dbPool: '1' }), log: stderrLog });
+    await store.close();
+    process.stdout.write('database schema is up to date\n');
+  });
+
+/** First line of stdin when it is not a terminal; otherwise a prompt that does not echo. */
+async function readPassword(): Promise<string> {
+  if (!process.stdin.isTTY) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return (Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '');
+  }
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  process.stderr.write('Password: ');
+  // Mute the echo of typed characters.
+  (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput = () => {};
+  const answer = await new Promise<string>((resolve) => rl.question('', resolve));
+  rl.close();
+  process.stderr.write('\n');
+  return answer;
+}
+
+program.parseAsync(process.argv).catch((e: unknown) => {
+  const message = e instanceof ValidationError ? e.problems.map((p) => p.message).join(' ') : e instanceof Error ? e.message : String(e);
+  process.stderr.write(`zonehost: ${message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,96 @@
+/** The HTTP side: one Fastify app serving interface A at / and /api/, interface B at /v1/. */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { readFileSync } from 'node:fs';
+import type { TlsFiles } from '../config.js';
+import type { Services } from '../services/index.js';
+import { DEFAULT_RATE_LIMITS, installRateLimits, type RateLimits } from './ratelimit.js';
+import type { Socket } from 'node:net';
+import { MAX_TXT_BYTES } from '../model/records/txt.js';
+import { isV3Target, v3ClientErrorResponse, v3LimitedReply, v3Routes } from './v3/plugin.js';
+
+export interface HttpOptions {
+  logger: FastifyBaseLogger;
+  /** Largest request body accepted, in bytes. */
+  bodyLimit?: number;
+  /** Serve HTTPS with this certificate and key. */
+  tls?: TlsFiles | null;
+  rateLimits?: RateLimits;
+  /** Addresses/CIDRs of reverse proxies whose X-Forwarded-For is believed (it decides the client address). */
+  trustProxy?: string[];
+}
+
+/**
+ * TLS 1.2 and 1.3 only; on 1.2 only ECDHE key exchange with AEAD ciphers, so every session has forward
+ * secrecy (TLS 1.3 suites are all AEAD with ephemeral key exchange).
+ */
+export const TLS12_CIPHERS = [
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+].join(':');
+
+function httpsOptions(tls: TlsFiles) {
+  return {
+    maxHeaderSize: MAX_HEADER_SIZE,
+    cert: readFileSync(tls.cert),
+    key: readFileSync(tls.key),
+    minVersion: 'TLSv1.2' as const,
+    ciphers: TLS12_CIPHERS,
+    honorCipherOrder: true,
+  };
+}
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** Interface A clients (lexicon) send everything in the query string: room for the longest TXT value percent-encoded. */
+export const MAX_HEADER_SIZE = 3 * MAX_TXT_BYTES + 64 * 1024;
+
+/**
+ * Requests Node's parser refuses before routing (headers too large, malformed, timed out). Interface A
+ * answers them with its envelope and HTTP 200; other paths get Fastify's usual JSON error. Node only
+ * hands over the packet that failed, so for headers larger than one read (64 KiB) the request line,
+ * and with it the path, is unknown: then interface A's stricter contract (never a non-200) wins.
+ */
+function clientError(err: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const packet = Buffer.isBuffer(err.rawPacket) ? err.rawPacket.subarray(0, 8192).toString('latin1') : '';
+  const target = /^[A-Z]+ (\/\S*)/.exec(packet)?.[1];
+  let response: string;
+  if (target === undefined || isV3Target(target)) response = v3ClientErrorResponse(target ?? '');
+  else {
+    const [status, text] = err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : [400, 'Bad Request'];
+    const body = JSON.stringify({ error: text, message: 'Client Error', statusCode: status });
+    response = `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
+  }
+  if (socket.writable) socket.end(response);
+  else socket.destroy();
+}
+
+export async function buildApp(services: Services, opts: HttpOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(opts.tls ? { https: httpsOptions(opts.tls) } : { http: { maxHeaderSize: MAX_HEADER_SIZE } }),
+    clientErrorHandler: clientError,
+    loggerInstance: opts.logger,
+    ...(opts.trustProxy?.length ? { trustProxy: opts.trustProxy } : {}),
+    bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    // Interface A is case-insensitive about parameter names, not paths, but /API/ should still work.
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
+    return503OnClosing: true,
+  }) as unknown as FastifyInstance;
+
+  if (opts.tls) {
+    app.addHook('onSend', async (_req, reply) => {
+      reply.header('Strict-Transport-Security', 'max-age=31536000');
+    });
+  }
+
+  installRateLimits(app, opts.rateLimits ?? DEFAULT_RATE_LIMITS, () => v3LimitedReply);
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  await app.register(v3Routes(services), { prefix: '/' });
+  await app.register(v3Routes(services), { prefix: '/api' });
+  return app;
+}

@@ -1,0 +1,140 @@
+/** domain.resource.create, .update, .delete, .list: the overloaded arguments mapped through the registry. */
+import { Problems } from '../../../model/errors.js';
+import { RECORD_TYPE_NAMES, recordType, V3_DEFAULTS, type RecordData, type StoredRecord } from '../../../model/records/index.js';
+import type { Args, ParamSpec } from '../args.js';
+import { param, type Action, type ActionContext } from './types.js';
+
+const P = {
+  domainId: param('DomainID', 'numeric', true),
+  resourceId: param('ResourceID', 'numeric', true),
+  type: param('Type', 'string', true, `One of: ${RECORD_TYPE_NAMES.join(', ')}`),
+  name: param('Name', 'string', false, 'The hostname or FQDN.  When Type=MX the subdomain to delegate to the Target MX server.', V3_DEFAULTS.name),
+  target: param(
+    'Target',
+    'string',
+    false,
+    "When Type=MX the hostname.  When Type=CNAME the target of the alias.  When Type=TXT the value of the record. When Type=A or AAAA the token of '[remote_addr]' will be substituted with the IP address of the request.",
+    V3_DEFAULTS.target,
+  ),
+  priority: param('Priority', 'numeric', false, 'Priority for MX and SRV records, 0-65535', V3_DEFAULTS.priority),
+  weight: param('Weight', 'numeric', false, '', V3_DEFAULTS.weight),
+  port: param('Port', 'numeric', false, '', V3_DEFAULTS.port),
+  protocol: param('Protocol', 'string', false, 'The protocol to append to an SRV record.  Ignored on other record types.', V3_DEFAULTS.protocol),
+  ttl: param('TTL_sec', 'numeric', false, 'TTL.  Leave as 0 to accept our default.', V3_DEFAULTS.ttl),
+};
+
+const FIELDS: [keyof RecordData, ParamSpec][] = [
+  ['name', P.name],
+  ['target', P.target],
+  ['priority', P.priority],
+  ['weight', P.weight],
+  ['port', P.port],
+  ['protocol', P.protocol],
+  ['ttl', P.ttl],
+];
+
+const withoutDefault = ({ default: _d, ...p }: ParamSpec): ParamSpec => p;
+
+/** The overloaded fields given in the request, laid over `base`. */
+function overlay(args: Args, base: RecordData, all: boolean): RecordData {
+  const rec = { ...base };
+  for (const [field, spec] of FIELDS) {
+    if (!all && !args.given(spec)) continue;
+    (rec as unknown as Record<string, unknown>)[field] = spec.type === 'numeric' ? args.int(spec) : args.str(spec);
+  }
+  return rec;
+}
+
+/** Lets the record's type adjust interface A's arguments (SRV protocol folding, `[remote_addr]`). */
+function adapt(rec: RecordData, ctx: ActionContext, previous?: RecordData): RecordData {
+  const t = recordType(rec.type);
+  if (!t) return rec; // the registry check in the service names the bad type
+  const p = new Problems();
+  const out = t.fromV3(rec, { zone: '', remoteAddr: ctx.remoteAddr }, p, previous);
+  p.throwIfAny();
+  return out;
+}
+
+/** A record as domain.resource.list shows it (upper-case keys; TYPE upper-case, which every known client accepts). */
+export function v3Record(r: StoredRecord) {
+  return {
+    DOMAINID: r.domainId,
+    RESOURCEID: r.id,
+    NAME: r.name,
+    TYPE: r.type,
+    TARGET: r.target,
+    TTL_SEC: r.ttl,
+    PRIORITY: r.priority,
+    WEIGHT: r.weight,
+    PORT: r.port,
+    PROTOCOL: r.protocol,
+    TAG: r.tag,
+  };
+}
+
+/** The real API's order: NAME compared with letters upper-cased (so "_acme" sorts after "localhost"), then RESOURCEID. */
+function byName(a: StoredRecord, b: StoredRecord): number {
+  const x = a.name.toUpperCase();
+  const y = b.name.toUpperCase();
+  return x < y ? -1 : x > y ? 1 : a.id - b.id;
+}
+
+export const resourceActions: Action[] = [
+  {
+    name: 'domain.resource.create',
+    description: 'Create a domain record.',
+    params: [P.domainId, P.type, ...FIELDS.map(([, spec]) => spec)],
+    throws: 'NOACCESS,VALIDATION',
+    auth: true,
+    batchable: true,
+    async run(ctx) {
+      const { args, services, actor } = ctx;
+      const domainId = args.int(P.domainId);
+      const type = args.str(P.type).trim();
+      const rec = adapt(overlay(args, { ...V3_DEFAULTS, type }, true), ctx);
+      const created = await services.records.create(actor, domainId, rec);
+      return { ResourceID: created.id };
+    },
+  },
+  {
+    name: 'domain.resource.update',
+    description: 'Update a domain record.',
+    params: [P.resourceId, { ...P.domainId, required: false }, ...FIELDS.map(([, spec]) => withoutDefault(spec))],
+    throws: 'NOTFOUND,VALIDATION',
+    auth: true,
+    batchable: true,
+    async run(ctx) {
+      const { args, services, actor } = ctx;
+      const resourceId = args.int(P.resourceId);
+      // DomainID is optional here (api.spec): without it the record is looked up across the caller's domains.
+      const domainId = args.given(P.domainId) ? args.int(P.domainId) : await services.records.domainOf(actor, resourceId);
+      const updated = await services.records.update(actor, domainId, resourceId, (current) => adapt(overlay(args, current, false), ctx, current));
+      return { ResourceID: updated.id };
+    },
+  },
+  {
+    name: 'domain.resource.delete',
+    description: 'Delete a domain record.',
+    params: [P.domainId, P.resourceId],
+    throws: 'NOTFOUND',
+    auth: true,
+    batchable: true,
+    async run({ args, services, actor }) {
+      const deleted = await services.records.delete(actor, args.int(P.domainId), args.int(P.resourceId));
+      return { ResourceID: deleted.id };
+    },
+  },
+  {
+    name: 'domain.resource.list',
+    description: 'Lists the records of a domain.',
+    params: [P.domainId, param('ResourceID', 'numeric', false, 'Limits the list to the specified ResourceID')],
+    throws: '',
+    auth: true,
+    batchable: true,
+    async run({ args, services, actor }) {
+      const domainId = args.int(P.domainId);
+      if (args.given(P.resourceId)) return [v3Record(await services.records.get(actor, domainId, args.int(P.resourceId)))];
+      return (await services.records.list(actor, domainId)).sort(byName).map(v3Record);
+    },
+  },
+];

@@ -1,0 +1,55 @@
+/** Interface A's reply: the {ERRORARRAY, ACTION, DATA} envelope, its error codes, and core-error mapping. */
+import { AuthError, ConflictError, InvalidTypeError, LimitError, NotFoundError, RateLimitedError, ValidationError } from '../../model/errors.js';
+
+export interface V3Error {
+  ERRORCODE: number;
+  ERRORMESSAGE: string;
+}
+
+export interface Envelope {
+  ERRORARRAY: V3Error[];
+  ACTION: string;
+  DATA: unknown;
+}
+
+/** The codes we emit, with Linode's table texts where the real API used the table text. */
+export const CODES = {
+  badRequest: 1,
+  noAction: 2,
+  noClass: 3,
+  auth: 4,
+  notFound: 5,
+  missing: 6,
+  invalid: 7,
+  validation: 8,
+  noMethod: 9,
+  batchTooLong: 10,
+  batchInvalid: 11,
+  denied: 13,
+  rateLimited: 14,
+} as const;
+
+/** An error that already is in interface A's terms. */
+export class V3Failure extends Error {
+  constructor(readonly errors: V3Error[]) {
+    super(errors.map((e) => e.ERRORMESSAGE).join('; '));
+  }
+  static of(code: number, message: string): V3Failure {
+    return new V3Failure([{ ERRORCODE: code, ERRORMESSAGE: message }]);
+  }
+}
+
+export const ok = (action: string, data: unknown): Envelope => ({ ERRORARRAY: [], ACTION: action, DATA: data });
+export const failed = (action: string, errors: V3Error[]): Envelope => ({ ERRORARRAY: errors, ACTION: action, DATA: {} });
+
+/** Maps any thrown value to the envelope's errors; unknown errors become code 1 and are logged by the caller. */
+export function toV3Errors(e: unknown): V3Error[] | null {
+  if (e instanceof V3Failure) return e.errors;
+  if (e instanceof RateLimitedError) return [{ ERRORCODE: CODES.rateLimited, ERRORMESSAGE: e.message }];
+  if (e instanceof AuthError) return [{ ERRORCODE: CODES.auth, ERRORMESSAGE: 'Authentication failed' }];
+  if (e instanceof NotFoundError) return [{ ERRORCODE: CODES.notFound, ERRORMESSAGE: 'Object not found' }];
+  if (e instanceof InvalidTypeError) return e.problems.map((p) => ({ ERRORCODE: CODES.invalid, ERRORMESSAGE: p.message }));
+  if (e instanceof ValidationError) return e.problems.map((p) => ({ ERRORCODE: CODES.validation, ERRORMESSAGE: p.message }));
+  if (e instanceof ConflictError || e instanceof LimitError) return [{ ERRORCODE: CODES.validation, ERRORMESSAGE: e.message }];
+  return null;
+}

@@ -1,0 +1,99 @@
+/** Domains (master zones) and zone mirrors (slave zones): fields, defaults and rules. */
+import { Problems } from './errors.js';
+import { emailProblem, isIPAddress, normalizeZoneName, zoneNameProblem } from './names.js';
+import { roundTtl, ttlProblem } from './ttl.js';
+
+export type DomainKind = 'master' | 'slave';
+
+/** Interface A's numeric status: 0 disabled, 1 active, 2 edit mode (served like active). */
+export type DomainStatus = 0 | 1 | 2;
+export const DOMAIN_STATUSES: readonly DomainStatus[] = [0, 1, 2];
+
+/** Interface B's status names, defined once for both directions. */
+export type StatusName = 'active' | 'inactive';
+export const statusName = (s: DomainStatus): StatusName => (s === 0 ? 'inactive' : 'active');
+export const statusFromName = (s: StatusName): DomainStatus => (s === 'inactive' ? 0 : 1);
+/** Whether the DNS server answers for a domain in this status. */
+export const isServed = (s: DomainStatus): boolean => s !== 0;
+
+export const MAX_ADDRESS_LIST = 32;
+export const MAX_DESCRIPTION = 253;
+export const MAX_DISPLAY_GROUP = 50;
+
+export interface DomainData {
+  domain: string;
+  kind: DomainKind;
+  soaEmail: string;
+  description: string;
+  /** SOA timers and default TTL in seconds; 0 means the documented default. */
+  refresh: number;
+  retry: number;
+  expire: number;
+  ttl: number;
+  status: DomainStatus;
+  masterIps: string[];
+  axfrIps: string[];
+  displayGroup: string;
+}
+
+export interface StoredDomain extends DomainData {
+  id: number;
+  accountId: number;
+  serial: number;
+}
+
+export const DOMAIN_DEFAULTS: Omit<DomainData, 'domain' | 'kind'> = {
+  soaEmail: '',
+  description: '',
+  refresh: 0,
+  retry: 0,
+  expire: 0,
+  ttl: 0,
+  status: 1,
+  masterIps: [],
+  axfrIps: [],
+  displayGroup: '',
+};
+
+const TIMERS = [
+  ['refresh', 'refresh interval'],
+  ['retry', 'retry interval'],
+  ['expire', 'expire time'],
+  ['ttl', 'default TTL'],
+] as const;
+
+/** Normalises (name case, timer rounding) and checks a domain in place; returns every problem found. */
+export function checkDomain(d: DomainData): Problems {
+  const p = new Problems();
+  d.domain = normalizeZoneName(d.domain);
+  const nameProblem = zoneNameProblem(d.domain);
+  if (nameProblem) p.add('domain', `The domain name '${d.domain}' ${nameProblem}.`);
+  if (d.kind !== 'master' && d.kind !== 'slave') p.add('kind', `The domain type must be master or slave.`);
+  if (d.kind === 'master') {
+    if (d.soaEmail.trim() === '') p.add('soaEmail', 'A master domain needs an SOA e-mail address.');
+    else {
+      d.soaEmail = d.soaEmail.trim();
+      const e = emailProblem(d.soaEmail);
+      if (e) p.add('soaEmail', `The SOA e-mail address '${d.soaEmail}' ${e}.`);
+    }
+  } else if (d.soaEmail.trim() !== '') {
+    const e = emailProblem(d.soaEmail.trim());
+    if (e) p.add('soaEmail', `The SOA e-mail address '${d.soaEmail}' ${e}.`);
+  }
+  if (d.kind === 'slave' && d.masterIps.length === 0) p.add('masterIps', 'A slave domain (zone mirror) needs at least one master IP address.');
+  for (const [field, label] of TIMERS) {
+    const problem = ttlProblem(d[field]);
+    if (problem) p.add(field, `The ${label} ${problem}.`);
+    else d[field] = roundTtl(d[field]);
+  }
+  if (!DOMAIN_STATUSES.includes(d.status)) p.add('status', 'The status must be 0 (disabled), 1 (active) or 2 (edit mode).');
+  for (const field of ['masterIps', 'axfrIps'] as const) {
+    const label = field === 'masterIps' ? 'master' : 'AXFR';
+    for (const ip of d[field]) if (!isIPAddress(ip)) p.add(field, `'${ip}' in the ${label} IP list is not an IPv4 or IPv6 address.`);
+    if (d[field].length > MAX_ADDRESS_LIST) p.add(field, `The ${label} IP list may hold at most ${MAX_ADDRESS_LIST} addresses.`);
+    d[field] = [...new Set(d[field])];
+  }
+  if (d.description.length > MAX_DESCRIPTION) p.add('description', `The description must be at most ${MAX_DESCRIPTION} characters long.`);
+  if (d.displayGroup.length > MAX_DISPLAY_GROUP) p.add('displayGroup', `The display group must be at most ${MAX_DISPLAY_GROUP} characters long.`);
+  return p;
+}

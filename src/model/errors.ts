@@ -1,0 +1,80 @@
+/**
+ * Typed errors raised by the core. Each interface maps them to its own format
+ * (v3 ERRORCODE/ERRORMESSAGE, problem+json, DNS rcode); the core never formats.
+ */
+
+/** One broken rule: `field` names the input (a registry/canonical field name), `message` is a human sentence. */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+export abstract class ZoneHostError extends Error {}
+
+/** The object does not exist, or belongs to another account (the two must be indistinguishable). */
+export class NotFoundError extends ZoneHostError {
+  constructor(readonly what: 'domain' | 'record' | 'key' | 'mirror' = 'domain') {
+    super('Object not found');
+  }
+}
+
+/** Input broke one or more rules. Every problem found is listed, not just the first. */
+export class ValidationError extends ZoneHostError {
+  constructor(readonly problems: FieldProblem[]) {
+    super(problems.map((p) => p.message).join(' '));
+  }
+  static one(field: string, message: string): ValidationError {
+    return new ValidationError([{ field, message }]);
+  }
+}
+
+/** A value of the wrong type (e.g. "abc" where a number is needed). Interface A reports it as code 7. */
+export class InvalidTypeError extends ValidationError {}
+
+/** A uniqueness or consistency rule against existing data (duplicate domain, CNAME clash). */
+export class ConflictError extends ZoneHostError {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Wrong credentials or an expired/revoked key. */
+export class AuthError extends ZoneHostError {
+  constructor() {
+    super('Authentication failed');
+  }
+}
+
+/** A count limit was reached (keys per account, records per domain, ...). */
+export class LimitError extends ZoneHostError {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Too many requests or failed sign-ins; retry after the given number of seconds. */
+export class RateLimitedError extends ZoneHostError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('API rate limit exceeded');
+  }
+}
+
+/** Collects problems while validating so that all of them are reported together. */
+export class Problems {
+  readonly list: FieldProblem[] = [];
+  add(field: string, message: string): void {
+    this.list.push({ field, message });
+  }
+  get empty(): boolean {
+    return this.list.length === 0;
+  }
+  throwIfAny(): void {
+    if (!this.empty) throw new ValidationError(this.list);
+  }
+}

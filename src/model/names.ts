@@ -1,0 +1,106 @@
+/** Name, address and e-mail rules shared by every record type and both interfaces. */
+import { isIPv4, isIPv6 } from 'node:net';
+
+export const MAX_NAME_LENGTH = 253; // presentation form without the trailing dot (255 octets on the wire)
+export const MAX_LABEL_LENGTH = 63;
+
+const LDH_LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+// Owner names of records may hold underscores (_acme-challenge, _sip._tcp) and a leading wildcard.
+const OWNER_LABEL = /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$/i;
+
+export function labelsOf(name: string): string[] {
+  return name === '' ? [] : name.split('.');
+}
+
+/** Why `name` (no trailing dot) is not a valid host name, or null. `owner` allows `_` and a leading `*`. */
+export function hostnameProblem(name: string, opts: { owner?: boolean; minLabels?: number } = {}): string | null {
+  if (name.length === 0) return 'must not be empty';
+  if (name.length > MAX_NAME_LENGTH) return `must be at most ${MAX_NAME_LENGTH} characters long`;
+  const labels = labelsOf(name);
+  if (labels.length < (opts.minLabels ?? 1)) return `must have at least ${opts.minLabels} labels`;
+  for (const [i, label] of labels.entries()) {
+    if (label.length === 0) return 'must not contain empty labels';
+    if (label.length > MAX_LABEL_LENGTH) return `has a label longer than ${MAX_LABEL_LENGTH} characters`;
+    if (opts.owner && label === '*' && i === 0) continue;
+    const re = opts.owner ? OWNER_LABEL : LDH_LABEL;
+    if (!re.test(label)) {
+      return 'may only contain letters, digits and hyphens in dot-separated labels that neither start nor end with a hyphen';
+    }
+  }
+  return null;
+}
+
+/** A zone name: at least two LDH labels, top-level label not numeric. */
+export function zoneNameProblem(name: string): string | null {
+  const p = hostnameProblem(name, { minLabels: 2 });
+  if (p) return p;
+  const tld = labelsOf(name).at(-1) ?? '';
+  if (/^[0-9]+$/.test(tld)) return 'must end in a top-level domain, not a number';
+  return null;
+}
+
+/** Normalises a zone name as typed by a user: trims, drops one trailing dot, lower-cases. */
+export function normalizeZoneName(raw: string): string {
+  return raw.trim().replace(/\.$/, '').toLowerCase();
+}
+
+/**
+ * Turns an owner name given by a client into the name relative to the zone ("" = apex).
+ * Accepts "", "@", relative names, and FQDNs inside the zone with or without the trailing dot.
+ * Returns null when the name is an FQDN outside the zone.
+ */
+export function relativeName(raw: string, zone: string): string | null {
+  let name = raw.trim();
+  if (name === '' || name === '@') return '';
+  const absolute = name.endsWith('.');
+  if (absolute) name = name.slice(0, -1);
+  const lower = name.toLowerCase();
+  if (lower === zone) return '';
+  if (lower.endsWith('.' + zone)) return name.slice(0, name.length - zone.length - 1);
+  return absolute ? null : name;
+}
+
+/** The absolute name (no trailing dot) of a relative owner name. */
+export function absoluteName(relative: string, zone: string): string {
+  return relative === '' ? zone : `${relative}.${zone}`;
+}
+
+/** A host name used as record data (CNAME/MX/NS/SRV target); one trailing dot is dropped. */
+export function normalizeTarget(raw: string): string {
+  return raw.trim().replace(/\.$/, '');
+}
+
+export const isIPv4Address = (s: string): boolean => isIPv4(s);
+export const isIPv6Address = (s: string): boolean => isIPv6(s) && !s.includes('%');
+export const isIPAddress = (s: string): boolean => isIPv4Address(s) || isIPv6Address(s);
+
+// Deliberately simple: one @, a non-empty local part without spaces, and a host name domain.
+export function emailProblem(raw: string): string | null {
+  if (raw.length > 254) return 'must be at most 254 characters long';
+  const at = raw.lastIndexOf('@');
+  if (at <= 0) return 'must be an e-mail address such as hostmaster@example.com';
+  const local = raw.slice(0, at);
+  const domain = raw.slice(at + 1);
+  if (!/^[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+$/.test(local) || local.startsWith('.') || local.endsWith('.') || local.includes('..') || local.length > 64) {
+    return 'must be an e-mail address such as hostmaster@example.com';
+  }
+  if (hostnameProblem(domain, { minLabels: 2 })) return 'must be an e-mail address such as hostmaster@example.com';
+  return null;
+}
+
+/**
+ * Parses an address list as interface A stores it ("1.2.3.4;2001:db8::1;", also ","-separated).
+ * Returns the unique addresses in order and the entries that are not addresses.
+ */
+export function parseAddressList(raw: string): { addresses: string[]; invalid: string[] } {
+  const addresses: string[] = [];
+  const invalid: string[] = [];
+  const trimmed = raw.trim();
+  if (trimmed === '' || trimmed.toLowerCase() === 'none') return { addresses, invalid };
+  for (const part of trimmed.split(/[;,\s]+/)) {
+    if (part === '') continue;
+    if (!isIPAddress(part)) invalid.push(part);
+    else if (!addresses.includes(part)) addresses.push(part);
+  }
+  return { addresses, invalid };
+}

@@ -1,0 +1,51 @@
+/** Starts the configured parts of one node (HTTP APIs, DNS) over one store, and stops them cleanly. */
+import type { FastifyBaseLogger } from 'fastify';
+import pino from 'pino';
+import type { Config } from './config.js';
+import { buildApp } from './http/app.js';
+import { DEFAULT_LIMITS } from './services/actor.js';
+import { Services } from './services/index.js';
+import { openStore } from './store/open.js';
+
+export interface RunningServer {
+  services: Services;
+  /** Bound HTTP address (port resolved when 0 was asked for). */
+  httpAddress: { host: string; port: number } | null;
+  /** Bound DNS address (UDP and TCP share the port); null when this node serves no DNS. */
+  dnsAddress: { host: string; port: number } | null;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config): Promise<RunningServer> {
+  const logger = pino({ level: config.logLevel });
+  const store = await openStore(config.db, { ...config.store, log: (message) => logger.warn(message) });
+  const services = new Services(store, { ...DEFAULT_LIMITS, ...config.limits });
+  const closers: (() => Promise<void>)[] = [];
+  let httpAddress: RunningServer['httpAddress'] = null;
+  try {
+    if (config.http) {
+      const app = await buildApp(services, { logger: logger as FastifyBaseLogger, tls: config.tls ?? null,
+        ...(config.rateLimits ? { rateLimits: config.rateLimits } : {}),
+        ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
+      });
+      await app.listen({ host: config.http.host, port: config.http.port });
+      const addr = app.server.address();
+      httpAddress = addr && typeof addr === 'object' ? { host: addr.address, port: addr.port } : null;
+      closers.push(() => app.close());
+      logger.info({ http: httpAddress }, 'HTTP APIs listening');
+    }
+  } catch (e) {
+    for (const close of closers.reverse()) await close();
+    await store.close();
+    throw e;
+  }
+  return {
+    services,
+    httpAddress,
+    dnsAddress: null,
+    async close() {
+      for (const close of closers.reverse()) await close();
+      await store.close();
+    },
+  };
+}

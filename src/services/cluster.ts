@@ -1,0 +1,88 @@
+/**
+ * Feeds other nodes' changes into this node's ChangeBus, so a DNS-only node serves what an API node
+ * wrote. Notifications (store.listen) make it fast; a periodic comparison of every zone's serial with
+ * what this node last heard heals anything missed (a dropped feed connection, a node that died between
+ * commit and notify).
+ */
+import type { StoredDomain } from '../model/domain.js';
+import type { Store } from '../store/store.js';
+import type { ChangeBus, ZoneChange } from './events.js';
+
+export const DEFAULT_RECONCILE_MS = 5000;
+
+export class ClusterFeed {
+  /** Name and serial of every zone as this node last heard of it. */
+  private readonly known = new Map<number, { domain: string; serial: number }>();
+  private stopListening: (() => Promise<void>) | null = null;
+  private offBus: (() => void) | null = null;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly store: Store,
+    private readonly bus: ChangeBus,
+    private readonly log: (message: string) => void,
+    private readonly reconcileMs = DEFAULT_RECONCILE_MS,
+  ) {}
+
+  async start(): Promise<void> {
+    for (const d of await this.store.allDomains()) this.known.set(d.id, { domain: d.domain, serial: d.serial });
+    this.offBus = this.bus.on((c) => this.track(c));
+    this.stopListening = await this.store.listen(
+      (c) => this.bus.emit(c),
+      () => void this.reconcile(),
+    );
+    this.timer = setInterval(() => void this.reconcile(), this.reconcileMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.offBus?.();
+    await this.stopListening?.();
+    await this.running;
+  }
+
+  private track(c: ZoneChange): void {
+    if (c.kind === 'domain.deleted') this.known.delete(c.domainId);
+    else if (c.kind !== 'mirror.transferred') {
+      const prev = this.known.get(c.domainId);
+      if (!prev || c.serial >= prev.serial) this.known.set(c.domainId, { domain: c.domain, serial: c.serial });
+    }
+  }
+
+  /** One comparison at a time; a failure is logged and the next round tries again. */
+  reconcile(): Promise<void> {
+    this.running ??= this.compare()
+      .catch((e: unknown) => this.log(`zone reconciliation failed: ${(e as Error).message}`))
+      .finally(() => {
+        this.running = null;
+      });
+    return this.running;
+  }
+
+  private async compare(): Promise<void> {
+    const seen = new Set<number>();
+    for (const d of await this.store.allDomains()) {
+      seen.add(d.id);
+      const prev = this.known.get(d.id);
+      if (!prev || prev.serial < d.serial || prev.domain !== d.domain) await this.recheck(d.id, prev);
+    }
+    for (const [id, prev] of [...this.known]) if (!seen.has(id)) await this.recheck(id, prev);
+  }
+
+  /** Re-reads one zone (a local write may have raced the listing) and announces what really changed. */
+  private async recheck(id: number, prev: { domain: string; serial: number } | undefined): Promise<void> {
+    const now: StoredDomain | undefined = await this.store.domainById(id);
+    const known = this.known.get(id) ?? prev;
+    if (!now) {
+      if (this.known.has(id)) this.bus.emit({ domainId: id, domain: known?.domain ?? '', serial: 0, kind: 'domain.deleted', ...(known ? { previousDomain: known.domain } : {}) });
+      return;
+    }
+    const current = this.known.get(id);
+    if (!current) this.bus.emit({ domainId: id, domain: now.domain, serial: now.serial, kind: 'domain.created' });
+    else if (current.serial < now.serial || current.domain !== now.domain) {
+      this.bus.emit({ domainId: id, domain: now.domain, serial: now.serial, kind: 'domain.updated', previousDomain: current.domain });
+    }
+  }
+}

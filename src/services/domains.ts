@@ -1,0 +1,106 @@
+/** Domain (master zone) and zone-mirror (slave zone) use cases, with ownership checks. */
+import { checkDomain, DOMAIN_DEFAULTS, type DomainData, type StoredDomain } from '../model/domain.js';
+import { ConflictError, LimitError, NotFoundError } from '../model/errors.js';
+import type { DomainFilter, StoreOps, Store } from '../store/store.js';
+import { UniqueViolation } from '../store/store.js';
+import type { Actor, Limits } from './actor.js';
+import type { ZoneWriter } from './write.js';
+
+export type DomainInput = Partial<DomainData> & Pick<DomainData, 'domain' | 'kind'>;
+
+const duplicate = (name: string) =>
+  new ConflictError('domain', `The domain '${name}' already exists in our database.  Please open a ticket if you think this is in error.`);
+
+export class DomainService {
+  constructor(
+    private readonly store: Store,
+    private readonly writer: ZoneWriter,
+    private readonly limits: Limits,
+  ) {}
+
+  get(actor: Actor, id: number): Promise<StoredDomain> {
+    return this.owned(this.store, actor, id);
+  }
+
+  list(actor: Actor, filter?: DomainFilter): Promise<StoredDomain[]> {
+    return this.store.listDomains(actor.accountId, filter);
+  }
+
+  async create(actor: Actor, input: DomainInput): Promise<StoredDomain> {
+    const data: DomainData = { ...DOMAIN_DEFAULTS, ...input };
+    checkDomain(data).throwIfAny();
+    try {
+      const { value, serial } = await this.writer.write(actor, async (tx, now) => {
+        await tx.lockAccount(actor.accountId);
+        if ((await tx.countDomains(actor.accountId)) >= this.limits.domainsPerAccount) {
+          throw new LimitError('domain', `An account may hold at most ${this.limits.domainsPerAccount} domains.`);
+        }
+        if (await tx.domainByName(data.domain)) throw duplicate(data.domain);
+        const created = await tx.insertDomain(actor.accountId, data, 0, now);
+        return {
+          value: created,
+          change: { domainId: created.id, domain: created.domain, kind: 'domain.created' },
+          journal: [{ action: 'domain.create', objectId: created.id, before: null, after: data }],
+        };
+      });
+      return { ...value, serial };
+    } catch (e) {
+      // Two nodes racing for the same name: the loser gets the same clean error as a plain duplicate.
+      if (e instanceof UniqueViolation) throw duplicate(data.domain);
+      throw e;
+    }
+  }
+
+  /** Applies the given fields over the current ones (v3 update, v1 PATCH; v1 PUT passes every field). */
+  async update(actor: Actor, id: number, patch: Partial<DomainData>): Promise<StoredDomain> {
+    let name = patch.domain ?? '';
+    try {
+      await this.writer.write(actor, async (tx, now) => {
+        const current = await this.locked(tx, actor, id);
+        const { id: _id, accountId: _a, serial: _s, ...before } = current;
+        const data: DomainData = { ...before, ...patch };
+        checkDomain(data).throwIfAny();
+        name = data.domain;
+        if (data.domain !== current.domain && (await tx.domainByName(data.domain))) throw duplicate(data.domain);
+        const changed = JSON.stringify(before) !== JSON.stringify(data);
+        if (!changed) return { value: undefined, change: null, journal: [] };
+        await tx.updateDomain(id, data, now);
+        return {
+          value: undefined,
+          change: { domainId: id, domain: data.domain, kind: 'domain.updated', previousDomain: current.domain },
+          journal: [{ action: 'domain.update', objectId: id, before, after: data }],
+        };
+      });
+    } catch (e) {
+      if (e instanceof UniqueViolation) throw duplicate(name);
+      throw e;
+    }
+    return this.get(actor, id);
+  }
+
+  async delete(actor: Actor, id: number): Promise<StoredDomain> {
+    const { value } = await this.writer.write(actor, async (tx) => {
+      const current = await this.locked(tx, actor, id);
+      await tx.deleteDomain(id);
+      return {
+        value: current,
+        change: { domainId: id, domain: current.domain, kind: 'domain.deleted', previousDomain: current.domain },
+        journal: [{ action: 'domain.delete', objectId: id, before: current, after: null }],
+      };
+    });
+    return value;
+  }
+
+  /** Inside a write: the actor's domain, read after taking its lock so no other writer's change is lost. */
+  async locked(tx: StoreOps, actor: Actor, id: number): Promise<StoredDomain> {
+    if (Number.isSafeInteger(id) && id > 0) await tx.lockDomain(id);
+    return this.owned(tx, actor, id);
+  }
+
+  /** The actor's domain, or NotFoundError (also for another account's: they look the same). */
+  async owned(ops: StoreOps, actor: Actor, id: number): Promise<StoredDomain> {
+    const d = Number.isSafeInteger(id) && id > 0 ? await ops.domain(actor.accountId, id) : undefined;
+    if (!d) throw new NotFoundError('domain');
+    return d;
+  }
+}

@@ -1,0 +1,36 @@
+/** The core: every interface (A, B, DNS, command line) goes through these services. */
+import type { Store } from '../store/store.js';
+import { DEFAULT_LIMITS, type Limits } from './actor.js';
+import { AccountService } from './accounts.js';
+import { AuditService } from './audit.js';
+import { DomainService } from './domains.js';
+import { ChangeBus } from './events.js';
+import { MirrorService } from './mirrors.js';
+import { RecordService } from './records.js';
+import { ZoneWriter } from './write.js';
+
+export type { Actor, Limits } from './actor.js';
+export { ChangeBus, type ZoneChange } from './events.js';
+
+export class Services {
+  readonly bus = new ChangeBus();
+  readonly writer: ZoneWriter;
+  readonly accounts: AccountService;
+  readonly domains: DomainService;
+  readonly records: RecordService;
+  readonly mirrors: MirrorService;
+  readonly audit: AuditService;
+
+  constructor(
+    readonly store: Store,
+    readonly limits: Limits = DEFAULT_LIMITS,
+    readonly now: () => number = Date.now,
+  ) {
+    this.writer = new ZoneWriter(store, this.bus, now);
+    this.accounts = new AccountService(store, limits, now);
+    this.domains = new DomainService(store, this.writer, limits);
+    this.records = new RecordService(store, this.writer, this.domains, limits);
+    this.mirrors = new MirrorService(store, this.domains, this.bus, now);
+    this.audit = new AuditService(store);
+  }
+}

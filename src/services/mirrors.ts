@@ -1,0 +1,63 @@
+/** Zone mirrors (slave domains): their transfer state and last good copy, written by the DNS side's puller. */
+import type { MirrorState, Store } from '../store/store.js';
+import type { Actor } from './actor.js';
+import type { DomainService } from './domains.js';
+import type { ChangeBus } from './events.js';
+
+export interface TransferState {
+  /** Serial of the copy being served; null before the first successful transfer. */
+  serial: number | null;
+  /** Epoch ms of the last successful transfer, or null. */
+  lastSuccess: number | null;
+  /** Epoch ms of the last attempt, or null. */
+  lastAttempt: number | null;
+  /** Why the last attempt failed; null when it succeeded or none was made. */
+  lastError: string | null;
+}
+
+export class MirrorService {
+  constructor(
+    private readonly store: Store,
+    private readonly domains: DomainService,
+    private readonly bus: ChangeBus,
+    private readonly now: () => number,
+  ) {}
+
+  /** The transfer state of one of the actor's mirrors (NotFoundError for anyone else's). */
+  async state(actor: Actor, domainId: number): Promise<TransferState> {
+    await this.domains.owned(this.store, actor, domainId);
+    return this.stateOf(domainId);
+  }
+
+  async stateOf(domainId: number): Promise<TransferState> {
+    const s = await this.store.mirrorState(domainId);
+    return { serial: s?.serial ?? null, lastSuccess: s?.lastSuccess ?? null, lastAttempt: s?.lastAttempt ?? null, lastError: s?.lastError ?? null };
+  }
+
+  /** The last good copy as stored by `transferred` (JSON text), or null. */
+  async zoneOf(domainId: number): Promise<string | null> {
+    return (await this.store.mirrorState(domainId))?.zone ?? null;
+  }
+
+  /** Records a successful transfer and announces it, so DNS serves the new copy at once. */
+  async transferred(domainId: number, domain: string, serial: number, zone: string): Promise<void> {
+    const now = this.now();
+    await this.store.saveMirrorState({ domainId, serial, lastSuccess: now, lastAttempt: now, lastError: null, zone });
+    const change = { domainId, domain, serial, kind: 'mirror.transferred' } as const;
+    await this.store.announce(change);
+    this.bus.emit(change);
+  }
+
+  /** Records a failed attempt; the last good copy stays. */
+  async failed(domainId: number, error: string): Promise<void> {
+    const prev: MirrorState = (await this.store.mirrorState(domainId)) ?? {
+      domainId,
+      serial: null,
+      lastSuccess: null,
+      lastAttempt: null,
+      lastError: null,
+      zone: null,
+    };
+    await this.store.saveMirrorState({ ...prev, lastAttempt: this.now(), lastError: error });
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * The one way a zone changes: a transaction that applies the change, bumps the serial, appends to the
+ * journal; then, after commit, one change event.
+ */
+import type { StoreOps, Store } from '../store/store.js';
+import type { Actor } from './actor.js';
+import type { ChangeBus, ZoneChange } from './events.js';
+
+export interface JournalEntry {
+  action: string;
+  objectId: number | null;
+  before: unknown;
+  after: unknown;
+}
+
+export interface WriteResult<T> {
+  value: T;
+  /** The change to announce; null when nothing changed. */
+  change: Omit<ZoneChange, 'serial'> | null;
+  journal: JournalEntry[];
+}
+
+export class ZoneWriter {
+  constructor(
+    private readonly store: Store,
+    private readonly bus: ChangeBus,
+    readonly now: () => number,
+  ) {}
+
+  /** Serials follow the clock (seconds) when it is ahead, so a re-created zone never goes backwards. */
+  private serialFloor(): number {
+    return Math.floor(this.now() / 1000);
+  }
+
+  /** Runs one zone write; returns the function's value and the zone's serial afterwards (0 if unchanged or deleted). */
+  async write<T>(actor: Actor | null, fn: (tx: StoreOps, now: number) => Promise<WriteResult<T>>): Promise<{ value: T; serial: number }> {
+    let announced: ZoneChange | null = null;
+    const value = await this.store.transaction(async (tx) => {
+      const now = this.now();
+      const res = await fn(tx, now);
+      if (!res.change) return res.value;
+      const serial = res.change.kind === 'domain.deleted' ? 0 : await tx.bumpSerial(res.change.domainId, this.serialFloor());
+      for (const j of res.journal) {
+        await tx.appendChange({
+          domainId: res.change.domainId,
+          accountId: actor?.accountId ?? null,
+          serial,
+          at: now,
+          action: j.action,
+          objectId: j.objectId,
+          keyLabel: actor?.keyLabel ?? '',
+          iface: actor?.iface ?? 'dns',
+          remoteAddr: actor?.remoteAddr ?? '',
+          before: j.before,
+          after: j.after,
+        });
+      }
+      announced = { ...res.change, serial };
+      // Other nodes hear of it when (and only if) this transaction commits.
+      await tx.announce(announced);
+      return res.value;
+    });
+    const change = announced as ZoneChange | null;
+    if (change) this.bus.emit(change);
+    return { value, serial: change?.serial ?? 0 };
+  }
+}

@@ -1,0 +1,406 @@
+/** Queries shared by both backends; each backend supplies its Kysely instance and error mapping. */
+import { Migrator, sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { DomainData, DomainKind, DomainStatus, StoredDomain } from '../model/domain.js';
+import type { RecordData, StoredRecord } from '../model/records/index.js';
+import { isPostgres } from './migrations/helpers.js';
+import { migrationProvider } from './migrations/index.js';
+import type { Database, DomainsTable, RecordsTable } from './schema.js';
+import type { ZoneChange } from '../services/events.js';
+import type { Account, ApiKeyRow, ChangeRow, DomainFilter, MirrorState, NewChange, RecordFilter, Store, StoreOps } from './store.js';
+
+export const DEFAULT_PAGE = 100;
+
+// PostgreSQL returns bigint as a string; all our bigints (ms times, serials) fit a double exactly.
+const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
+
+function toDomain(row: Selectable<DomainsTable>): StoredDomain {
+  return {
+    id: num(row.id),
+    accountId: num(row.account_id),
+    domain: row.domain,
+    kind: row.kind as DomainKind,
+    soaEmail: row.soa_email,
+    description: row.description,
+    refresh: num(row.refresh),
+    retry: num(row.retry),
+    expire: num(row.expire),
+    ttl: num(row.ttl),
+    status: num(row.status) as DomainStatus,
+    masterIps: JSON.parse(row.master_ips) as string[],
+    axfrIps: JSON.parse(row.axfr_ips) as string[],
+    displayGroup: row.display_group,
+    serial: num(row.serial),
+  };
+}
+
+function domainColumns(d: DomainData) {
+  return {
+    domain: d.domain,
+    kind: d.kind,
+    soa_email: d.soaEmail,
+    description: d.description,
+    refresh: d.refresh,
+    retry: d.retry,
+    expire: d.expire,
+    ttl: d.ttl,
+    status: d.status,
+    master_ips: JSON.stringify(d.masterIps),
+    axfr_ips: JSON.stringify(d.axfrIps),
+    display_group: d.displayGroup,
+  };
+}
+
+function toRecord(row: Selectable<RecordsTable>): StoredRecord {
+  return {
+    id: num(row.id),
+    domainId: num(row.domain_id),
+    type: row.type,
+    name: row.name,
+    target: row.target,
+    priority: num(row.priority),
+    weight: num(row.weight),
+    port: num(row.port),
+    protocol: row.protocol,
+    ttl: num(row.ttl),
+    tag: row.tag,
+  };
+}
+
+function recordColumns(r: RecordData) {
+  return { type: r.type, name: r.name, target: r.target, priority: r.priority, weight: r.weight, port: r.port, protocol: r.protocol, ttl: r.ttl, tag: r.tag };
+}
+
+function toKey(row: { id: unknown; account_id: unknown; prefix: string; label: string; created_at: unknown; expires_at: unknown }): ApiKeyRow {
+  return {
+    id: num(row.id),
+    accountId: num(row.account_id),
+    prefix: row.prefix,
+    label: row.label,
+    createdAt: num(row.created_at),
+    expiresAt: row.expires_at === null ? null : num(row.expires_at),
+  };
+}
+
+const pageLimit = (limit?: number) => Math.max(1, Math.min(limit ?? DEFAULT_PAGE, 10_000));
+
+/** Store operations over a Kysely handle: the database itself or an open transaction. */
+export class KyselyOps implements StoreOps {
+  constructor(
+    protected readonly db: Kysely<Database> | Transaction<Database>,
+    /** Turns a driver error into UniqueViolation where it is one; rethrows everything else. */
+    protected readonly mapError: (e: unknown) => never,
+    /** NOTIFY channel shared by the nodes of one database (and schema); null where there is none. */
+    protected readonly channel: string | null = null,
+    /** This process's tag on its own notifications, so it does not apply them twice. */
+    protected readonly origin = '',
+  ) {}
+
+  async createAccount(username: string, passwordHash: string, now: number): Promise<Account> {
+    const row = await this.db
+      .insertInto('accounts')
+      .values({ username, password_hash: passwordHash, created_at: now })
+      .returningAll()
+      .executeTakeFirstOrThrow()
+      .catch(this.mapError);
+    return { id: num(row.id), username: row.username, passwordHash: row.password_hash, createdAt: num(row.created_at) };
+  }
+
+  async accountByName(username: string): Promise<Account | undefined> {
+    const row = await this.db.selectFrom('accounts').selectAll().where('username', '=', username).executeTakeFirst();
+    return row && { id: num(row.id), username: row.username, passwordHash: row.password_hash, createdAt: num(row.created_at) };
+  }
+
+  async insertKey(accountId: number, keyHash: string, prefix: string, label: string, now: number, expiresAt: number | null): Promise<ApiKeyRow> {
+    const row = await this.db
+      .insertInto('api_keys')
+      .values({ account_id: accountId, key_hash: keyHash, prefix, label, created_at: now, expires_at: expiresAt })
+      .returningAll()
+      .executeTakeFirstOrThrow()
+      .catch(this.mapError);
+    return toKey(row);
+  }
+
+  async keyByHash(keyHash: string, now: number) {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+      .selectAll('api_keys')
+      .select('accounts.username')
+      .where('api_keys.key_hash', '=', keyHash)
+      .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', now)]))
+      .executeTakeFirst();
+    return row && { ...toKey(row), username: row.username };
+  }
+
+  async listKeys(accountId: number, now: number): Promise<ApiKeyRow[]> {
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+      .orderBy('id')
+      .execute();
+    return rows.map(toKey);
+  }
+
+  async countActiveKeys(accountId: number, now: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('account_id', '=', accountId)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+      .executeTakeFirstOrThrow();
+    return num(row.n);
+  }
+
+  async deleteKey(accountId: number, keyId: number): Promise<boolean> {
+    const res = await this.db.deleteFrom('api_keys').where('account_id', '=', accountId).where('id', '=', keyId).executeTakeFirst();
+    return Number(res.numDeletedRows) > 0;
+  }
+
+  async insertDomain(accountId: number, d: DomainData, serial: number, now: number): Promise<StoredDomain> {
+    const row = await this.db
+      .insertInto('domains')
+      .values({ account_id: accountId, ...domainColumns(d), serial, created_at: now, updated_at: now })
+      .returningAll()
+      .executeTakeFirstOrThrow()
+      .catch(this.mapError);
+    return toDomain(row);
+  }
+
+  async domain(accountId: number, id: number): Promise<StoredDomain | undefined> {
+    const row = await this.db.selectFrom('domains').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    return row && toDomain(row);
+  }
+
+  async domainByName(name: string): Promise<StoredDomain | undefined> {
+    const row = await this.db.selectFrom('domains').selectAll().where('domain', '=', name).executeTakeFirst();
+    return row && toDomain(row);
+  }
+
+  async domainById(id: number): Promise<StoredDomain | undefined> {
+    const row = await this.db.selectFrom('domains').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toDomain(row);
+  }
+
+  async listDomains(accountId: number, filter: DomainFilter = {}): Promise<StoredDomain[]> {
+    let q = this.db.selectFrom('domains').selectAll().where('account_id', '=', accountId);
+    if (filter.kind) q = q.where('kind', '=', filter.kind);
+    if (filter.name !== undefined) q = q.where('domain', '=', filter.name);
+    if (filter.after !== undefined) q = q.where('id', '>', filter.after);
+    if (filter.limit !== undefined) q = q.limit(pageLimit(filter.limit));
+    const rows = await q.orderBy('id').execute();
+    return rows.map(toDomain);
+  }
+
+  async allDomains(): Promise<StoredDomain[]> {
+    const rows = await this.db.selectFrom('domains').selectAll().orderBy('id').execute();
+    return rows.map(toDomain);
+  }
+
+  async countDomains(accountId: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('domains')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    return num(row.n);
+  }
+
+  async updateDomain(id: number, d: DomainData, now: number): Promise<void> {
+    await this.db
+      .updateTable('domains')
+      .set({ ...domainColumns(d), updated_at: now })
+      .where('id', '=', id)
+      .execute()
+      .catch(this.mapError);
+  }
+
+  async deleteDomain(id: number): Promise<void> {
+    await this.db.deleteFrom('domains').where('id', '=', id).execute();
+  }
+
+  async lockDomain(id: number): Promise<void> {
+    if (isPostgres(this.db)) await this.db.selectFrom('domains').select('id').where('id', '=', id).forNoKeyUpdate().execute();
+  }
+
+  async lockAccount(id: number): Promise<void> {
+    if (isPostgres(this.db)) await this.db.selectFrom('accounts').select('id').where('id', '=', id).forNoKeyUpdate().execute();
+  }
+
+  async bumpSerial(domainId: number, floor: number): Promise<number> {
+    const row = await this.db
+      .updateTable('domains')
+      .set({ serial: sql<number>`case when serial + 1 > ${floor} then serial + 1 else ${floor} end` })
+      .where('id', '=', domainId)
+      .returning('serial')
+      .executeTakeFirstOrThrow();
+    return num(row.serial);
+  }
+
+  async insertRecord(domainId: number, r: RecordData, now: number): Promise<StoredRecord> {
+    const row = await this.db
+      .insertInto('records')
+      .values({ domain_id: domainId, ...recordColumns(r), created_at: now, updated_at: now })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toRecord(row);
+  }
+
+  async record(domainId: number, id: number): Promise<StoredRecord | undefined> {
+    const row = await this.db.selectFrom('records').selectAll().where('domain_id', '=', domainId).where('id', '=', id).executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  async recordById(id: number): Promise<StoredRecord | undefined> {
+    const row = await this.db.selectFrom('records').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  async listRecords(domainId: number, filter: RecordFilter = {}): Promise<StoredRecord[]> {
+    let q = this.db.selectFrom('records').selectAll().where('domain_id', '=', domainId);
+    if (filter.type) q = q.where('type', '=', filter.type);
+    if (filter.name !== undefined) q = q.where(sql`lower(name)`, '=', filter.name.toLowerCase());
+    if (filter.after !== undefined) q = q.where('id', '>', filter.after);
+    if (filter.limit !== undefined) q = q.limit(pageLimit(filter.limit));
+    const rows = await q.orderBy('id').execute();
+    return rows.map(toRecord);
+  }
+
+  recordsAt(domainId: number, name: string): Promise<StoredRecord[]> {
+    return this.listRecords(domainId, { name });
+  }
+
+  async countRecords(domainId: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('records')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('domain_id', '=', domainId)
+      .executeTakeFirstOrThrow();
+    return num(row.n);
+  }
+
+  async countAllRecords(): Promise<number> {
+    const row = await this.db.selectFrom('records').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    return num(row.n);
+  }
+
+  async updateRecord(id: number, r: RecordData, now: number): Promise<void> {
+    await this.db.updateTable('records').set({ ...recordColumns(r), updated_at: now }).where('id', '=', id).execute();
+  }
+
+  async deleteRecord(id: number): Promise<void> {
+    await this.db.deleteFrom('records').where('id', '=', id).execute();
+  }
+
+  async mirrorState(domainId: number): Promise<MirrorState | undefined> {
+    const r = await this.db.selectFrom('mirror_state').selectAll().where('domain_id', '=', domainId).executeTakeFirst();
+    const opt = (v: unknown) => (v === null ? null : num(v));
+    return (
+      r && {
+        domainId: num(r.domain_id),
+        serial: opt(r.serial),
+        lastSuccess: opt(r.last_success),
+        lastAttempt: opt(r.last_attempt),
+        lastError: r.last_error,
+        zone: r.zone,
+      }
+    );
+  }
+
+  async saveMirrorState(s: MirrorState): Promise<void> {
+    const row = { serial: s.serial, last_success: s.lastSuccess, last_attempt: s.lastAttempt, last_error: s.lastError, zone: s.zone };
+    await this.db
+      .insertInto('mirror_state')
+      .values({ domain_id: s.domainId, ...row })
+      .onConflict((oc) => oc.column('domain_id').doUpdateSet(row))
+      .execute();
+  }
+
+  async appendChange(c: NewChange): Promise<void> {
+    await this.db
+      .insertInto('changes')
+      .values({
+        domain_id: c.domainId,
+        account_id: c.accountId,
+        serial: c.serial,
+        at: c.at,
+        action: c.action,
+        object_id: c.objectId,
+        key_label: c.keyLabel,
+        iface: c.iface,
+        remote_addr: c.remoteAddr,
+        before: JSON.stringify(c.before ?? null),
+        after: JSON.stringify(c.after ?? null),
+      })
+      .execute();
+  }
+
+  async announce(change: ZoneChange): Promise<void> {
+    if (this.channel !== null) await sql`select pg_notify(${this.channel}, ${JSON.stringify({ origin: this.origin, change })})`.execute(this.db);
+  }
+
+  async listChanges(filter: { accountId?: number; domainId?: number; afterSerial?: number; after?: number; limit?: number }): Promise<ChangeRow[]> {
+    let q = this.db.selectFrom('changes').selectAll();
+    if (filter.accountId !== undefined) q = q.where('account_id', '=', filter.accountId);
+    if (filter.domainId !== undefined) q = q.where('domain_id', '=', filter.domainId);
+    if (filter.afterSerial !== undefined) q = q.where('serial', '>', filter.afterSerial);
+    if (filter.after !== undefined) q = q.where('id', '>', filter.after);
+    if (filter.limit !== undefined) q = q.limit(pageLimit(filter.limit));
+    const rows = await q.orderBy('id').execute();
+    return rows.map((r) => ({
+      id: num(r.id),
+      domainId: num(r.domain_id),
+      accountId: r.account_id === null ? null : num(r.account_id),
+      serial: num(r.serial),
+      at: num(r.at),
+      action: r.action,
+      objectId: r.object_id === null ? null : num(r.object_id),
+      keyLabel: r.key_label,
+      iface: r.iface,
+      remoteAddr: r.remote_addr,
+      before: JSON.parse(r.before) as unknown,
+      after: JSON.parse(r.after) as unknown,
+    }));
+  }
+}
+
+/** A whole store over a Kysely database; backends subclass it for their transaction and close rules. */
+export abstract class KyselyStore extends KyselyOps implements Store {
+  abstract readonly dialect: 'sqlite' | 'postgres';
+  /** Where Kysely keeps its migration tables, when the database has several schemas. */
+  protected migrationSchema: string | null = null;
+
+  constructor(
+    protected readonly kysely: Kysely<Database>,
+    mapError: (e: unknown) => never,
+    channel: string | null = null,
+    origin = '',
+  ) {
+    super(kysely, mapError, channel, origin);
+  }
+
+  transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T> {
+    return this.kysely.transaction().execute((trx) => fn(new KyselyOps(trx, this.mapError, this.channel, this.origin)));
+  }
+
+  /** Without a shared server there are no other nodes to hear from (SQLite). */
+  async listen(_listener: (change: ZoneChange) => void, _resync: () => void): Promise<(() => Promise<void>) | null> {
+    return null;
+  }
+
+  async migrate(): Promise<void> {
+    const migrator = new Migrator({
+      db: this.kysely,
+      provider: migrationProvider,
+      ...(this.migrationSchema ? { migrationTableSchema: this.migrationSchema } : {}),
+    });
+    const { error, results } = await migrator.migrateToLatest();
+    const failed = results?.find((r) => r.status === 'Error');
+    if (error || failed) throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+  }
+
+  async close(): Promise<void> {
+    await this.kysely.destroy();
+  }
+}

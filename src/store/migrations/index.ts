@@ -1,0 +1,13 @@
+/** Versioned migrations, applied in name order at start-up (and by `zonehost migrate`). */
+import type { Migration, MigrationProvider } from 'kysely';
+import * as m001 from './001_initial.js';
+import * as m002 from './002_mirrors.js';
+
+const MIGRATIONS: Record<string, Migration> = {
+  '001_initial': m001,
+  '002_mirrors': m002,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => MIGRATIONS,
+};

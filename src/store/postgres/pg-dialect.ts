@@ -1,0 +1,110 @@
+/** Kysely's PostgreSQL dialect over a `pg` pool: URL options, per-schema search_path, start-up wait. */
+import { userInfo } from 'node:os';
+import pg from 'pg';
+import { PostgresDialect } from 'kysely';
+
+export interface PostgresOptions {
+  /** Connections in this node's pool. */
+  poolSize?: number;
+  /** How long start-up waits for the database to accept connections. */
+  connectTimeoutMs?: number;
+  /** Where retries and waits are reported (one line each). */
+  log?: (message: string) => void;
+}
+
+export const DEFAULT_POOL_SIZE = 10;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+
+export interface ParsedUrl {
+  /** The URL handed to pg, without our own parameters. */
+  connectionString: string;
+  /** Schema all tables live in (the `schema` query parameter), or null for the server's default. */
+  schema: string | null;
+  /** host:port/database, for messages (no password). */
+  where: string;
+}
+
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+export function parsePostgresUrl(url: string): ParsedUrl {
+  const u = new URL(url);
+  const schema = u.searchParams.get('schema');
+  if (schema !== null && !SCHEMA_NAME.test(schema)) {
+    throw new Error(`the schema parameter of the database URL must be a plain SQL identifier (letters, digits, _), not '${schema}'`);
+  }
+  u.searchParams.delete('schema');
+  // pg falls back to $USER, which services and CI runners often lack; libpq uses the login name.
+  if (!u.username && !process.env.PGUSER && !process.env.USER) u.username = userInfo().username;
+  return { connectionString: u.toString(), schema, where: `${u.hostname || 'localhost'}:${u.port || '5432'}${u.pathname}` };
+}
+
+export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** Errors after which the same work may succeed on a fresh connection or a second attempt. */
+export function isTransient(e: unknown): boolean {
+  const err = e as { code?: string; message?: string } | null;
+  const code = err?.code ?? '';
+  if (['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)) return true;
+  // 08: connection exception; 57P01-03: server shutting down or starting; 40001/40P01: serialisation failure, deadlock.
+  if (/^08/.test(code) || ['57P01', '57P02', '57P03', '40001', '40P01', '53300'].includes(code)) return true;
+  return /Connection terminated|connection timeout|Client has encountered a connection error/i.test(err?.message ?? '');
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Creates the pool; every pooled connection uses the URL's schema (set as a start-up option, so it
+ * holds on reconnects too).
+ */
+export function createPool(parsed: ParsedUrl, opts: PostgresOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: parsed.connectionString,
+    max: opts.poolSize ?? DEFAULT_POOL_SIZE,
+    connectionTimeoutMillis: 10_000,
+    ...(parsed.schema ? { options: `-c search_path=${parsed.schema}` } : {}),
+  });
+  // A connection the server drops must not crash the process: while idle the pool replaces it; while
+  // in use the running query fails too, and the transaction is retried (PostgresStore.transaction).
+  pool.on('error', (e) => opts.log?.(`PostgreSQL connection lost while idle (${e.message}); it will be replaced`));
+  pool.on('connect', (client) => client.on('error', (e) => opts.log?.(`PostgreSQL connection lost (${e.message})`)));
+  return pool;
+}
+
+/**
+ * Waits until the database answers (retrying with a log line per failure), then creates the schema
+ * when the URL names one. Fails with a clear error once the timeout has passed.
+ */
+export async function waitForDatabase(parsed: ParsedUrl, opts: PostgresOptions): Promise<void> {
+  const timeout = opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const deadline = Date.now() + timeout;
+  for (let attempt = 1; ; attempt++) {
+    // A bare client: the pool's search_path must not name a schema that does not exist yet.
+    const client = new pg.Client({ connectionString: parsed.connectionString, connectionTimeoutMillis: Math.max(1000, Math.min(10_000, timeout)) });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      if (parsed.schema) {
+        try {
+          await client.query(`create schema if not exists ${quoteIdent(parsed.schema)}`);
+        } catch (e) {
+          // Two nodes creating the same schema at once: the loser's error means it exists now.
+          if ((e as { code?: string }).code !== '23505' && (e as { code?: string }).code !== '42P06') throw e;
+        }
+      }
+      return;
+    } catch (e) {
+      const reason = e instanceof Error ? e.message : String(e);
+      if (!isTransient(e) || Date.now() >= deadline) {
+        throw new Error(`cannot use PostgreSQL at ${parsed.where}${isTransient(e) ? ` (gave up after ${Math.round(timeout / 1000)} s)` : ''}: ${reason}`);
+      }
+      opts.log?.(`waiting for PostgreSQL at ${parsed.where} (attempt ${attempt}): ${reason}`);
+      await sleep(Math.min(1000 * attempt, 5000, Math.max(0, deadline - Date.now())));
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
+}
+
+export function postgresDialect(pool: pg.Pool): PostgresDialect {
+  return new PostgresDialect({ pool });
+}

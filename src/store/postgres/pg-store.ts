@@ -1,0 +1,151 @@
+import { Kysely, sql } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { ZoneChange } from '../../services/events.js';
+import { KyselyOps, KyselyStore } from '../kysely-store.js';
+import type { Database } from '../schema.js';
+import { UniqueViolation, type StoreOps } from '../store.js';
+import { createPool, isTransient, parsePostgresUrl, postgresDialect, quoteIdent, waitForDatabase, type ParsedUrl, type PostgresOptions } from './pg-dialect.js';
+
+function mapPgError(e: unknown): never {
+  const err = e as { code?: string; constraint?: string; message?: string };
+  if (err?.code === '23505') throw new UniqueViolation(err.constraint ?? err.message ?? 'unique');
+  throw e;
+}
+
+/** A commit whose outcome is unknown (the connection broke while committing): never retried. */
+class CommitFailed extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`commit failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}
+
+const ATTEMPTS = 4;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class PostgresStore extends KyselyStore {
+  readonly dialect = 'postgres' as const;
+
+  private constructor(
+    kysely: Kysely<Database>,
+    private readonly parsed: ParsedUrl,
+    private readonly log: (message: string) => void,
+  ) {
+    // One channel per schema: test runs and tenants sharing a database do not hear each other.
+    super(kysely, mapPgError, `zonehost_changes${parsed.schema ? `:${parsed.schema}` : ''}`, randomUUID());
+  }
+
+  /** Waits for the database (see PostgresOptions.connectTimeoutMs), creates the URL's schema if missing, opens the pool. */
+  static async open(url: string, opts: PostgresOptions = {}): Promise<PostgresStore> {
+    const parsed = parsePostgresUrl(url);
+    await waitForDatabase(parsed, opts);
+    const pool = createPool(parsed, opts);
+    const store = new PostgresStore(new Kysely<Database>({ dialect: postgresDialect(pool) }), parsed, opts.log ?? (() => {}));
+    try {
+      // Kysely looks for its migration tables in every schema unless told which one is ours.
+      const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(store.kysely);
+      store.migrationSchema = rows[0]?.schema ?? 'public';
+    } catch (e) {
+      await store.close();
+      throw e;
+    }
+    return store;
+  }
+
+  /**
+   * READ COMMITTED plus the row locks the services take (lockDomain, lockAccount) keeps concurrent
+   * writers on one zone in a queue. A transaction that fails on a lost connection, a deadlock or a
+   * serialisation failure before COMMIT was sent rolled back as a whole, so it is run again; a failed
+   * COMMIT is reported, not repeated, since it may have taken effect.
+   */
+  override async transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.kysely.connection().execute(async (conn) => {
+          await sql`begin`.execute(conn);
+          let value: T;
+          try {
+            value = await fn(new KyselyOps(conn, this.mapError, this.channel, this.origin));
+          } catch (e) {
+            await sql`rollback`.execute(conn).catch(() => {});
+            throw e;
+          }
+          try {
+            await sql`commit`.execute(conn);
+          } catch (e) {
+            throw new CommitFailed(e);
+          }
+          return value;
+        });
+      } catch (e) {
+        if (e instanceof CommitFailed) {
+          this.log(`PostgreSQL ${e.message}; the change may or may not have been applied`);
+          throw e.cause;
+        }
+        if (attempt >= ATTEMPTS || !isTransient(e)) throw e;
+        this.log(`PostgreSQL transaction failed (${(e as Error).message}); retrying (attempt ${attempt + 1} of ${ATTEMPTS})`);
+        await sleep(50 * 2 ** attempt);
+      }
+    }
+  }
+
+  /**
+   * A dedicated connection LISTENs on the channel. When it breaks, it is re-opened (with a log line)
+   * until it works again, and `resync` tells the caller to look for what it may have missed.
+   */
+  override async listen(listener: (change: ZoneChange) => void, resync: () => void): Promise<() => Promise<void>> {
+    let client: pg.Client | null = null;
+    let stopped = false;
+    let retry: NodeJS.Timeout | undefined;
+    const channel = this.channel as string;
+    const connect = async (): Promise<void> => {
+      const c = new pg.Client({ connectionString: this.parsed.connectionString });
+      c.on('notification', (n) => {
+        if (n.channel !== channel || !n.payload) return;
+        const { origin, change } = JSON.parse(n.payload) as { origin: string; change: ZoneChange };
+        if (origin !== this.origin) listener(change);
+      });
+      let lost = false;
+      const onLost = (why: string) => {
+        if (lost || stopped) return;
+        lost = true;
+        client = null;
+        this.log(`PostgreSQL change feed lost (${why}); reconnecting`);
+        void c.end().catch(() => {});
+        reconnect(1);
+      };
+      // Until it listens, a failure surfaces as this function's rejection.
+      c.on('error', () => {});
+      try {
+        await c.connect();
+        await c.query(`listen ${quoteIdent(channel)}`);
+      } catch (e) {
+        await c.end().catch(() => {});
+        throw e;
+      }
+      c.on('error', (e) => onLost(e.message));
+      c.on('end', () => onLost('connection closed'));
+      client = c;
+    };
+    const reconnect = (attempt: number) => {
+      retry = setTimeout(() => {
+        connect().then(
+          () => {
+            this.log('PostgreSQL change feed restored');
+            resync();
+          },
+          (e: unknown) => {
+            this.log(`PostgreSQL change feed: reconnect attempt ${attempt} failed (${(e as Error).message})`);
+            if (!stopped) reconnect(attempt + 1);
+          },
+        );
+      }, Math.min(500 * attempt, 5000));
+    };
+    await connect();
+    return async () => {
+      stopped = true;
+      clearTimeout(retry);
+      await (client as pg.Client | null)?.end().catch(() => {});
+    };
+  }
+}

@@ -1,0 +1,91 @@
+/** Table shapes as Kysely sees them; the same on SQLite and PostgreSQL. Times are epoch milliseconds. */
+import type { Generated } from 'kysely';
+
+export interface AccountsTable {
+  id: Generated<number>;
+  username: string;
+  password_hash: string;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  account_id: number;
+  key_hash: string;
+  prefix: string;
+  label: string;
+  created_at: number;
+  expires_at: number | null;
+}
+
+export interface DomainsTable {
+  id: Generated<number>;
+  account_id: number;
+  domain: string;
+  kind: string;
+  soa_email: string;
+  description: string;
+  refresh: number;
+  retry: number;
+  expire: number;
+  ttl: number;
+  status: number;
+  /** JSON arrays of addresses. */
+  master_ips: string;
+  axfr_ips: string;
+  display_group: string;
+  serial: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface RecordsTable {
+  id: Generated<number>;
+  domain_id: number;
+  type: string;
+  name: string;
+  target: string;
+  priority: number;
+  weight: number;
+  port: number;
+  protocol: string;
+  ttl: number;
+  tag: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The change journal: one row per change, for IXFR and the audit trail. */
+export interface ChangesTable {
+  id: Generated<number>;
+  domain_id: number;
+  account_id: number | null;
+  serial: number;
+  at: number;
+  action: string;
+  object_id: number | null;
+  key_label: string;
+  iface: string;
+  remote_addr: string;
+  /** JSON of the object before and after the change ("null" when absent). */
+  before: string;
+  after: string;
+}
+
+export interface MirrorStateTable {
+  domain_id: number;
+  serial: number | null;
+  last_success: number | null;
+  last_attempt: number | null;
+  last_error: string | null;
+  zone: string | null;
+}
+
+export interface Database {
+  mirror_state: MirrorStateTable;
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  domains: DomainsTable;
+  records: RecordsTable;
+  changes: ChangesTable;
+}

@@ -1,0 +1,148 @@
+/**
+ * The one storage interface the services use. Implementations: sqlite/ (embedded default) and
+ * postgres/ (production, several nodes); both are Kysely-based and share the queries in kysely-store.ts.
+ */
+import type { DomainData, StoredDomain } from '../model/domain.js';
+import type { RecordData, StoredRecord } from '../model/records/index.js';
+import type { ZoneChange } from '../services/events.js';
+
+export interface Account {
+  id: number;
+  username: string;
+  passwordHash: string;
+  createdAt: number;
+}
+
+export interface ApiKeyRow {
+  id: number;
+  accountId: number;
+  prefix: string;
+  label: string;
+  createdAt: number;
+  expiresAt: number | null;
+}
+
+export interface ChangeRow {
+  id: number;
+  domainId: number;
+  accountId: number | null;
+  serial: number;
+  at: number;
+  action: string;
+  objectId: number | null;
+  keyLabel: string;
+  iface: string;
+  remoteAddr: string;
+  before: unknown;
+  after: unknown;
+}
+
+/** Transfer state of a zone mirror; `zone` is the last good copy (JSON text), null before the first transfer. */
+export interface MirrorState {
+  domainId: number;
+  serial: number | null;
+  lastSuccess: number | null;
+  lastAttempt: number | null;
+  lastError: string | null;
+  zone: string | null;
+}
+
+export type NewChange = Omit<ChangeRow, 'id'>;
+
+/** Cursor pagination: rows with id greater than `after`, at most `limit`. */
+export interface Page {
+  after?: number;
+  limit?: number;
+}
+
+export interface DomainFilter extends Page {
+  kind?: DomainData['kind'];
+  /** Exact (lower-case) domain name. */
+  name?: string;
+}
+
+export interface RecordFilter extends Page {
+  type?: string;
+  /** Relative owner name, compared case-insensitively. */
+  name?: string;
+}
+
+/** Operations available inside and outside a transaction. */
+export interface StoreOps {
+  createAccount(username: string, passwordHash: string, now: number): Promise<Account>;
+  accountByName(username: string): Promise<Account | undefined>;
+
+  insertKey(accountId: number, keyHash: string, prefix: string, label: string, now: number, expiresAt: number | null): Promise<ApiKeyRow>;
+  /** The key and its account when the hash matches a key that has not expired at `now`. */
+  keyByHash(keyHash: string, now: number): Promise<(ApiKeyRow & { username: string }) | undefined>;
+  listKeys(accountId: number, now: number): Promise<ApiKeyRow[]>;
+  countActiveKeys(accountId: number, now: number): Promise<number>;
+  deleteKey(accountId: number, keyId: number): Promise<boolean>;
+
+  insertDomain(accountId: number, d: DomainData, serial: number, now: number): Promise<StoredDomain>;
+  /** A domain of this account (undefined for another account's: the two look the same). */
+  domain(accountId: number, id: number): Promise<StoredDomain | undefined>;
+  domainByName(name: string): Promise<StoredDomain | undefined>;
+  domainById(id: number): Promise<StoredDomain | undefined>;
+  listDomains(accountId: number, filter?: DomainFilter): Promise<StoredDomain[]>;
+  /** Every domain of every account (the DNS server's view). */
+  allDomains(): Promise<StoredDomain[]>;
+  countDomains(accountId: number): Promise<number>;
+  updateDomain(id: number, d: DomainData, now: number): Promise<void>;
+  deleteDomain(id: number): Promise<void>;
+  /**
+   * Inside a transaction: holds the domain's (account's) row until commit, so concurrent writers on one
+   * zone (one account's domain list) run one after the other across processes. PostgreSQL takes a row
+   * lock; on SQLite this does nothing, because BEGIN IMMEDIATE already serialises every writer.
+   */
+  lockDomain(id: number): Promise<void>;
+  lockAccount(id: number): Promise<void>;
+  /** Raises the serial to max(serial + 1, floor) and returns it. */
+  bumpSerial(domainId: number, floor: number): Promise<number>;
+
+  insertRecord(domainId: number, r: RecordData, now: number): Promise<StoredRecord>;
+  record(domainId: number, id: number): Promise<StoredRecord | undefined>;
+  recordById(id: number): Promise<StoredRecord | undefined>;
+  listRecords(domainId: number, filter?: RecordFilter): Promise<StoredRecord[]>;
+  /** Records of the domain whose owner equals `name` case-insensitively. */
+  recordsAt(domainId: number, name: string): Promise<StoredRecord[]>;
+  countRecords(domainId: number): Promise<number>;
+  /** Records in the whole store (for metrics and consistency checks). */
+  countAllRecords(): Promise<number>;
+  updateRecord(id: number, r: RecordData, now: number): Promise<void>;
+  deleteRecord(id: number): Promise<void>;
+
+  mirrorState(domainId: number): Promise<MirrorState | undefined>;
+  /** Inserts or replaces the state row of a mirror. */
+  saveMirrorState(s: MirrorState): Promise<void>;
+
+  appendChange(c: NewChange): Promise<void>;
+  /**
+   * Tells the other nodes about a change. On PostgreSQL a NOTIFY, delivered only if and when the
+   * transaction commits; on SQLite (one process) nothing to do.
+   */
+  announce(change: ZoneChange): Promise<void>;
+  listChanges(filter: { accountId?: number; domainId?: number; afterSerial?: number } & Page): Promise<ChangeRow[]>;
+}
+
+export interface Store extends StoreOps {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** Runs `fn` in one transaction that holds the write lock from its start. */
+  transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T>;
+  /**
+   * Calls `listener` with changes other nodes announced (LISTEN on PostgreSQL); `resync` after the feed
+   * was interrupted and has reconnected, since notifications may have been missed meanwhile. Resolves
+   * once listening, with the function that stops. On SQLite there are no other nodes: null.
+   */
+  listen(listener: (change: ZoneChange) => void, resync: () => void): Promise<(() => Promise<void>) | null>;
+  /** Applies pending migrations. */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Thrown by a store when a unique constraint rejects a write (e.g. a domain name taken concurrently). */
+export class UniqueViolation extends Error {
+  constructor(readonly constraint: string) {
+    super(`unique constraint ${constraint}`);
+  }
+}

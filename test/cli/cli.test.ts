@@ -1,0 +1,85 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/server.js';
+
+const BIN = join(import.meta.dirname, '../../bin/zonehost.js');
+const run = (args: string[], input?: string, env: NodeJS.ProcessEnv = {}) =>
+  spawnSync(process.execPath, [BIN, ...args], { input, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const db = freshDatabase();
+afterAll(() => db.cleanup());
+
+describe('zonehost command line', () => {
+  it('prints help for every command', () => {
+    for (const args of [['--help'], ['serve', '--help'], ['user', '--help'], ['user', 'add', '--help']]) {
+      const res = run(args);
+      expect(res.status, args.join(' ')).toBe(0);
+      expect(res.stdout).toMatch(/Usage: zonehost/);
+    }
+  });
+
+  it('creates a user from stdin and refuses duplicates and empty passwords', () => {
+    const ok = run(['user', 'add', 'carol', '--db', db.url], 'pw-1\n');
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/created user carol/);
+    const dup = run(['user', 'add', 'carol', '--db', db.url], 'pw-2\n');
+    expect(dup.status).toBe(1);
+    expect(dup.stderr).toMatch(/already exists/);
+    const empty = run(['user', 'add', 'dave'], '\n', { ZONEHOST_DB: db.url });
+    expect(empty.status).toBe(1);
+    expect(empty.stderr).toMatch(/password must not be empty/);
+  });
+
+  it('rejects a malformed listen address with a clear message', () => {
+    const res = run(['serve', '--http', 'nonsense', '--db', db.url]);
+    expect(res.status).toBe(1);
+    expect(res.stderr).toMatch(/--http must be HOST:PORT/);
+  });
+
+  it('serves /healthz, answers the API with the created user, and stops on SIGTERM', async () => {
+    const [http, dns] = [await freePort(), await freePort()];
+    const child = spawn(process.execPath, [BIN, 'serve', '--db', db.url, '--log-level', 'warn'], {
+      env: { ...process.env, ZONEHOST_HTTP: `127.0.0.1:${http}`, ZONEHOST_DNS: `127.0.0.1:${dns}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const base = `http://127.0.0.1:${http}`;
+    let healthy = false;
+    for (let i = 0; i < 100 && !healthy; i++) {
+      healthy = await fetch(`${base}/healthz`).then((r) => r.status === 200, () => false);
+      if (!healthy) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(healthy).toBe(true);
+    const res = (await fetch(`${base}/?api_action=user.getapikey&username=carol&password=pw-1`).then((r) => r.json())) as any;
+    expect(res.ERRORARRAY).toEqual([]);
+    expect(res.DATA.API_KEY).toMatch(/^[A-Za-z0-9]{64,}$/);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
+
+describe('fresh directory', () => {
+  it('uses ./zonehost.db by default', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zonehost-cwd-'));
+    try {
+      const res = spawnSync(process.execPath, [BIN, 'user', 'add', 'erin'], { cwd: dir, input: 'pw\n', encoding: 'utf8' });
+      expect(res.status, res.stderr).toBe(0);
+      expect(spawnSync('ls', [dir], { encoding: 'utf8' }).stdout).toMatch(/zonehost\.db/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * PostgreSQL-specific store behaviour: the schema URL parameter, start-up waiting, unique-violation
+ * mapping and retrying a transaction whose connection is lost before it commits.
+ */
+import { createServer } from 'node:net';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parsePostgresUrl } from '../../src/store/postgres/pg-dialect.js';
+import { openStore } from '../../src/store/open.js';
+import { UniqueViolation } from '../../src/store/store.js';
+import { freshDatabase } from '../support/server.js';
+
+const DATABASE_URL = process.env.DATABASE_URL;
+if (!DATABASE_URL) console.log('PostgreSQL store tests skipped: set DATABASE_URL (e.g. postgres://127.0.0.1:5432/test) to run them');
+
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const c of cleanups) await c();
+});
+
+function fresh(params: Record<string, string> = {}): string {
+  const db = freshDatabase();
+  cleanups.push(db.cleanup);
+  const u = new URL(db.url);
+  for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
+  return u.toString();
+}
+
+async function query<T>(text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: parsePostgresUrl(DATABASE_URL as string).connectionString });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+describe.skipIf(!DATABASE_URL)('PostgreSQL store', () => {
+  it('creates the schema named in the URL and keeps every table in it', async () => {
+    const url = fresh();
+    const schema = new URL(url).searchParams.get('schema');
+    const store = await openStore(url);
+    try {
+      await store.createAccount('alice', 'hash', Date.now());
+      const tables = await query<{ table_name: string }>('select table_name from information_schema.tables where table_schema = $1 order by 1', [schema]);
+      expect(tables.map((t) => t.table_name)).toEqual(
+        expect.arrayContaining(['accounts', 'api_keys', 'changes', 'domains', 'kysely_migration', 'mirror_state', 'records']),
+      );
+      const [row] = await query<{ username: string }>(`select username from "${schema}".accounts`);
+      expect(row?.username).toBe('alice');
+    } finally {
+      await store.close();
+    }
+    // A second open finds the migrations applied and the data still there.
+    const again = await openStore(url);
+    expect((await again.accountByName('alice'))?.username).toBe('alice');
+    await again.close();
+  });
+
+  it('refuses a schema name that is not a plain identifier', async () => {
+    const url = new URL(DATABASE_URL as string);
+    url.searchParams.set('schema', 'x"; drop table y; --');
+    await expect(openStore(url.toString())).rejects.toThrow(/schema parameter .* plain SQL identifier/);
+  });
+
+  it('maps a unique violation (23505) to UniqueViolation', async () => {
+    const store = await openStore(fresh());
+    try {
+      await store.createAccount('bob', 'h', Date.now());
+      await expect(store.createAccount('bob', 'h', Date.now())).rejects.toBeInstanceOf(UniqueViolation);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('waits for an unreachable database, logging each attempt, then fails with a clear error', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const lines: string[] = [];
+    await expect(openStore(`postgres://127.0.0.1:${port}/test`, { connectTimeoutMs: 1500, log: (m) => lines.push(m) })).rejects.toThrow(
+      new RegExp(`cannot use PostgreSQL at 127\\.0\\.0\\.1:${port}/test \\(gave up after 2 s\\): connect ECONNREFUSED`),
+    );
+    expect(lines[0]).toMatch(new RegExp(`waiting for PostgreSQL at 127\\.0\\.0\\.1:${port}/test \\(attempt 1\\)`));
+  });
+
+  it('runs a transaction again when its connection is lost before commit, and applies it once', async () => {
+    const app = `zh_retry_${process.pid}_${Date.now()}`;
+    const lines: string[] = [];
+    const store = await openStore(fresh({ application_name: app }), { log: (m) => lines.push(m) });
+    try {
+      let attempts = 0;
+      const account = await store.transaction(async (tx) => {
+        attempts++;
+        const created = await tx.createAccount('carol', 'h', Date.now());
+        if (attempts === 1) {
+          // Another session kills this transaction's connection half-way.
+          await query("select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and state = 'idle in transaction'", [app]);
+        }
+        await tx.insertKey(created.id, `hash-${attempts}`, 'prefix', 'label', Date.now(), null);
+        return created;
+      });
+      expect(attempts).toBe(2);
+      expect(lines.some((l) => /transaction failed .*; retrying \(attempt 2 of 4\)/.test(l))).toBe(true);
+      expect((await store.accountByName('carol'))?.id).toBe(account.id);
+      expect((await store.listKeys(account.id, Date.now())).map((k) => k.label)).toEqual(['label']);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -1,0 +1,309 @@
+/** domain.resource.*: shapes, defaults, ordering and the per-type rules, over real HTTP. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_TXT_BYTES } from '../../src/model/records/txt.js';
+import { call, data, domain, errors, records, resource, world, type World } from './support.js';
+
+let w: World;
+beforeAll(async () => {
+  w = await world();
+});
+afterAll(() => w.server.close());
+
+let zoneCount = 0;
+/** A fresh zone of Alice's for each test, so tests do not see each other's records. */
+const zone = async () => {
+  const name = `z${++zoneCount}.example`;
+  return { id: await domain(w.base, w.alice, name), name };
+};
+const createErrors = (domainId: number, fields: Record<string, string | number>, transport?: 'POST-form') =>
+  errors(w.base, { api_action: 'domain.resource.create', api_key: w.alice, DomainID: domainId, ...fields }, { transport });
+const updateErrors = (fields: Record<string, string | number>) => errors(w.base, { api_action: 'domain.resource.update', api_key: w.alice, ...fields });
+const update = (fields: Record<string, string | number>) => data(w.base, { api_action: 'domain.resource.update', api_key: w.alice, ...fields });
+const one = async (domainId: number, resourceId: number) =>
+  (await data(w.base, { api_action: 'domain.resource.list', api_key: w.alice, DomainID: domainId, ResourceID: resourceId }))[0];
+
+describe('domain.resource.create and domain.resource.list', () => {
+  it('answers {ResourceID} and lists records with the real key set and the v3 defaults', async () => {
+    const { id } = await zone();
+    const a = await call(w.base, { api_action: 'domain.resource.create', api_key: w.alice, DomainID: id, Type: 'CNAME', Name: 'docs', Target: 'docs.example.com', TTL_sec: 0 });
+    expect(a.text).toMatch(/^\{"ERRORARRAY":\[\],"ACTION":"domain\.resource\.create","DATA":\{"ResourceID":\d+\}\}$/);
+    const rid = a.body.DATA.ResourceID;
+    const listed = await call(w.base, { api_action: 'domain.resource.list', api_key: w.alice, DomainID: id });
+    expect(listed.text).toBe(
+      `{"ERRORARRAY":[],"ACTION":"domain.resource.list","DATA":[{"DOMAINID":${id},"RESOURCEID":${rid},"NAME":"docs","TYPE":"CNAME","TARGET":"docs.example.com","TTL_SEC":0,"PRIORITY":10,"WEIGHT":5,"PORT":80,"PROTOCOL":"","TAG":""}]}`,
+    );
+    // The key set of the real 2018 bodies (lexicon cassettes).
+    expect(Object.keys(listed.body.DATA[0]).sort()).toEqual(['DOMAINID', 'NAME', 'PORT', 'PRIORITY', 'PROTOCOL', 'RESOURCEID', 'TAG', 'TARGET', 'TTL_SEC', 'TYPE', 'WEIGHT']);
+  });
+
+  it('answers an empty zone with DATA []', async () => {
+    const { id } = await zone();
+    expect((await call(w.base, { api_action: 'domain.resource.list', api_key: w.alice, DomainID: id })).text).toBe('{"ERRORARRAY":[],"ACTION":"domain.resource.list","DATA":[]}');
+  });
+
+  it('accepts the domain.resources.list spelling and echoes domain.resource.list', async () => {
+    const { id } = await zone();
+    await resource(w.base, w.alice, id, { Type: 'A', Name: 'a', Target: '192.0.2.1' });
+    const a = await call(w.base, { api_action: 'domain.resources.list', api_key: w.alice, DomainID: id });
+    expect(a.body.ACTION).toBe('domain.resource.list');
+    expect(a.body.DATA).toHaveLength(1);
+  });
+
+  it('accepts the type in any case and returns it upper-case', async () => {
+    const { id } = await zone();
+    for (const type of ['a', 'Txt', 'mx', 'aaaa']) {
+      const rid = await resource(w.base, w.alice, id, { Type: type, Name: `t-${type}`, Target: type.toLowerCase() === 'a' ? '192.0.2.9' : type.toLowerCase() === 'aaaa' ? '2001:db8::9' : 'mail.example.net' });
+      expect((await one(id, rid)).TYPE).toBe(type.toUpperCase());
+    }
+  });
+
+  it('sorts by NAME with letters folded to upper case ("_" after letters), ties by RESOURCEID', async () => {
+    const { id } = await zone();
+    const made: [string, number][] = [];
+    for (const name of ['localhost', '_acme-challenge', 'docs', 'Docs', '', 'b', 'docs', 'A']) {
+      made.push([name, await resource(w.base, w.alice, id, { Type: 'TXT', Name: name, Target: `v${made.length}` })]);
+    }
+    const listed = (await records(w.base, w.alice, id)).map((r) => [r.NAME, r.RESOURCEID]);
+    const byId = (n: string) => made.filter(([name]) => name === n).map(([, rid]) => [n, rid]);
+    expect(listed).toEqual([...byId(''), ...byId('A'), ...byId('b'), ...[...byId('docs'), ...byId('Docs')].sort((x, y) => (x[1] as number) - (y[1] as number)), ...byId('localhost'), ...byId('_acme-challenge')]);
+  });
+
+  it('lists one record with ResourceID; a ResourceID of another domain or none is code 5', async () => {
+    const a = await zone();
+    const b = await zone();
+    const ra = await resource(w.base, w.alice, a.id, { Type: 'A', Name: 'x', Target: '192.0.2.1' });
+    expect(await data(w.base, { api_action: 'domain.resource.list', api_key: w.alice, DomainID: a.id, ResourceID: ra })).toHaveLength(1);
+    expect(await errors(w.base, { api_action: 'domain.resource.list', api_key: w.alice, DomainID: b.id, ResourceID: ra })).toEqual([[5, 'Object not found']]);
+    expect(await errors(w.base, { api_action: 'domain.resource.list', api_key: w.alice, DomainID: a.id, ResourceID: 999999 })).toEqual([[5, 'Object not found']]);
+  });
+
+  it('fills the defaults PRIORITY 10, WEIGHT 5, PORT 80 and keeps given values', async () => {
+    const { id } = await zone();
+    const plain = await resource(w.base, w.alice, id, { Type: 'TXT', Name: 'd', Target: 'x' });
+    expect(await one(id, plain)).toMatchObject({ PRIORITY: 10, WEIGHT: 5, PORT: 80, PROTOCOL: '', TAG: '', TTL_SEC: 0 });
+    const mx = await resource(w.base, w.alice, id, { Type: 'MX', Name: '', Target: 'mail.example.net', Priority: 0 });
+    expect(await one(id, mx)).toMatchObject({ PRIORITY: 0, WEIGHT: 5, PORT: 80 });
+  });
+
+  it('needs DomainID and Type (code 6); an unknown type is code 8', async () => {
+    const { id } = await zone();
+    expect(await errors(w.base, { api_action: 'domain.resource.create', api_key: w.alice, Type: 'A', Target: '192.0.2.1' })).toEqual([[6, 'DOMAINID is required but was not passed in']]);
+    expect(await createErrors(id, { Target: '192.0.2.1' })).toEqual([[6, 'TYPE is required but was not passed in']]);
+    expect(await createErrors(id, { Type: 'CAA', Target: '0 issue "ca.example"' })).toEqual([
+      [8, "The record type 'CAA' is not supported; use one of A, AAAA, CNAME, MX, NS, TXT, SRV."],
+    ]);
+    expect(await errors(w.base, { api_action: 'domain.resource.list', api_key: w.alice })).toEqual([[6, 'DOMAINID is required but was not passed in']]);
+  });
+});
+
+describe('record values', () => {
+  it('rounds TTL_sec up to the allowed set; 0 means the domain default; out of range is 8, not a number is 7', async () => {
+    const { id } = await zone();
+    const cases: [number, number][] = [[0, 0], [20, 300], [30, 300], [301, 3600], [3600, 3600], [14400, 14400], [28800, 28800], [2419199, 2419200]];
+    for (const [i, [given, stored]] of cases.entries()) {
+      const rid = await resource(w.base, w.alice, id, { Type: 'TXT', Name: `ttl${i}`, Target: 'x', TTL_sec: given });
+      expect((await one(id, rid)).TTL_SEC, `TTL_sec=${given}`).toBe(stored);
+    }
+    const range = 'The TTL must be a whole number of seconds between 0 and 2419200 (0 means the default).';
+    expect(await createErrors(id, { Type: 'TXT', Name: 'big', Target: 'x', TTL_sec: 2419201 })).toEqual([[8, range]]);
+    expect(await createErrors(id, { Type: 'TXT', Name: 'neg', Target: 'x', TTL_sec: -300 })).toEqual([[8, range]]);
+    expect(await createErrors(id, { Type: 'TXT', Name: 'nan', Target: 'x', TTL_sec: 'five' })).toEqual([[7, 'TTL_SEC must be a whole number.']]);
+    expect(await createErrors(id, { Type: 'MX', Target: 'm.example.net', Priority: '1e3' })).toEqual([[7, 'PRIORITY must be a whole number.']]);
+  });
+
+  it('replaces [remote_addr] in an A target with the caller\'s address, on create and update', async () => {
+    const { id } = await zone();
+    const rid = await resource(w.base, w.alice, id, { Type: 'A', Name: 'home', Target: '[remote_addr]' });
+    expect((await one(id, rid)).TARGET).toBe('127.0.0.1');
+    await update({ ResourceID: rid, Target: '192.0.2.7' });
+    await update({ ResourceID: rid, Target: '[REMOTE_ADDR]' });
+    expect((await one(id, rid)).TARGET).toBe('127.0.0.1');
+  });
+
+  it('refuses [remote_addr] in an AAAA target when the caller came over IPv4', async () => {
+    const { id } = await zone();
+    expect(await createErrors(id, { Type: 'AAAA', Name: 'home6', Target: '[remote_addr]' })).toEqual([
+      [8, '[remote_addr] cannot be used for an AAAA record: the request did not come from an IPv6 address.'],
+    ]);
+    // Other types keep the token as it is.
+    const txt = await resource(w.base, w.alice, id, { Type: 'TXT', Name: 'literal', Target: '[remote_addr]' });
+    expect((await one(id, txt)).TARGET).toBe('[remote_addr]');
+  });
+
+  it('checks addresses: an A needs IPv4, an AAAA IPv6', async () => {
+    const { id } = await zone();
+    expect(await createErrors(id, { Type: 'A', Name: 'x', Target: '2001:db8::1' })).toEqual([[8, "The target '2001:db8::1' is not a valid IPv4 address."]]);
+    expect(await createErrors(id, { Type: 'AAAA', Name: 'x', Target: '192.0.2.1' })).toEqual([[8, "The target '192.0.2.1' is not a valid IPv6 address."]]);
+    expect(await createErrors(id, { Type: 'A', Name: 'x' })).toEqual([[8, "The target '' is not a valid IPv4 address."]]);
+  });
+
+  it('takes Name as a relative name, "" or "@" for the apex, or an FQDN inside the zone, and stores it relative', async () => {
+    const { id, name } = await zone();
+    const cases: [string, string][] = [['www', 'www'], ['@', ''], ['', ''], [`mail.${name}`, 'mail'], [`ftp.${name}.`, 'ftp'], [`${name}.`, ''], ['Mixed.Case', 'Mixed.Case'], ['*.wild', '*.wild']];
+    for (const [i, [given, stored]] of cases.entries()) {
+      const rid = await resource(w.base, w.alice, id, { Type: 'TXT', Name: given, Target: `n${i}` });
+      expect((await one(id, rid)).NAME, `Name=${given}`).toBe(stored);
+    }
+    expect(await createErrors(id, { Type: 'TXT', Name: 'www.elsewhere.example.', Target: 'x' })).toEqual([[8, `The name 'www.elsewhere.example.' is not inside the domain ${name}.`]]);
+    expect(await createErrors(id, { Type: 'TXT', Name: 'bad..name', Target: 'x' })).toEqual([[8, "The name 'bad..name' must not contain empty labels."]]);
+  });
+
+  it('stores host-name targets without the trailing dot, as absolute names', async () => {
+    const { id } = await zone();
+    const cname = await resource(w.base, w.alice, id, { Type: 'CNAME', Name: 'alias', Target: 'target.example.net.' });
+    const mx = await resource(w.base, w.alice, id, { Type: 'MX', Name: '', Target: 'mx1.example.net.', Priority: 20 });
+    const ns = await resource(w.base, w.alice, id, { Type: 'NS', Name: 'sub', Target: 'ns1.example.net' });
+    expect((await one(id, cname)).TARGET).toBe('target.example.net');
+    expect(await one(id, mx)).toMatchObject({ TARGET: 'mx1.example.net', PRIORITY: 20 });
+    expect((await one(id, ns)).TARGET).toBe('ns1.example.net');
+    expect(await createErrors(id, { Type: 'MX', Name: '', Target: '' })).toEqual([[8, 'A MX record needs mail server host name.']]);
+    expect(await createErrors(id, { Type: 'MX', Name: '', Target: 'mx.example.net', Priority: 65536 })).toEqual([[8, 'The priority must be a whole number between 0 and 65535.']]);
+  });
+
+  it('keeps a CNAME alone at its name, both ways, and off the apex', async () => {
+    const { id, name } = await zone();
+    await resource(w.base, w.alice, id, { Type: 'A', Name: 'www', Target: '192.0.2.1' });
+    expect(await createErrors(id, { Type: 'CNAME', Name: 'www', Target: 'elsewhere.example.net' })).toEqual([
+      [8, `A CNAME record cannot share its name with other records, and www.${name} already has A data.`],
+    ]);
+    await resource(w.base, w.alice, id, { Type: 'CNAME', Name: 'alias', Target: 'elsewhere.example.net' });
+    expect(await createErrors(id, { Type: 'TXT', Name: 'alias', Target: 'x' })).toEqual([[8, `alias.${name} is an alias (CNAME), so it cannot hold other records.`]]);
+    expect(await createErrors(id, { Type: 'CNAME', Name: 'alias', Target: 'other.example.net' })).toEqual([
+      [8, `A CNAME record cannot share its name with other records, and alias.${name} already has CNAME data.`],
+    ]);
+    expect(await createErrors(id, { Type: 'CNAME', Name: '', Target: 'x.example.net' })).toEqual([[8, 'A CNAME record cannot be placed at the domain itself; give it a name.']]);
+    // Moving a record onto the alias's name is refused as well.
+    const txt = await resource(w.base, w.alice, id, { Type: 'TXT', Name: 'elsewhere', Target: 'x' });
+    expect(await updateErrors({ ResourceID: txt, Name: 'alias' })).toEqual([[8, `alias.${name} is an alias (CNAME), so it cannot hold other records.`]]);
+  });
+
+  it('refuses an identical record at the same name', async () => {
+    const { id, name } = await zone();
+    await resource(w.base, w.alice, id, { Type: 'A', Name: 'dup', Target: '192.0.2.1' });
+    expect(await createErrors(id, { Type: 'A', Name: `dup.${name}`, Target: '192.0.2.1' })).toEqual([[8, `An identical A record for dup.${name} already exists.`]]);
+    await resource(w.base, w.alice, id, { Type: 'A', Name: 'dup', Target: '192.0.2.2' });
+    await resource(w.base, w.alice, id, { Type: 'TXT', Name: 'dup', Target: 'token' });
+    expect(await createErrors(id, { Type: 'TXT', Name: 'dup', Target: 'token' })).toEqual([[8, `An identical TXT record for dup.${name} already exists.`]]);
+  });
+
+  it('treats TXT values that differ only in letter case as different records (ACME tokens are case-sensitive)', async () => {
+    const { id } = await zone();
+    await resource(w.base, w.alice, id, { Type: 'TXT', Name: '_acme-challenge', Target: 'AbCdEf' });
+    await resource(w.base, w.alice, id, { Type: 'TXT', Name: '_acme-challenge', Target: 'abcdef' });
+    expect((await records(w.base, w.alice, id)).map((r) => r.TARGET)).toEqual(['AbCdEf', 'abcdef']);
+  });
+
+  it(`takes TXT values up to ${MAX_TXT_BYTES} bytes, not longer, not empty, without control characters`, async () => {
+    const { id } = await zone();
+    const longest = 'a'.repeat(MAX_TXT_BYTES);
+    const rid = (await data(w.base, { api_action: 'domain.resource.create', api_key: w.alice, DomainID: id, Type: 'TXT', Name: 'long', Target: longest }, { transport: 'POST-form' })).ResourceID;
+    expect((await one(id, rid)).TARGET).toBe(longest);
+    expect(await createErrors(id, { Type: 'TXT', Name: 'longer', Target: `${longest}a` }, 'POST-form')).toEqual([[8, `The TXT value must be at most ${MAX_TXT_BYTES} bytes long.`]]);
+    expect(await createErrors(id, { Type: 'TXT', Name: 'multi', Target: '\u00e9'.repeat(MAX_TXT_BYTES / 2 + 1) }, 'POST-form')).toEqual([[8, `The TXT value must be at most ${MAX_TXT_BYTES} bytes long.`]]);
+    expect(await createErrors(id, { Type: 'TXT', Name: 'empty', Target: '' })).toEqual([[8, 'A TXT record needs a value.']]);
+    expect(await createErrors(id, { Type: 'TXT', Name: 'ctl', Target: 'a\nb' })).toEqual([[8, 'The TXT value must not contain control characters.']]);
+    const uni = await resource(w.base, w.alice, id, { Type: 'TXT', Name: 'uni', Target: 'v=spf1 \u2713 \ud83d\ude00\ttab' });
+    expect((await one(id, uni)).TARGET).toBe('v=spf1 \u2713 \ud83d\ude00\ttab');
+  });
+});
+
+describe('SRV records (reference 5.3)', () => {
+  it('takes the protocol from a Name that holds _service._proto and ignores Protocol then (live API)', async () => {
+    const { id } = await zone();
+    const rid = await resource(w.base, w.alice, id, { Type: 'srv', Name: '_foo._tcp', Protocol: 'bar', Priority: 5, Weight: 10, Port: 15, Target: 'bar.baz.com', TTL_sec: 20 });
+    expect(await one(id, rid)).toMatchObject({ NAME: '_foo._tcp', PROTOCOL: 'tcp', PRIORITY: 5, WEIGHT: 10, PORT: 15, TTL_SEC: 300, TYPE: 'SRV', TARGET: 'bar.baz.com' });
+    await update({ ResourceID: rid, DomainID: id, Name: '_qux._udp', Protocol: 'udp', TTL_sec: 301 });
+    expect(await one(id, rid)).toMatchObject({ NAME: '_qux._udp', PROTOCOL: 'udp', TTL_SEC: 3600 });
+  });
+
+  it('appends ._<Protocol> to a Name without it, adding the leading "_" (tcp when no Protocol is given)', async () => {
+    const { id } = await zone();
+    const cases: [Record<string, string>, string, string][] = [
+      [{ Name: 'minecraft', Protocol: 'udp' }, '_minecraft._udp', 'udp'],
+      [{ Name: '_sip', Protocol: '_TLS' }, '_sip._tls', 'tls'],
+      [{ Name: 'xmpp' }, '_xmpp._tcp', 'tcp'],
+      [{ Name: 'ldap.office', Protocol: 'tcp' }, '_ldap._tcp.office', 'tcp'],
+    ];
+    for (const [fields, name, protocol] of cases) {
+      const rid = await resource(w.base, w.alice, id, { Type: 'SRV', Target: 'srv.example.net', Port: 25565, ...fields });
+      expect(await one(id, rid), JSON.stringify(fields)).toMatchObject({ NAME: name, PROTOCOL: protocol, PORT: 25565 });
+    }
+  });
+
+  it('moves the record to the new _proto label when an update changes only Protocol', async () => {
+    const { id } = await zone();
+    const rid = await resource(w.base, w.alice, id, { Type: 'SRV', Name: '_sip._udp', Target: 'sip.example.net', Port: 5060 });
+    await update({ ResourceID: rid, Protocol: 'tcp' });
+    expect(await one(id, rid)).toMatchObject({ NAME: '_sip._tcp', PROTOCOL: 'tcp' });
+  });
+
+  it('refuses an SRV without a name, with a bad protocol, or with numbers out of range', async () => {
+    const { id } = await zone();
+    expect(await createErrors(id, { Type: 'SRV', Target: 'x.example.net' })).toEqual([[8, "An SRV record's name must start with _service._protocol (for example _sip._tcp), not ''."]]);
+    expect(await createErrors(id, { Type: 'SRV', Name: 'sip', Protocol: 'no way', Target: 'x.example.net' })).toEqual([
+      [8, "The name '_sip._no way' may only contain letters, digits and hyphens in dot-separated labels that neither start nor end with a hyphen."],
+      [8, "The SRV protocol 'no way' is not valid; use a name such as tcp or udp."],
+    ]);
+    expect(await createErrors(id, { Type: 'SRV', Name: '_sip._tcp', Target: 'x.example.net', Port: 70000, Weight: -1 })).toEqual([
+      [8, 'The weight must be a whole number between 0 and 65535.'],
+      [8, 'The port must be a whole number between 0 and 65535.'],
+    ]);
+  });
+});
+
+describe('domain.resource.update', () => {
+  it('changes only the arguments given, finds the domain without DomainID, and ignores Type', async () => {
+    const { id } = await zone();
+    const rid = await resource(w.base, w.alice, id, { Type: 'MX', Name: 'mail', Target: 'mx.example.net', Priority: 5, TTL_sec: 3600 });
+    const a = await call(w.base, { api_action: 'domain.resource.update', api_key: w.alice, ResourceID: rid, Target: 'mx2.example.net', Type: 'TXT' });
+    expect(a.text).toBe(`{"ERRORARRAY":[],"ACTION":"domain.resource.update","DATA":{"ResourceID":${rid}}}`);
+    expect(await one(id, rid)).toMatchObject({ TYPE: 'MX', NAME: 'mail', TARGET: 'mx2.example.net', PRIORITY: 5, TTL_SEC: 3600 });
+    await update({ ResourceID: rid, DomainID: id, Priority: 1, TTL_sec: 0 });
+    expect(await one(id, rid)).toMatchObject({ TARGET: 'mx2.example.net', PRIORITY: 1, TTL_SEC: 0 });
+  });
+
+  it('changes nothing when any argument is bad', async () => {
+    const { id } = await zone();
+    const rid = await resource(w.base, w.alice, id, { Type: 'A', Name: 'keep', Target: '192.0.2.1' });
+    const before = await one(id, rid);
+    expect(await updateErrors({ ResourceID: rid, Name: 'changed', Target: 'not-an-ip' })).toEqual([[8, "The target 'not-an-ip' is not a valid IPv4 address."]]);
+    expect(await updateErrors({ ResourceID: rid, Name: 'changed', TTL_sec: 'x' })).toEqual([[7, 'TTL_SEC must be a whole number.']]);
+    expect(await one(id, rid)).toEqual(before);
+  });
+
+  it('needs ResourceID; a wrong DomainID or an unknown ResourceID is code 5', async () => {
+    const a = await zone();
+    const b = await zone();
+    const rid = await resource(w.base, w.alice, a.id, { Type: 'A', Name: 'x', Target: '192.0.2.1' });
+    expect(await updateErrors({ DomainID: a.id, Target: '192.0.2.2' })).toEqual([[6, 'RESOURCEID is required but was not passed in']]);
+    expect(await updateErrors({ DomainID: b.id, ResourceID: rid, Target: '192.0.2.2' })).toEqual([[5, 'Object not found']]);
+    expect(await updateErrors({ ResourceID: 999999, Target: '192.0.2.2' })).toEqual([[5, 'Object not found']]);
+  });
+});
+
+describe('domain.resource.delete', () => {
+  it('deletes one record and answers {ResourceID}', async () => {
+    const { id } = await zone();
+    const keep = await resource(w.base, w.alice, id, { Type: 'A', Name: 'keep', Target: '192.0.2.1' });
+    const gone = await resource(w.base, w.alice, id, { Type: 'A', Name: 'gone', Target: '192.0.2.2' });
+    const a = await call(w.base, { api_action: 'domain.resource.delete', api_key: w.alice, DomainID: id, ResourceID: gone });
+    expect(a.text).toBe(`{"ERRORARRAY":[],"ACTION":"domain.resource.delete","DATA":{"ResourceID":${gone}}}`);
+    expect((await records(w.base, w.alice, id)).map((r) => r.RESOURCEID)).toEqual([keep]);
+    expect(await errors(w.base, { api_action: 'domain.resource.delete', api_key: w.alice, DomainID: id, ResourceID: gone })).toEqual([[5, 'Object not found']]);
+  });
+
+  it('needs both DomainID and ResourceID', async () => {
+    const { id } = await zone();
+    expect(await errors(w.base, { api_action: 'domain.resource.delete', api_key: w.alice, ResourceID: 1 })).toEqual([[6, 'DOMAINID is required but was not passed in']]);
+    expect(await errors(w.base, { api_action: 'domain.resource.delete', api_key: w.alice, DomainID: id })).toEqual([[6, 'RESOURCEID is required but was not passed in']]);
+  });
+});
+
+describe('zone mirrors (Type slave)', () => {
+  it('refuses record changes in a slave domain', async () => {
+    const slave = await data(w.base, { api_action: 'domain.create', api_key: w.alice, Domain: 'mirror-records.example', Type: 'slave', master_ips: '192.0.2.53' });
+    expect(await createErrors(slave.DomainID, { Type: 'A', Name: 'x', Target: '192.0.2.1' })).toEqual([
+      [8, 'The domain mirror-records.example is a zone mirror (type slave); its records come from its masters and cannot be edited.'],
+    ]);
+  });
+});
