@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import type { StoredDomain } from '../../src/model/domain.js';
+import type { StoredRecord } from '../../src/model/records/index.js';
+import { parseZone, serialiseZone, zoneContent } from '../../src/dns/zone-content.js';
+
+const domain: StoredDomain = {
+  id: 1, accountId: 1, domain: 'example.com', kind: 'master', soaEmail: 'first.last@example.com', description: '',
+  refresh: 0, retry: 7200, expire: 0, ttl: 0, status: 1, masterIps: [], axfrIps: [], displayGroup: '', serial: 2026112201,
+};
+const rec = (r: Partial<StoredRecord>): StoredRecord =>
+  ({ id: 1, domainId: 1, type: 'A', name: '', target: '', priority: 10, weight: 5, port: 80, protocol: '', ttl: 0, tag: '', ...r });
+
+describe('zoneContent', () => {
+  const z = zoneContent(domain, [
+    rec({ type: 'NS', target: 'NS1.example.net' }),
+    rec({ type: 'NS', target: 'ns9.example.net', ttl: 3600 }),
+    rec({ type: 'TXT', name: 'Www', target: 'x'.repeat(300) }),
+  ], ['ns1.example.net', 'ns2.example.net']);
+
+  it('builds the SOA from the domain with defaults for 0', () => {
+    expect(z.soa).toMatchObject({
+      name: 'example.com', ttl: 86400,
+      data: { mname: 'ns1.example.net', rname: 'first\\.last.example.com', serial: 2026112201, refresh: 14400, retry: 7200, expire: 1209600, minimum: 300 },
+    });
+  });
+
+  it('merges configured and customer apex NS without duplicates and splits long TXT', () => {
+    expect(z.answers.filter((a) => a.type === 'NS').map((a) => a.data)).toEqual(['ns1.example.net', 'ns2.example.net', 'ns9.example.net']);
+    const txt = z.answers.find((a) => a.type === 'TXT');
+    expect(txt?.name).toBe('Www.example.com');
+    expect((txt?.data as Buffer[]).map((b) => b.length)).toEqual([255, 45]);
+  });
+
+  it('survives serialiseZone/parseZone unchanged', () => {
+    const back = parseZone(serialiseZone(z));
+    expect(back).toEqual(z);
+    expect(Buffer.isBuffer((back.answers.find((a) => a.type === 'TXT')?.data as Buffer[])[0])).toBe(true);
+    expect(() => parseZone('{"answers":[]}')).toThrow();
+  });
+});
