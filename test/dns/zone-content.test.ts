@@ -25,7 +25,7 @@ describe('zoneContent', () => {
   });
 
   it('merges configured and customer apex NS without duplicates and splits long TXT', () => {
-    expect(z.answers.filter((a) => a.type === 'NS').map((a) => a.data)).toEqual(['ns1.example.net', 'ns2.example.net', 'ns9.example.net']);
+    expect(z.answers.filter((a) => a.type === 'NS').map((a) => (a as { data: unknown }).data)).toEqual(['ns1.example.net', 'ns2.example.net', 'ns9.example.net']);
     const txt = z.answers.find((a) => a.type === 'TXT');
     expect(txt?.name).toBe('Www.example.com');
     expect((txt?.data as Buffer[]).map((b) => b.length)).toEqual([255, 45]);
