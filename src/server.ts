@@ -4,11 +4,15 @@ import pino from 'pino';
 import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { DEFAULT_LIMITS } from './services/actor.js';
+import { ClusterFeed } from './services/cluster.js';
+import { Leadership } from './services/leader.js';
 import { Services } from './services/index.js';
 import { openStore } from './store/open.js';
 
 export interface RunningServer {
   services: Services;
+  /** Whether this node is the one that sends NOTIFY and runs mirror transfers (always on SQLite). */
+  leadership: Leadership;
   /** Bound HTTP address (port resolved when 0 was asked for). */
   httpAddress: { host: string; port: number } | null;
   /** Bound DNS address (UDP and TCP share the port); null when this node serves no DNS. */
@@ -22,7 +26,14 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const services = new Services(store, { ...DEFAULT_LIMITS, ...config.limits });
   const closers: (() => Promise<void>)[] = [];
   let httpAddress: RunningServer['httpAddress'] = null;
+  const leadership = new Leadership(store, { info: (m) => logger.info(m), warn: (m) => logger.warn(m) });
   try {
+    // Other nodes' changes reach services.bus from here on; started before anything loads zones.
+    const feed = new ClusterFeed(store, services.bus, (m) => logger.warn(m));
+    await feed.start();
+    closers.push(() => feed.stop());
+    await leadership.start();
+    closers.push(() => leadership.stop());
     if (config.http) {
       const app = await buildApp(services, { logger: logger as FastifyBaseLogger, tls: config.tls ?? null,
         ...(config.rateLimits ? { rateLimits: config.rateLimits } : {}),
@@ -41,6 +52,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   }
   return {
     services,
+    leadership,
     httpAddress,
     dnsAddress: null,
     async close() {

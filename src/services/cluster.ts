@@ -25,13 +25,24 @@ export class ClusterFeed {
     private readonly reconcileMs = DEFAULT_RECONCILE_MS,
   ) {}
 
+  /**
+   * Start before anything loads zones from the store (the DNS server): every change committed after this
+   * node's first look reaches the bus, so a zone loaded later is never left behind. Without other
+   * nodes (SQLite) there is nothing to do.
+   */
   async start(): Promise<void> {
-    for (const d of await this.store.allDomains()) this.known.set(d.id, { domain: d.domain, serial: d.serial });
     this.offBus = this.bus.on((c) => this.track(c));
     this.stopListening = await this.store.listen(
       (c) => this.bus.emit(c),
       () => void this.reconcile(),
     );
+    if (!this.stopListening) {
+      this.offBus();
+      this.offBus = null;
+      return;
+    }
+    // Changes notified meanwhile are tracked already and are at least as new as the listing.
+    for (const d of await this.store.allDomains()) this.track({ domainId: d.id, domain: d.domain, serial: d.serial, kind: 'domain.updated' });
     this.timer = setInterval(() => void this.reconcile(), this.reconcileMs);
     this.timer.unref();
   }

@@ -6,7 +6,7 @@ import { isPostgres } from './migrations/helpers.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database, DomainsTable, RecordsTable } from './schema.js';
 import type { ZoneChange } from '../services/events.js';
-import type { Account, ApiKeyRow, ChangeRow, DomainFilter, MirrorState, NewChange, RecordFilter, Store, StoreOps } from './store.js';
+import type { Account, ApiKeyRow, ChangeRow, DomainFilter, LeaderLock, MirrorState, NewChange, RecordFilter, Store, StoreOps } from './store.js';
 
 export const DEFAULT_PAGE = 100;
 
@@ -386,6 +386,11 @@ export abstract class KyselyStore extends KyselyOps implements Store {
 
   /** Without a shared server there are no other nodes to hear from (SQLite). */
   async listen(_listener: (change: ZoneChange) => void, _resync: () => void): Promise<(() => Promise<void>) | null> {
+    return null;
+  }
+
+  /** One node, always the leader (SQLite). */
+  leaderLock(_onLost: (why: string) => void): LeaderLock | null {
     return null;
   }
 

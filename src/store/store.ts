@@ -135,9 +135,21 @@ export interface Store extends StoreOps {
    * once listening, with the function that stops. On SQLite there are no other nodes: null.
    */
   listen(listener: (change: ZoneChange) => void, resync: () => void): Promise<(() => Promise<void>) | null>;
+  /**
+   * The lock that makes one node of a cluster its leader (services/leader.ts); `onLost` is called when a
+   * held lock is lost with its connection. Null where one node is the whole cluster (SQLite).
+   */
+  leaderLock(onLost: (why: string) => void): LeaderLock | null;
   /** Applies pending migrations. */
   migrate(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface LeaderLock {
+  /** Takes the lock when it is free, or confirms this node still holds it; false while another node holds it. */
+  tryHold(): Promise<boolean>;
+  /** Gives the lock up (if held) so another node can take it. */
+  release(): Promise<void>;
 }
 
 /** Thrown by a store when a unique constraint rejects a write (e.g. a domain name taken concurrently). */

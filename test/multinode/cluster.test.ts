@@ -3,45 +3,16 @@
  * no lost update, strictly increasing serials in the journal, service-wide unique names (one winner,
  * one code 8), and no half-applied change.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePostgresUrl } from '../../src/store/postgres/pg-dialect.js';
 import { freshDatabase, v3 } from '../support/server.js';
+import { addUser, startNode, stopNodes } from './nodes.js';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 if (!DATABASE_URL) console.log('multi-node tests skipped: they need PostgreSQL; set DATABASE_URL (e.g. postgres://127.0.0.1:5432/test)');
 
-const BIN = join(import.meta.dirname, '../../bin/zonehost.js');
 const db = freshDatabase();
-const children: ChildProcess[] = [];
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts `zonehost serve` with the given role flags and returns its HTTP base once /healthz answers. */
-async function startNode(...flags: string[]): Promise<string> {
-  const http = await freePort();
-  const proc = spawn(process.execPath, [BIN, 'serve', '--db', db.url, '--http', `127.0.0.1:${http}`, '--log-level', 'error', '--rate-limit-address', '0', '--rate-limit-key', '0', ...flags], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  children.push(proc);
-  const base = `http://127.0.0.1:${http}`;
-  for (let i = 0; i < 300; i++) {
-    if (proc.exitCode !== null) throw new Error(`node exited with ${proc.exitCode}`);
-    if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) return base;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('node did not start');
-}
 
 async function sql<T>(text: string, values: unknown[] = []): Promise<T[]> {
   const client = new pg.Client({ connectionString: parsePostgresUrl(DATABASE_URL as string).connectionString });
@@ -61,16 +32,13 @@ let key = '';
 
 beforeAll(async () => {
   if (!DATABASE_URL) return;
-  const created = spawn(process.execPath, [BIN, 'user', 'add', 'alice', '--db', db.url], { stdio: ['pipe', 'ignore', 'inherit'] });
-  created.stdin!.end('pw\n');
-  await new Promise((r) => created.on('exit', r));
-  [nodeA, nodeB] = await Promise.all([startNode('--no-dns'), startNode('--no-dns')]);
+  await addUser(db.url, 'alice', 'pw');
+  [nodeA, nodeB] = (await Promise.all([startNode(db.url, '--no-dns'), startNode(db.url, '--no-dns')])).map((n) => n.base) as [string, string];
   key = (await v3(nodeA, { api_action: 'user.getapikey', username: 'alice', password: 'pw' })).DATA.API_KEY as string;
 }, 60_000);
 
 afterAll(async () => {
-  for (const c of children) c.kill('SIGTERM');
-  await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.on('exit', r)) : null)));
+  await stopNodes();
   await db.cleanup();
 });
 

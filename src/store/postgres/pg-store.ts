@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { ZoneChange } from '../../services/events.js';
 import { KyselyOps, KyselyStore } from '../kysely-store.js';
 import type { Database } from '../schema.js';
-import { UniqueViolation, type StoreOps } from '../store.js';
+import { UniqueViolation, type LeaderLock, type StoreOps } from '../store.js';
 import { createPool, isTransient, parsePostgresUrl, postgresDialect, quoteIdent, waitForDatabase, type ParsedUrl, type PostgresOptions } from './pg-dialect.js';
 
 function mapPgError(e: unknown): never {
@@ -87,6 +87,59 @@ export class PostgresStore extends KyselyStore {
         await sleep(50 * 2 ** attempt);
       }
     }
+  }
+
+  /**
+   * A session advisory lock on a dedicated connection: PostgreSQL frees it the moment that session ends,
+   * so a node that dies (or loses its connection) stops being the leader and another can take over.
+   * While held, each call checks the connection still answers, with a timeout, instead of re-locking.
+   */
+  override leaderLock(onLost: (why: string) => void): LeaderLock {
+    // One leader per schema, like the change channel.
+    const key = `zonehost_leader${this.parsed.schema ? `:${this.parsed.schema}` : ''}`;
+    let client: pg.Client | null = null;
+    let held = false;
+    const drop = (c: pg.Client, why: string) => {
+      if (client !== c) return;
+      client = null;
+      void c.end().catch(() => {});
+      if (held) {
+        held = false;
+        onLost(why);
+      }
+    };
+    return {
+      tryHold: async () => {
+        if (!client) {
+          const c = new pg.Client({ connectionString: this.parsed.connectionString, connectionTimeoutMillis: 5000, query_timeout: 5000, keepAlive: true });
+          c.on('error', (e) => drop(c, e.message));
+          c.on('end', () => drop(c, 'connection closed'));
+          try {
+            await c.connect();
+          } catch (e) {
+            await c.end().catch(() => {});
+            throw e;
+          }
+          client = c;
+        }
+        const c = client;
+        try {
+          if (held) await c.query('select 1');
+          else held = (await c.query<{ held: boolean }>('select pg_try_advisory_lock(hashtextextended($1, 0)) as held', [key])).rows[0]?.held === true;
+        } catch (e) {
+          drop(c, (e as Error).message);
+          throw e;
+        }
+        return held;
+      },
+      release: async () => {
+        const c = client;
+        client = null;
+        held = false;
+        // Ending the session releases its advisory locks.
+        await c?.end().catch(() => {});
+      },
+    };
   }
 
   /**
