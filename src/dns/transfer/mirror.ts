@@ -1,0 +1,280 @@
+/**
+ * Zone mirrors (slave domains): checks the masters' SOA serial on creation, on NOTIFY and on the SOA
+ * refresh/retry timers, pulls the zone by AXFR over TCP when it is newer, validates every record through
+ * the registry and stores the last good copy (services.mirrors). A failed pull keeps the previous copy,
+ * which is served until the SOA expire time after the last successful check.
+ */
+import { randomInt } from 'node:crypto';
+import { createSocket } from 'node:dgram';
+import { isIPv4 } from 'node:net';
+import type * as dnsPacket from 'dns-packet';
+import * as packet from 'dns-packet';
+import type { Logger } from 'pino';
+import type { StoredDomain } from '../../model/domain.js';
+import { absoluteName, MAX_NAME_LENGTH, relativeName } from '../../model/names.js';
+import { checkRecord, recordType, type RecordData } from '../../model/records/index.js';
+import { DEFAULT_TIMERS } from '../../model/ttl.js';
+import type { Services, ZoneChange } from '../../services/index.js';
+import type { TransferState } from '../../services/mirrors.js';
+import { parseZone, serialiseZone, type ZoneContent } from '../zone-content.js';
+import { OPCODE } from '../wire.js';
+import { decodeStrict, queryFlags, rcodeOf, serialNewer, soaData, tcpExchange, truncated } from './wire.js';
+
+/** Masters are given as bare addresses (the API's master_ips); they serve DNS on the standard port. */
+const MASTER_PORT = 53;
+const SOA_TIMEOUT_MS = 3000;
+const AXFR_TIMEOUT_MS = 120_000;
+const AXFR_MAX_BYTES = 64 * 1024 * 1024;
+/** Floor for the master's refresh/retry, so a zero timer cannot make us poll in a loop. */
+const MIN_TIMER_S = 10;
+/** How often a node that must not act (not the leader) looks again. */
+const STANDBY_MS = 30_000;
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** When a copy checked at `lastSuccess` stops being served (epoch ms), or null without a copy. */
+export function mirrorExpiry(state: Pick<TransferState, 'lastSuccess'>, content: ZoneContent | null): number | null {
+  if (!content || state.lastSuccess === null) return null;
+  return state.lastSuccess + soaData(content.soa).expire * 1000;
+}
+
+/** The mirror's last good copy while it has not expired, else null. */
+export async function mirrorCopy(services: Services, domainId: number): Promise<ZoneContent | null> {
+  const text = await services.mirrors.zoneOf(domainId);
+  if (!text) return null;
+  const content = parseZone(text);
+  const expiry = mirrorExpiry(await services.mirrors.stateOf(domainId), content);
+  return expiry !== null && services.now() < expiry ? content : null;
+}
+
+export interface PullerOptions {
+  log: Logger;
+  /** Only the cluster leader pulls; the others look again later. */
+  shouldAct: () => boolean;
+}
+
+export class MirrorPuller {
+  private readonly timers = new Map<number, NodeJS.Timeout>();
+  private readonly running = new Map<number, Promise<void>>();
+  private readonly again = new Set<number>();
+  private unsubscribe: (() => void) | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly services: Services,
+    private readonly opts: PullerOptions,
+  ) {}
+
+  /** Subscribes to domain changes and checks every mirror once. */
+  async start(): Promise<void> {
+    this.unsubscribe = this.services.bus.on((c) => this.onChange(c));
+    for (const d of await this.services.store.allDomains()) if (d.kind === 'slave') this.check(d.id);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    await Promise.allSettled([...this.running.values()]);
+  }
+
+  /** A master announced a change (the caller has checked it is one of the mirror's masters). */
+  notified(domainId: number): void {
+    this.check(domainId);
+  }
+
+  private onChange(c: ZoneChange): void {
+    if (c.kind === 'domain.created' || c.kind === 'domain.updated') this.check(c.domainId);
+    else if (c.kind === 'domain.deleted') this.cancel(c.domainId);
+  }
+
+  private cancel(id: number): void {
+    clearTimeout(this.timers.get(id));
+    this.timers.delete(id);
+  }
+
+  private schedule(id: number, ms: number): void {
+    if (this.stopped) return;
+    this.cancel(id);
+    const timer = setTimeout(() => this.check(id), Math.min(ms, MAX_TIMEOUT_MS));
+    timer.unref();
+    this.timers.set(id, timer);
+  }
+
+  /** Runs one check now, or right after the one under way (whose outcome may predate the trigger). */
+  check(id: number): void {
+    if (this.stopped) return;
+    if (this.running.has(id)) {
+      this.again.add(id);
+      return;
+    }
+    const run = this.checkOnce(id)
+      .catch((e: unknown) => this.opts.log.error({ err: e, domainId: id }, 'zone mirror check failed'))
+      .finally(() => {
+        this.running.delete(id);
+        if (this.again.delete(id)) this.check(id);
+      });
+    this.running.set(id, run);
+  }
+
+  private async checkOnce(id: number): Promise<void> {
+    this.cancel(id);
+    const domain = await this.services.store.domainById(id);
+    if (!domain || domain.kind !== 'slave') return;
+    if (!this.opts.shouldAct()) return this.schedule(id, STANDBY_MS);
+    const text = await this.services.mirrors.zoneOf(id);
+    const have = text ? parseZone(text) : null;
+    const haveSoa = have ? soaData(have.soa) : undefined;
+    const errors: string[] = [];
+    for (const master of domain.masterIps) {
+      try {
+        const serial = await querySerial(master, domain.domain);
+        if (have && haveSoa && text && !serialNewer(serial, haveSoa.serial)) {
+          // Up to date: a successful check, which restarts the expire clock.
+          await this.services.mirrors.transferred(id, domain.domain, haveSoa.serial, text);
+          return this.schedule(id, timer(haveSoa.refresh));
+        }
+        const content = await pullZone(master, domain, this.services.limits.recordsPerDomain);
+        const soa = soaData(content.soa);
+        await this.services.mirrors.transferred(id, domain.domain, soa.serial, serialiseZone(content));
+        this.opts.log.info({ domain: domain.domain, master, serial: soa.serial, records: content.answers.length }, 'zone mirror transferred');
+        return this.schedule(id, timer(soa.refresh));
+      } catch (e) {
+        errors.push(`${master}: ${(e as Error).message}`);
+      }
+    }
+    const error = errors.join('; ') || 'no master address';
+    this.opts.log.warn({ domain: domain.domain, error }, 'zone mirror transfer failed');
+    await this.services.mirrors.failed(id, error);
+    this.schedule(id, timer(haveSoa?.retry ?? (domain.retry || DEFAULT_TIMERS.retry)));
+  }
+}
+
+const timer = (seconds: number): number => Math.max(seconds, MIN_TIMER_S) * 1000;
+
+/** The master's current serial for the zone (UDP; TCP when the answer is truncated). */
+async function querySerial(master: string, zone: string): Promise<number> {
+  const id = randomInt(65536);
+  const query = packet.encode({
+    type: 'query',
+    id,
+    flags: queryFlags(OPCODE.QUERY),
+    questions: [{ type: 'SOA', class: 'IN', name: zone }],
+  });
+  let answer = await udpExchange(master, query, id);
+  if (truncated(answer.flags)) {
+    let msg: dnsPacket.Packet | null = null;
+    await tcpExchange(master, MASTER_PORT, query, (buf) => ((msg = decodeStrict(buf)), true), { timeoutMs: SOA_TIMEOUT_MS, maxBytes: 70_000 });
+    answer = msg as unknown as dnsPacket.Packet;
+  }
+  const rcode = rcodeOf(answer.flags);
+  if (rcode !== 0) throw new Error(`SOA query answered with rcode ${rcode}`);
+  const soa = (answer.answers ?? []).find((a) => a.type === 'SOA' && a.name.toLowerCase() === zone);
+  if (!soa) throw new Error('the master has no SOA for the zone');
+  return soaData(soa).serial;
+}
+
+function udpExchange(host: string, query: Buffer, id: number): Promise<dnsPacket.Packet> {
+  return new Promise((resolve, reject) => {
+    const socket = createSocket(isIPv4(host) ? 'udp4' : 'udp6');
+    const done = (err: Error | null, p?: dnsPacket.Packet) => {
+      clearTimeout(t);
+      socket.close();
+      if (err) reject(err);
+      else resolve(p as dnsPacket.Packet);
+    };
+    const t = setTimeout(() => done(new Error('no answer to the SOA query')), SOA_TIMEOUT_MS);
+    socket.on('error', (e) => done(e));
+    socket.on('message', (msg, rinfo) => {
+      if (rinfo.address !== host) return;
+      try {
+        const p = decodeStrict(msg);
+        if (p.id === id && p.type === 'response') done(null, p);
+      } catch {
+        // Not a usable answer; keep waiting for one.
+      }
+    });
+    socket.send(query, MASTER_PORT, host);
+  });
+}
+
+/** Pulls the whole zone by AXFR and validates it; throws on anything that is not a clean, complete zone. */
+async function pullZone(master: string, domain: StoredDomain, maxRecords: number): Promise<ZoneContent> {
+  const zone = domain.domain;
+  const id = randomInt(65536);
+  const query = packet.encode({
+    type: 'query',
+    id,
+    flags: queryFlags(OPCODE.QUERY),
+    questions: [{ type: 'AXFR', class: 'IN', name: zone }],
+  });
+  let soa: dnsPacket.Answer | null = null;
+  const answers: dnsPacket.Answer[] = [];
+  let complete = false;
+  await tcpExchange(
+    master,
+    MASTER_PORT,
+    query,
+    (buf) => {
+      const msg = decodeStrict(buf);
+      if (msg.id !== id || msg.type !== 'response') throw new Error('the master sent a message that does not answer our query');
+      const rcode = rcodeOf(msg.flags);
+      if (rcode !== 0) throw new Error(`the master refused the transfer (rcode ${rcode})`);
+      for (const a of msg.answers ?? []) {
+        if (complete) throw new Error('records after the closing SOA');
+        if (!soa) {
+          soa = checkSoa(a, zone);
+          continue;
+        }
+        if (a.type === 'SOA') {
+          if (soaData(checkSoa(a, zone)).serial !== soaData(soa).serial) {
+            throw new Error('the closing SOA does not match the opening one');
+          }
+          complete = true;
+          continue;
+        }
+        if (answers.length >= maxRecords) throw new Error(`the zone holds more than ${maxRecords} records`);
+        answers.push(checkAnswer(a, zone));
+      }
+      return complete;
+    },
+    { timeoutMs: AXFR_TIMEOUT_MS, maxBytes: AXFR_MAX_BYTES },
+  );
+  if (!soa) throw new Error('the transfer holds no SOA');
+  // Apex NS set first, as in the zones we build ourselves.
+  const apexNs = (a: dnsPacket.Answer) => a.type === 'NS' && a.name === zone;
+  return { soa, answers: [...answers.filter(apexNs), ...answers.filter((a) => !apexNs(a))] };
+}
+
+const isName = (s: unknown): s is string => typeof s === 'string' && s.length > 0 && s.length <= MAX_NAME_LENGTH;
+const isUint32 = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= 0xffffffff;
+
+function checkSoa(a: dnsPacket.Answer, zone: string): dnsPacket.Answer {
+  if (a.type !== 'SOA') throw new Error('the transfer does not start with an SOA');
+  if (a.name.toLowerCase() !== zone) throw new Error(`the transfer's SOA is for ${a.name}, not ${zone}`);
+  const d = soaData(a);
+  const timers = [d.serial, d.refresh, d.retry, d.expire, d.minimum];
+  if (!isName(d.mname) || !isName(d.rname) || !timers.every(isUint32)) throw new Error('the SOA record is malformed');
+  return { type: 'SOA', class: 'IN', name: zone, ttl: a.ttl ?? 0, data: { mname: d.mname, rname: d.rname, serial: d.serial, refresh: d.refresh, retry: d.retry, expire: d.expire, minimum: d.minimum } };
+}
+
+/** One received record, checked by its type module exactly as an API write would be, re-encoded from the canonical form. */
+function checkAnswer(a: dnsPacket.Answer, zone: string): dnsPacket.Answer {
+  const label = `${a.name} ${a.type}`;
+  const klass = (a as { class?: string }).class;
+  if (klass !== 'IN') throw new Error(`${label}: class ${klass} is not IN`);
+  const name = relativeName(`${a.name}.`, zone);
+  if (name === null) throw new Error(`${label}: the name is outside the zone`);
+  const t = recordType(a.type);
+  if (!t) throw new Error(`${label}: record type ${a.type} is not supported`);
+  let rec: RecordData;
+  try {
+    // TTL 0 here only skips our own TTL rounding; the master's TTL is kept as it is.
+    rec = { type: t.type, name, ttl: 0, ...t.fromWire((a as { data: unknown }).data, zone, name) };
+  } catch {
+    throw new Error(`${label}: the record data is malformed`);
+  }
+  const problems = checkRecord(rec, { zone });
+  if (!problems.empty) throw new Error(`${label}: ${problems.list.map((p) => p.message).join(' ')}`);
+  return { type: t.type, class: 'IN', name: absoluteName(rec.name, zone), ttl: (a as { ttl?: number }).ttl ?? 0, data: t.toWire(rec, zone) } as dnsPacket.Answer;
+}

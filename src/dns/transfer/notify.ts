@@ -1,0 +1,177 @@
+/**
+ * NOTIFY (RFC 1996) both ways. Out: after every committed change of a served zone, each address in its
+ * `axfr` list is told on port 53, retried with doubling waits until it answers. In: a NOTIFY for one of
+ * our zone mirrors from one of its masters makes the puller check at once; any other is REFUSED.
+ */
+import { randomInt } from 'node:crypto';
+import { createSocket, type Socket } from 'node:dgram';
+import { isIPv4 } from 'node:net';
+import type * as dnsPacket from 'dns-packet';
+import * as packet from 'dns-packet';
+import type { Logger } from 'pino';
+import { isServed, type StoredDomain } from '../../model/domain.js';
+import { normalizeZoneName } from '../../model/names.js';
+import type { Services, ZoneChange } from '../../services/index.js';
+import { soaOf } from '../zone-content.js';
+import { mirrorCopy, type MirrorPuller } from './mirror.js';
+import { addressIn, type TransferRequest } from './outgoing.js';
+import { OPCODE, RCODE } from '../wire.js';
+import { decodeStrict, opcodeOf, queryFlags, rcodeOf, response, soaData } from './wire.js';
+
+/**
+ * Secondaries are listed as bare addresses (the API's axfr field) and are notified on the standard
+ * port; tests run their secondary on a spare loopback address with port 53.
+ */
+const NOTIFY_PORT = 53;
+const ATTEMPTS = 5;
+const FIRST_WAIT_MS = 1000;
+
+export interface NotifyOptions {
+  nameservers: readonly string[];
+  log: Logger;
+  /** Only the cluster leader sends (it hears every node's changes). */
+  shouldAct: () => boolean;
+}
+
+interface Pending {
+  resolve: (rcode: number | null) => void;
+  timer: NodeJS.Timeout;
+}
+
+export class NotifySender {
+  private readonly sockets = new Map<'udp4' | 'udp6', Socket>();
+  private readonly pending = new Map<string, Pending>();
+  /** Per zone and secondary, the serial being announced; a newer change supersedes the retries of an older one. */
+  private readonly current = new Map<string, number>();
+  private readonly lastSent = new Map<number, number>();
+  private unsubscribe: (() => void) | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly services: Services,
+    private readonly opts: NotifyOptions,
+  ) {}
+
+  start(): void {
+    this.unsubscribe = this.services.bus.on((c) => {
+      this.onChange(c).catch((e: unknown) => this.opts.log.error({ err: e, domain: c.domain }, 'NOTIFY failed'));
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      p.resolve(null);
+    }
+    this.pending.clear();
+    await Promise.all([...this.sockets.values()].map((s) => new Promise<void>((r) => s.close(() => r()))));
+    this.sockets.clear();
+  }
+
+  private async onChange(c: ZoneChange): Promise<void> {
+    if (c.kind === 'domain.deleted' || !this.opts.shouldAct()) return;
+    const domain = await this.services.store.domainById(c.domainId);
+    if (!domain || !isServed(domain.status) || domain.axfrIps.length === 0) return;
+    const soa = await this.soaFor(domain);
+    if (!soa) return;
+    const serial = soaData(soa).serial;
+    // A mirror re-checked without news, or an event heard twice: nothing new to announce.
+    if (this.lastSent.get(domain.id) === serial) return;
+    this.lastSent.set(domain.id, serial);
+    for (const ip of domain.axfrIps) void this.notify(domain.domain, ip, soa, serial);
+  }
+
+  private async soaFor(domain: StoredDomain): Promise<dnsPacket.Answer | null> {
+    if (domain.kind === 'master') return soaOf(domain, this.opts.nameservers);
+    return (await mirrorCopy(this.services, domain.id))?.soa ?? null;
+  }
+
+  private async notify(zone: string, ip: string, soa: dnsPacket.Answer, serial: number): Promise<void> {
+    const key = `${zone}|${ip}`;
+    this.current.set(key, serial);
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      if (this.stopped || this.current.get(key) !== serial) return;
+      const rcode = await this.exchange(ip, zone, soa, FIRST_WAIT_MS * 2 ** attempt);
+      if (rcode === null) continue;
+      if (rcode === RCODE.NOERROR) this.opts.log.debug({ zone, ip, serial }, 'NOTIFY acknowledged');
+      else this.opts.log.warn({ zone, ip, serial, rcode }, 'NOTIFY refused by the secondary');
+      if (this.current.get(key) === serial) this.current.delete(key);
+      return;
+    }
+    this.opts.log.warn({ zone, ip, serial }, `NOTIFY not acknowledged after ${ATTEMPTS} attempts`);
+  }
+
+  /** Sends one NOTIFY; resolves with the answer's rcode, or null when none came within `waitMs`. */
+  private exchange(ip: string, zone: string, soa: dnsPacket.Answer, waitMs: number): Promise<number | null> {
+    return new Promise((resolve) => {
+      let id = randomInt(65536);
+      while (this.pending.has(`${ip}|${id}`)) id = randomInt(65536);
+      const key = `${ip}|${id}`;
+      const timer = setTimeout(() => {
+        this.pending.delete(key);
+        resolve(null);
+      }, waitMs);
+      this.pending.set(key, { resolve, timer });
+      const msg = packet.encode({
+        type: 'query',
+        id,
+        flags: queryFlags(OPCODE.NOTIFY, true),
+        questions: [{ type: 'SOA', class: 'IN', name: zone }],
+        answers: [soa],
+      });
+      this.socket(isIPv4(ip) ? 'udp4' : 'udp6').send(msg, NOTIFY_PORT, ip, (err) => {
+        if (err) this.opts.log.debug({ zone, ip, err }, 'NOTIFY could not be sent');
+      });
+    });
+  }
+
+  private socket(family: 'udp4' | 'udp6'): Socket {
+    let s = this.sockets.get(family);
+    if (!s) {
+      s = createSocket(family);
+      s.on('error', (err) => this.opts.log.warn({ err }, 'NOTIFY socket error'));
+      s.on('message', (msg, rinfo) => this.onAnswer(msg, rinfo.address));
+      s.unref();
+      this.sockets.set(family, s);
+    }
+    return s;
+  }
+
+  private onAnswer(msg: Buffer, from: string): void {
+    let p: dnsPacket.Packet;
+    try {
+      p = decodeStrict(msg);
+    } catch {
+      return;
+    }
+    if (p.type !== 'response' || opcodeOf(p.flags) !== OPCODE.NOTIFY) return;
+    const key = `${from}|${p.id}`;
+    const pending = this.pending.get(key);
+    if (!pending) return;
+    this.pending.delete(key);
+    clearTimeout(pending.timer);
+    pending.resolve(rcodeOf(p.flags));
+  }
+}
+
+/** Pullers of running nodes, so an incoming NOTIFY reaches the one of its node. */
+const pullers = new WeakMap<Services, MirrorPuller>();
+export const registerPuller = (services: Services, puller: MirrorPuller | null): void => {
+  if (puller) pullers.set(services, puller);
+  else pullers.delete(services);
+};
+
+/** Answers an incoming NOTIFY: accepted only for a zone mirror, from one of its masters. */
+export async function handleNotify(req: TransferRequest): Promise<Buffer> {
+  const { query } = req;
+  const question = query.questions?.[0];
+  if (!question || (query.questions?.length ?? 0) !== 1) return response(query, RCODE.FORMERR);
+  const domain = await req.services.store.domainByName(normalizeZoneName(question.name));
+  if (question.type !== 'SOA' || !domain || domain.kind !== 'slave' || !addressIn(domain.masterIps, req.remoteAddress)) {
+    return response(query, RCODE.REFUSED);
+  }
+  pullers.get(req.services)?.notified(domain.id);
+  return response(query, RCODE.NOERROR);
+}

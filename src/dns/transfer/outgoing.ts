@@ -1,0 +1,148 @@
+/**
+ * Zone transfers out: AXFR (RFC 5936) and IXFR (RFC 1995) to the addresses in a domain's `axfr` list.
+ * IXFR is answered from the change journal when every change since the client's serial is a record
+ * change (the SOA and default TTL are then the same throughout); otherwise with the whole zone.
+ */
+import { BlockList, isIPv4 } from 'node:net';
+import type * as dnsPacket from 'dns-packet';
+import { isServed, type StoredDomain } from '../../model/domain.js';
+import { normalizeZoneName } from '../../model/names.js';
+import type { StoredRecord } from '../../model/records/index.js';
+import type { Services } from '../../services/index.js';
+import type { ChangeRow } from '../../store/store.js';
+import { soaOf, zoneContent, type ZoneContent } from '../zone-content.js';
+import { mirrorCopy } from './mirror.js';
+import { RCODE } from '../wire.js';
+import { response, responses, serialNewer, soaData } from './wire.js';
+
+export interface TransferRequest {
+  services: Services;
+  query: dnsPacket.Packet;
+  raw: Buffer;
+  remoteAddress: string;
+  transport: 'udp' | 'tcp';
+  nameservers: string[];
+}
+
+/** The client's address as written in `axfr` lists (IPv4-mapped IPv6 shown as IPv4). */
+export const plainAddress = (addr: string): string => addr.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+
+/** Whether `addr` is one of `list` (IPv6 compared by value, not spelling). */
+export function addressIn(list: readonly string[], addr: string): boolean {
+  const plain = plainAddress(addr);
+  const family = isIPv4(plain) ? 'ipv4' : 'ipv6';
+  const blocks = new BlockList();
+  for (const ip of list) {
+    const f = isIPv4(ip) ? 'ipv4' : 'ipv6';
+    if (f === family) blocks.addAddress(ip, f);
+  }
+  try {
+    return blocks.check(plain, family);
+  } catch {
+    return false;
+  }
+}
+
+/** Answers an AXFR or IXFR query: one or more complete DNS messages. */
+export async function handleTransfer(req: TransferRequest): Promise<Buffer[]> {
+  const { services, query } = req;
+  const question = query.questions?.[0];
+  if (!question || (question.type !== 'AXFR' && question.type !== 'IXFR') || (query.questions?.length ?? 0) !== 1) {
+    return [response(query, RCODE.FORMERR)];
+  }
+  const zone = normalizeZoneName(question.name);
+  const domain = await services.store.domainByName(zone);
+  if (!domain || !isServed(domain.status) || !addressIn(domain.axfrIps, req.remoteAddress)) {
+    return [response(query, RCODE.REFUSED)];
+  }
+  // AXFR is defined over TCP only (RFC 5936 4.2).
+  if (question.type === 'AXFR' && req.transport === 'udp') return [response(query, RCODE.FORMERR)];
+
+  let clientSerial: number | null = null;
+  if (question.type === 'IXFR') {
+    const clientSoa = (query.authorities ?? []).find((a) => a.type === 'SOA');
+    if (!clientSoa) return [response(query, RCODE.FORMERR)];
+    clientSerial = soaData(clientSoa).serial;
+  }
+  const snapshot = await zoneSnapshot(services, domain, req.nameservers, clientSerial);
+  if (!snapshot) return [response(query, RCODE.SERVFAIL)];
+  const { content } = snapshot;
+  const current = soaData(content.soa).serial;
+
+  if (clientSerial !== null) {
+    // Up to date (or ahead): the current SOA alone says so. Over UDP the same single SOA asks the
+    // client to come back over TCP when there is more to send (RFC 1995 section 2).
+    if (!serialNewer(current, clientSerial) || req.transport === 'udp') {
+      return responses(query, RCODE.NOERROR, [content.soa]);
+    }
+    const diffs = snapshot.domain ? incremental(snapshot.domain, snapshot.changes, clientSerial, req.nameservers) : null;
+    if (diffs) return responses(query, RCODE.NOERROR, [content.soa, ...diffs, content.soa]);
+  }
+  return responses(query, RCODE.NOERROR, [content.soa, ...content.answers, content.soa]);
+}
+
+interface Snapshot {
+  content: ZoneContent;
+  /** Set for master zones (the journal applies to them only). */
+  domain: StoredDomain | null;
+  changes: ChangeRow[];
+}
+
+/**
+ * The zone as one consistent version: read under the domain's lock, so no write lands between the
+ * serial, the records and the journal. Mirrors send their last good copy (null once it has expired).
+ */
+async function zoneSnapshot(
+  services: Services,
+  domain: StoredDomain,
+  nameservers: readonly string[],
+  sinceSerial: number | null,
+): Promise<Snapshot | null> {
+  if (domain.kind === 'slave') {
+    const content = await mirrorCopy(services, domain.id);
+    return content ? { content, domain: null, changes: [] } : null;
+  }
+  return services.store.transaction(async (tx) => {
+    await tx.lockDomain(domain.id);
+    const d = await tx.domainById(domain.id);
+    if (!d) return null;
+    const records = await tx.listRecords(d.id);
+    // Journal rows from the client's serial on (IXFR only).
+    const changes = sinceSerial === null ? [] : await tx.listChanges({ domainId: d.id, afterSerial: sinceSerial - 1 });
+    return { content: zoneContent(d, records, nameservers), domain: d, changes };
+  });
+}
+
+/** The record as served (null when the zone does not carry it, e.g. an apex NS equal to a configured one). */
+function served(domain: StoredDomain, rec: StoredRecord, nameservers: readonly string[]): dnsPacket.Answer | null {
+  return zoneContent(domain, [rec], nameservers).answers[nameservers.length] ?? null;
+}
+
+/**
+ * The IXFR difference sequences from `clientSerial` to the domain's serial, or null when the journal
+ * cannot say (serial unknown to us, or a change other than to records in between).
+ */
+function incremental(domain: StoredDomain, changes: ChangeRow[], clientSerial: number, nameservers: readonly string[]): dnsPacket.Answer[] | null {
+  if (!changes.some((c) => c.serial === clientSerial)) return null;
+  const later = changes.filter((c) => serialNewer(c.serial, clientSerial));
+  if (later.length === 0 || later.some((c) => !c.action.startsWith('record.'))) return null;
+  if (later[later.length - 1]?.serial !== domain.serial) return null;
+  const out: dnsPacket.Answer[] = [];
+  let from = clientSerial;
+  let i = 0;
+  while (i < later.length) {
+    const serial = later[i]?.serial as number;
+    const removed: dnsPacket.Answer[] = [];
+    const added: dnsPacket.Answer[] = [];
+    for (; i < later.length && later[i]?.serial === serial; i++) {
+      const c = later[i] as ChangeRow;
+      const before = c.before ? served(domain, c.before as StoredRecord, nameservers) : null;
+      const after = c.after ? served(domain, c.after as StoredRecord, nameservers) : null;
+      if (before) removed.push(before);
+      if (after) added.push(after);
+    }
+    out.push(soaOf({ ...domain, serial: from }, nameservers), ...removed, soaOf({ ...domain, serial }, nameservers), ...added);
+    from = serial;
+  }
+  return out;
+}

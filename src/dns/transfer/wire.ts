@@ -1,0 +1,149 @@
+/**
+ * What transfers need on top of the server's wire layer (../wire.ts): multi-message responses, a
+ * decoder for the messages we receive as a client that checks every record's RDLENGTH (dns-packet
+ * trusts its own parsers, e.g. it reads 4 bytes of A data whatever the length says), TCP framing for
+ * a client, and the flags of the queries we send (dns-packet takes opcode only through `flags`).
+ */
+import * as dnsPacket from 'dns-packet';
+import { Socket } from 'node:net';
+import { CLASS_IN, RCODE, ResponseWriter, splitName, toWireRecord, typeNumber } from '../wire.js';
+
+/** dns-packet's record-level codecs, which its published typings leave out. */
+type Decoder<T> = { (buf: Buffer, offset: number): T; bytes: number };
+const codec = dnsPacket as unknown as { name: { decode: Decoder<string> }; answer: { decode: Decoder<dnsPacket.Answer> } };
+
+const FLAG_AA = 0x0400;
+const FLAG_TC = 0x0200;
+
+export const opcodeOf = (flags: number | undefined): number => ((flags ?? 0) >> 11) & 0xf;
+export const rcodeOf = (flags: number | undefined): number => (flags ?? 0) & 0xf;
+export const truncated = (flags: number | undefined): boolean => ((flags ?? 0) & FLAG_TC) !== 0;
+
+/** Header flags of a query we send (dns-packet takes opcode and AA only through `flags`). */
+export const queryFlags = (opcode: number, aa = false): number => (opcode << 11) | (aa ? FLAG_AA : 0);
+
+/** SOA data with every field present (as decoded from the wire or built by zone-content). */
+export interface Soa {
+  mname: string;
+  rname: string;
+  serial: number;
+  refresh: number;
+  retry: number;
+  expire: number;
+  minimum: number;
+}
+export const soaData = (a: dnsPacket.Answer): Soa => (a as { data: unknown }).data as Soa;
+
+/** RFC 1982 serial comparison: a is newer than b. */
+export function serialNewer(a: number, b: number): boolean {
+  const d = (a - b) >>> 0;
+  return d !== 0 && d < 0x80000000;
+}
+
+/** Messages are filled up to about this size; a single larger record gets a message of its own. */
+const MESSAGE_TARGET = 16_000;
+
+/**
+ * The response(s) to `query` carrying `answers` (AA set), split over as many messages as needed, each
+ * about MESSAGE_TARGET bytes at most; names compressed by the server's writer. The question goes in the
+ * first message only (RFC 5936 2.2.1 lets later ones leave it out).
+ */
+export function responses(query: dnsPacket.Packet, rcode: number, answers: readonly dnsPacket.Answer[] = []): Buffer[] {
+  const q = query.questions?.[0];
+  const records = answers.map((a) => toWireRecord(a as { name: string; type: string; ttl?: number; data?: unknown }));
+  const out: Buffer[] = [];
+  const finish = (w: ResponseWriter) => out.push(w.finish(query.id ?? 0, query.flags ?? 0, rcode, rcode === RCODE.NOERROR, false));
+  let w = new ResponseWriter();
+  if (q) w.question(splitName(q.name), typeNumber(q.type), CLASS_IN);
+  for (const r of records) {
+    const mark = w.mark();
+    w.record(1, r);
+    if (w.length > MESSAGE_TARGET && w.counts[1] > 1) {
+      w.rollback(mark);
+      finish(w);
+      w = new ResponseWriter();
+      w.record(1, r);
+    }
+  }
+  finish(w);
+  return out;
+}
+
+/** A single response without records (REFUSED, FORMERR, a NOTIFY acknowledgement). */
+export const response = (query: dnsPacket.Packet, rcode: number): Buffer => responses(query, rcode)[0] as Buffer;
+
+/**
+ * Decodes a message, refusing one whose records do not each end exactly where their RDLENGTH says or
+ * that has bytes left over: such a message was misread and its records cannot be trusted.
+ */
+export function decodeStrict(buf: Buffer): dnsPacket.Packet {
+  const packet = dnsPacket.decode(buf);
+  if (dnsPacket.decode.bytes !== buf.length) throw new Error('malformed DNS message (trailing bytes)');
+  let offset = 12;
+  for (const _q of packet.questions ?? []) {
+    codec.name.decode(buf, offset);
+    offset += codec.name.decode.bytes + 4;
+  }
+  const count = (packet.answers?.length ?? 0) + (packet.authorities?.length ?? 0) + (packet.additionals?.length ?? 0);
+  for (let i = 0; i < count; i++) {
+    codec.name.decode(buf, offset);
+    const rdataAt = offset + codec.name.decode.bytes + 10;
+    const rdlength = buf.readUInt16BE(rdataAt - 2);
+    codec.answer.decode(buf, offset);
+    const end = offset + codec.answer.decode.bytes;
+    if (end !== rdataAt + rdlength) throw new Error('malformed DNS message (record data length mismatch)');
+    offset = end;
+  }
+  return packet;
+}
+
+/**
+ * One TCP exchange: sends `query` and hands each framed response message to `onMessage` until it
+ * returns true (done). Rejects on timeout, on a connection closed early or above `maxBytes` received.
+ */
+export function tcpExchange(
+  host: string,
+  port: number,
+  query: Buffer,
+  onMessage: (msg: Buffer) => boolean,
+  opts: { timeoutMs: number; maxBytes: number },
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = new Socket();
+    let buffered = Buffer.alloc(0);
+    let received = 0;
+    let settled = false;
+    const finish = (err?: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      if (err) reject(err);
+      else resolve();
+    };
+    const timer = setTimeout(() => finish(new Error(`no complete answer from ${host} within ${opts.timeoutMs / 1000} s`)), opts.timeoutMs);
+    socket.on('error', (e) => finish(new Error(`TCP to ${host}: ${e.message}`)));
+    socket.on('close', () => finish(new Error(`${host} closed the connection before the transfer ended`)));
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > opts.maxBytes) return finish(new Error(`the answer from ${host} exceeds ${opts.maxBytes} bytes`));
+      buffered = Buffer.concat([buffered, chunk]);
+      while (buffered.length >= 2) {
+        const len = buffered.readUInt16BE(0);
+        if (buffered.length < len + 2) break;
+        const msg = buffered.subarray(2, len + 2);
+        buffered = buffered.subarray(len + 2);
+        try {
+          if (onMessage(msg)) return finish();
+        } catch (e) {
+          return finish(e as Error);
+        }
+      }
+    });
+    socket.connect(port, host, () => {
+      const frame = Buffer.alloc(2);
+      frame.writeUInt16BE(query.length);
+      socket.write(Buffer.concat([frame, query]));
+    });
+  });
+}
