@@ -7,6 +7,8 @@ import { DEFAULT_RATE_LIMITS, installRateLimits, type RateLimits } from './ratel
 import type { Socket } from 'node:net';
 import { MAX_TXT_BYTES } from '../model/records/txt.js';
 import { isV3Target, v3ClientErrorResponse, v3LimitedReply, v3Routes } from './v3/plugin.js';
+import { isV1Path, v1Routes } from './v1/plugin.js';
+import { v1LimitedReply } from './v1/problem.js';
 
 export interface HttpOptions {
   logger: FastifyBaseLogger;
@@ -87,10 +89,12 @@ export async function buildApp(services: Services, opts: HttpOptions): Promise<F
     });
   }
 
-  installRateLimits(app, opts.rateLimits ?? DEFAULT_RATE_LIMITS, () => v3LimitedReply);
+  installRateLimits(app, opts.rateLimits ?? DEFAULT_RATE_LIMITS, (req) => (isV1Path(req.url) ? v1LimitedReply : v3LimitedReply));
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   await app.register(v3Routes(services), { prefix: '/' });
   await app.register(v3Routes(services), { prefix: '/api' });
+  // Interface B at /v1 and its documentation page at /docs.
+  await app.register(v1Routes(services));
   return app;
 }

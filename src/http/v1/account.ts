@@ -1,0 +1,134 @@
+/** /v1/keys (API keys: create with the password, list, revoke) and /v1/events (the account's audit trail). */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { NotFoundError } from '../../model/errors.js';
+import type { ChangeRow, ApiKeyRow } from '../../store/store.js';
+import { ApiKey, Event, EventQuery, KeyCreate, KeyParams, NewApiKey, PageQuery, problemResponse } from './schemas.js';
+import { allowOnly, etagOf, isoTime, page, type RouteContext } from './support.js';
+
+const v1Key = (k: ApiKeyRow): Static<typeof ApiKey> => ({
+  id: k.id,
+  label: k.label,
+  created: new Date(k.createdAt).toISOString(),
+  expires: isoTime(k.expiresAt),
+  prefix: k.prefix,
+});
+
+const v1Event = (c: ChangeRow): Static<typeof Event> => ({
+  id: c.id,
+  at: new Date(c.at).toISOString(),
+  domain_id: c.domainId,
+  action: c.action,
+  object_id: c.objectId,
+  serial: c.serial,
+  key_label: c.keyLabel,
+  interface: c.iface,
+  remote_addr: c.remoteAddr,
+  before: c.before,
+  after: c.after,
+});
+
+export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const { services } = ctx;
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.post(
+    '/keys',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['keys'],
+        summary: 'Create an API key',
+        description:
+          'Takes the account\'s user name and password (no key needed) and answers 201 with the new key, shown only this once. Keys work on both interfaces. Wrong credentials answer 401; repeated failures for a user or from an address answer 429 with Retry-After.',
+        security: [],
+        body: KeyCreate,
+        response: { 201: NewApiKey, default: problemResponse },
+      },
+    },
+    async (req, reply) => {
+      const { username, password, label, expires } = req.body;
+      const issued = await services.accounts
+        .issueKey(username, password, { ...(label === undefined ? {} : { label }), ...(expires === undefined ? {} : { expiresHours: expires }), remoteAddr: req.ip });
+      return reply
+        .code(201)
+        .header('location', `/v1/keys/${issued.id}`)
+        .send({ ...v1Key(issued), key: issued.key });
+    },
+  );
+
+  r.get(
+    '/keys',
+    {
+      schema: {
+        tags: ['keys'],
+        summary: "List the account's API keys",
+        description: 'Active (unexpired) keys, ordered by id. Only a short prefix of each key is shown; the server does not keep the keys themselves.',
+        querystring: PageQuery,
+        response: { 200: Type.Array(ApiKey), default: problemResponse },
+      },
+    },
+    async (req, reply) => {
+      const actor = ctx.actor(req);
+      // At most a few dozen keys per account: paged in memory.
+      const keys = await services.accounts.listKeys(actor);
+      const rows = await page(req, reply, req.query, async (pg) => keys.filter((k) => k.id > (pg.after ?? 0)).slice(0, pg.limit));
+      return rows.map(v1Key);
+    },
+  );
+
+  r.get(
+    '/keys/:id',
+    {
+      schema: { tags: ['keys'], summary: 'Read one API key', params: KeyParams, response: { 200: ApiKey, default: problemResponse } },
+    },
+    async (req, reply) => {
+      const key = (await services.accounts.listKeys(ctx.actor(req))).find((k) => k.id === req.params.id);
+      if (!key) throw new NotFoundError('key');
+      const body = v1Key(key);
+      return reply.header('etag', etagOf(body)).send(body);
+    },
+  );
+
+  r.delete(
+    '/keys/:id',
+    {
+      schema: {
+        tags: ['keys'],
+        summary: 'Revoke an API key',
+        description: 'The key stops working at once, on both interfaces (also when it is the key of this request). Answers 204.',
+        params: KeyParams,
+        response: { 204: Type.Null({ description: 'Revoked' }), default: problemResponse },
+      },
+    },
+    async (req, reply) => {
+      if (!(await services.accounts.revokeKey(ctx.actor(req), req.params.id))) throw new NotFoundError('key');
+      return reply.code(204).send(null);
+    },
+  );
+
+  r.get(
+    '/events',
+    {
+      schema: {
+        tags: ['events'],
+        summary: "The account's audit trail",
+        description:
+          'Every change the account made through any interface, oldest first: who (key label, interface, client address), when, and the object before and after. Filter by domain id; the history of a deleted domain stays readable.',
+        querystring: EventQuery,
+        response: { 200: Type.Array(Event), default: problemResponse },
+      },
+    },
+    async (req, reply) => {
+      const actor = ctx.actor(req);
+      const { domain, ...p } = req.query;
+      const rows = await page(req, reply, p, (pg) => services.audit.list(actor, { ...pg, ...(domain === undefined ? {} : { domainId: domain }) }));
+      return rows.map(v1Event);
+    },
+  );
+
+  allowOnly(app, '/keys', ['GET', 'POST']);
+  allowOnly(app, '/keys/:id', ['GET', 'DELETE']);
+  allowOnly(app, '/events', ['GET']);
+}

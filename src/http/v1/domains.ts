@@ -1,0 +1,198 @@
+/** /v1/domains and /v1/zonemirrors: master and slave zones, both DomainService domains of one kind. */
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { statusFromName, statusName, type DomainData, type DomainKind, type StatusName, type StoredDomain } from '../../model/domain.js';
+import { NotFoundError } from '../../model/errors.js';
+import { normalizeZoneName } from '../../model/names.js';
+import type { Actor } from '../../services/index.js';
+import type { TransferState } from '../../services/mirrors.js';
+import { mapFields, type FieldMap } from './problem.js';
+import {
+  Domain,
+  DomainCreate,
+  DomainPatch,
+  DomainReplace,
+  IdParams,
+  Mirror,
+  MirrorCreate,
+  MirrorPatch,
+  MirrorReplace,
+  NameQuery,
+  problemResponse,
+} from './schemas.js';
+import { allowOnly, checkIfMatch, etagOf, isoTime, page, type RouteContext } from './support.js';
+
+type DomainBody = Static<typeof DomainPatch> & Static<typeof MirrorPatch>;
+
+/** Interface B's field names for the core's domain fields (for error entries). */
+const FIELD_NAMES: Record<string, string> = { soaEmail: 'soa', ttl: 'default_ttl', axfrIps: 'axfr', masterIps: 'masters' };
+export const domainFieldMap: FieldMap = (f) => FIELD_NAMES[f] ?? f;
+
+export function v1Domain(d: StoredDomain): Static<typeof Domain> {
+  return { id: d.id, domain: d.domain, soa: d.soaEmail, default_ttl: d.ttl, status: statusName(d.status), axfr: d.axfrIps };
+}
+
+export function v1Mirror(d: StoredDomain, t: TransferState): Static<typeof Mirror> {
+  return {
+    id: d.id,
+    domain: d.domain,
+    masters: d.masterIps,
+    status: statusName(d.status),
+    axfr: d.axfrIps,
+    transfer: { serial: t.serial, last_success: isoTime(t.lastSuccess), last_attempt: isoTime(t.lastAttempt), last_error: t.lastError },
+  };
+}
+
+/**
+ * The core fields set by a v1 body. `reset` (create, PUT) gives omitted optional fields their defaults.
+ * A status name equal to the current one keeps the current status (edit mode stays edit mode).
+ */
+function domainInput(body: DomainBody, reset: boolean, current?: StoredDomain): Partial<DomainData> {
+  const out: Partial<DomainData> = {};
+  if (body.domain !== undefined) out.domain = body.domain;
+  if (body.soa !== undefined) out.soaEmail = body.soa;
+  if (body.masters !== undefined) out.masterIps = body.masters;
+  if (body.default_ttl !== undefined || reset) out.ttl = body.default_ttl ?? 0;
+  if (body.axfr !== undefined || reset) out.axfrIps = body.axfr === undefined || body.axfr === '' ? [] : body.axfr;
+  const status: StatusName | undefined = body.status ?? (reset ? 'active' : undefined);
+  if (status !== undefined) out.status = current && statusName(current.status) === status ? current.status : statusFromName(status);
+  return out;
+}
+
+/** The routes of one kind of zone: masters under /domains, slaves under /zonemirrors. */
+function zoneRoutes(app: FastifyInstance, ctx: RouteContext, kind: DomainKind): void {
+  const { services } = ctx;
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const master = kind === 'master';
+  const base = master ? '/domains' : '/zonemirrors';
+  const tag = master ? 'domains' : 'zonemirrors';
+  const what = master ? 'domain' : 'zone mirror';
+  const mapErrors = mapFields(domainFieldMap);
+
+  /** The caller's zone of this kind; any other id (another kind, another account, none) is 404. */
+  async function load(actor: Actor, id: number): Promise<StoredDomain> {
+    const d = await services.domains.get(actor, id);
+    if (d.kind !== kind) throw new NotFoundError(master ? 'domain' : 'mirror');
+    return d;
+  }
+  async function show(actor: Actor, d: StoredDomain) {
+    return master ? v1Domain(d) : v1Mirror(d, await services.mirrors.state(actor, d.id));
+  }
+
+  r.get(
+    base,
+    {
+      schema: {
+        tags: [tag],
+        summary: `List ${what}s`,
+        description: `The caller's ${what}s, ordered by id, one page at a time.`,
+        querystring: NameQuery,
+        response: { 200: master ? Type.Array(Domain) : Type.Array(Mirror), default: problemResponse },
+      },
+    },
+    async (req, reply) => {
+      const actor = ctx.actor(req);
+      const { name, ...p } = req.query;
+      const rows = await page(req, reply, p, (pg) =>
+        services.domains.list(actor, { ...pg, kind, ...(name === undefined ? {} : { name: normalizeZoneName(name) }) }),
+      );
+      // One handler serves both kinds; the schema of the kind at hand checks the shape.
+      return (await Promise.all(rows.map((d) => show(actor, d)))) as never;
+    },
+  );
+
+  r.post(
+    base,
+    {
+      schema: {
+        tags: [tag],
+        summary: `Create a ${what}`,
+        description: 'Answers 201 with the new resource (the same body as its GET), its Location and ETag. 409 when the name is taken.',
+        body: master ? DomainCreate : MirrorCreate,
+        response: { 201: master ? Domain : Mirror, default: problemResponse },
+      },
+    },
+    async (req, reply) => {
+      const actor = ctx.actor(req);
+      const input = domainInput(req.body as DomainBody, true);
+      const d = await services.domains.create(actor, { ...input, domain: input.domain ?? '', kind }).catch(mapErrors);
+      const body = await show(actor, d);
+      return reply.code(201).header('location', `/v1${base}/${d.id}`).header('etag', etagOf(body)).send(body);
+    },
+  );
+
+  const one = `${base}/:id`;
+  r.get(
+    one,
+    {
+      schema: {
+        tags: [tag],
+        summary: `Read a ${what}`,
+        description: 'Carries an ETag for If-Match on later changes.',
+        params: IdParams,
+        response: { 200: master ? Domain : Mirror, default: problemResponse },
+      },
+    },
+    async (req, reply) => {
+      const actor = ctx.actor(req);
+      const body = await show(actor, await load(actor, req.params.id));
+      return reply.header('etag', etagOf(body)).send(body);
+    },
+  );
+
+  for (const method of ['PUT', 'PATCH'] as const) {
+    const put = method === 'PUT';
+    r.route({
+      method,
+      url: one,
+      schema: {
+        tags: [tag],
+        summary: put ? `Replace a ${what}` : `Change some fields of a ${what}`,
+        description: `${put ? 'Omitted optional fields are reset to their defaults. ' : ''}With If-Match, answers 412 when the ${what} changed since it was read.`,
+        params: IdParams,
+        body: master ? (put ? DomainReplace : DomainPatch) : put ? MirrorReplace : MirrorPatch,
+        response: { 200: master ? Domain : Mirror, default: problemResponse },
+      },
+      handler: async (req, reply) => {
+        const actor = ctx.actor(req);
+        const current = await load(actor, req.params.id);
+        checkIfMatch(req, etagOf(await show(actor, current)));
+        const d = await services.domains.update(actor, current.id, domainInput(req.body as DomainBody, put, current)).catch(mapErrors);
+        const body = await show(actor, d);
+        return reply.header('etag', etagOf(body)).send(body);
+      },
+    });
+  }
+
+  r.delete(
+    one,
+    {
+      schema: {
+        tags: [tag],
+        summary: `Delete a ${what}`,
+        description: `Deletes the ${what}${master ? ' and all of its records' : ''}; answers 204. With If-Match, 412 when it changed since it was read.`,
+        params: IdParams,
+        response: { 204: Type.Null({ description: 'Deleted' }), default: problemResponse },
+      },
+    },
+    async (req, reply) => {
+      const actor = ctx.actor(req);
+      const current = await load(actor, req.params.id);
+      checkIfMatch(req, etagOf(await show(actor, current)));
+      await services.domains.delete(actor, current.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  allowOnly(app, base, ['GET', 'POST']);
+  allowOnly(app, one, ['GET', 'PUT', 'PATCH', 'DELETE']);
+}
+
+export function domainRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  zoneRoutes(app, ctx, 'master');
+}
+
+export function mirrorRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  zoneRoutes(app, ctx, 'slave');
+}

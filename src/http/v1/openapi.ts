@@ -1,0 +1,60 @@
+import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+/** The OpenAPI 3.1 document's header: the decisions the specification left open, stated once for readers. */
+import { DEFAULT_TIMERS } from '../../model/ttl.js';
+import { RECORD_TYPE_NAMES } from '../../model/records/index.js';
+import { DEFAULT_PAGE, MAX_PAGE } from './schemas.js';
+
+const DESCRIPTION = `
+Interface B of zonehost: the same accounts, keys, domains and records as interface A (the Linode v3-compatible
+endpoint at /), organised as resources. Ids are shared: a domain's \`id\` is its DomainID, a record's its ResourceID.
+
+**Authentication.** Send an API key as \`Authorization: Bearer <key>\`, or as the password of HTTP Basic (any user
+name). Keys come from \`POST /v1/keys\` (user name and password) or interface A's \`user.getapikey\`. A missing or
+bad key answers 401 with \`WWW-Authenticate\`.
+
+**Errors** are RFC 9457 problem documents (\`application/problem+json\`) whose \`errors\` array names every
+problem found (\`field\`, \`reason\`). Status codes: 400 invalid JSON, schema or rule violation (unknown fields
+are refused); 401 authentication; 404 no such object (another account's objects are indistinguishable from
+missing ones, and a record reached through the wrong type is 404); 405 method not allowed (with \`Allow\`);
+409 conflict (domain name taken, CNAME clash, duplicate record, a count limit reached); 412 If-Match mismatch;
+413 body too large; 415 body not JSON; 429 too many requests (with \`Retry-After\`).
+
+**Lists** are JSON arrays of exactly the single-resource GET shape, ordered by id (stable). Pages hold
+\`limit\` items (default ${DEFAULT_PAGE}, at most ${MAX_PAGE}); when more follow, \`Link: <...>; rel="next"\`
+gives the URL of the next page (its \`after\` cursor is the last id seen). Filters: \`?name=\` on domains,
+zone mirrors and records, \`?type=\` on \`/records\`, \`?domain=\` on \`/events\`.
+
+**Concurrency.** Single-resource GETs, creates and updates carry an \`ETag\`; PUT, PATCH and DELETE honour
+\`If-Match\` (412 when it does not match). PUT replaces the whole representation (omitted optional fields take
+their defaults), PATCH changes only the fields given (JSON, also as application/merge-patch+json).
+
+**Mapping to interface A.** \`status\`: STATUS 0 is "inactive", 1 and 2 (edit mode) are "active"; setting the
+name a domain already has keeps its STATUS. \`default_ttl\` is TTL_SEC unchanged: 0 means the server default
+(${DEFAULT_TIMERS.ttl} s); TTLs are rounded up to the allowed set as in interface A. Domain fields interface B
+does not show (description, SOA timers, display group) keep their values on PUT. A domain of Type=slave is a
+zone mirror: it appears under /v1/zonemirrors and not under /v1/domains, and its transferred records are not
+exposed as resources (transfer the zone from the DNS server instead).
+
+**Records.** Each type (${RECORD_TYPE_NAMES.join(', ')}) has its own schema with its own named fields, generated
+from the server's record-type registry. Owner names (\`name\`) are relative to the domain ("" is the domain itself;
+a name ending in the domain is made relative). Host names in record data are stored without the trailing dot.
+`.trim();
+
+export const OPENAPI_INFO: FastifyDynamicSwaggerOptions['openapi'] = {
+  openapi: '3.1.0',
+  info: { title: 'zonehost interface B', version: '1', description: DESCRIPTION },
+  components: {
+    securitySchemes: {
+      bearer: { type: 'http', scheme: 'bearer', description: 'An API key as the bearer token' },
+      basic: { type: 'http', scheme: 'basic', description: 'An API key as the password (the user name is ignored)' },
+    },
+  },
+  security: [{ bearer: [] }, { basic: [] }],
+  tags: [
+    { name: 'domains', description: 'Master zones' },
+    { name: 'records', description: 'All records of a domain' },
+    { name: 'zonemirrors', description: 'Secondary zones transferred from other servers' },
+    { name: 'keys', description: 'API keys' },
+    { name: 'events', description: 'Audit trail' },
+  ],
+};

@@ -1,0 +1,78 @@
+/** Helpers shared by interface B's routes: the caller, method lists, cursor pages, ETags. */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createHash } from 'node:crypto';
+import type { Actor, Services } from '../../services/index.js';
+import { HttpProblem } from './problem.js';
+import { DEFAULT_PAGE } from './schemas.js';
+
+export interface RouteContext {
+  services: Services;
+  /** The authenticated caller of a request (set by the plugin's auth hook). */
+  actor(req: FastifyRequest): Actor;
+}
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/**
+ * Answers the methods a path does not implement with 405 and `Allow`, and OPTIONS with 204 and `Allow`.
+ * Call it after registering the implemented methods of `url`.
+ */
+export function allowOnly(app: FastifyInstance, url: string, allowed: (typeof METHODS)[number][]): void {
+  const allow = [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+  const others = METHODS.filter((m) => !allowed.includes(m));
+  app.route({
+    method: 'OPTIONS',
+    url,
+    schema: { hide: true },
+    config: { public: true },
+    handler: async (_req, reply) => reply.header('allow', allow).code(204).send(),
+  });
+  if (others.length === 0) return;
+  app.route({
+    method: others,
+    url,
+    schema: { hide: true },
+    handler: async (req) => {
+      throw new HttpProblem(405, `${req.method} is not allowed here; use ${allow}.`, [], { allow });
+    },
+  });
+}
+
+/**
+ * One page of a list ordered by id: fetches one more row than asked to know whether a next page exists,
+ * and then links to it with `Link: <...>; rel="next"` (the same URL with `after` set to the last id).
+ */
+export async function page<T extends { id: number }>(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  query: { limit?: number; after?: number },
+  fetch: (p: { after?: number; limit: number }) => Promise<T[]>,
+): Promise<T[]> {
+  const limit = query.limit ?? DEFAULT_PAGE;
+  const rows = await fetch({ ...(query.after === undefined ? {} : { after: query.after }), limit: limit + 1 });
+  if (rows.length <= limit) return rows;
+  const items = rows.slice(0, limit);
+  const url = new URL(req.url, 'http://x');
+  url.searchParams.set('limit', String(limit));
+  url.searchParams.set('after', String(items[items.length - 1]?.id));
+  reply.header('link', `<${url.pathname}${url.search}>; rel="next"`);
+  return items;
+}
+
+/** A strong entity tag of a representation. */
+export function etagOf(representation: unknown): string {
+  return `"${createHash('sha256').update(JSON.stringify(representation)).digest('base64url').slice(0, 27)}"`;
+}
+
+/** Throws 412 when the request carries If-Match and none of its tags is the current one (RFC 9110 13.1.1). */
+export function checkIfMatch(req: FastifyRequest, current: string): void {
+  const header = req.headers['if-match'];
+  if (header === undefined) return;
+  const tags = header.split(',').map((t) => t.trim());
+  if (tags.includes('*') || tags.includes(current)) return;
+  throw new HttpProblem(412, 'The resource has changed since you read it (If-Match does not match its ETag); read it again and retry.', [
+    { field: null, reason: `The current ETag is ${current}.` },
+  ]);
+}
+
+export const isoTime = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());

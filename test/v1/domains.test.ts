@@ -1,0 +1,185 @@
+/** Interface B domains: create/read/replace/patch/delete, validation problems, auth, methods, cross-interface. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, v3, type TestServer } from '../support/server.js';
+import { call, client, expectProblem, fieldsOf, type Client } from './support.js';
+
+let server: TestServer;
+let key: string;
+let api: Client;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ({ key } = await server.user('alice'));
+  api = client(server.base, key);
+});
+afterAll(() => server.close());
+
+describe('/v1/domains', () => {
+  it('creates a domain: 201, Location, ETag, body equal to its GET, defaults filled in', async () => {
+    const r = await api.post('/v1/domains', { domain: 'Create.Example.', soa: 'hostmaster@create.example' });
+    expect(r.status).toBe(201);
+    expect(r.body).toEqual({ id: expect.any(Number), domain: 'create.example', soa: 'hostmaster@create.example', default_ttl: 0, status: 'active', axfr: [] });
+    expect(r.headers.get('location')).toBe(`/v1/domains/${r.body.id}`);
+    const g = await api.get(r.headers.get('location') as string);
+    expect(g.status).toBe(200);
+    expect(g.body).toEqual(r.body);
+    expect(g.headers.get('etag')).toBe(r.headers.get('etag'));
+    expect(g.headers.get('etag')).toMatch(/^"[^"]+"$/);
+  });
+
+  it('takes every field; axfr "" becomes [] and default_ttl is rounded like TTL_SEC', async () => {
+    const r = await api.post('/v1/domains', { domain: 'full.example', soa: 'a@full.example', default_ttl: 3000, status: 'inactive', axfr: ['192.0.2.1', '2001:db8::1'] });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ default_ttl: 3600, status: 'inactive', axfr: ['192.0.2.1', '2001:db8::1'] });
+    const e = await api.post('/v1/domains', { domain: 'empty-axfr.example', soa: 'a@empty-axfr.example', axfr: '' });
+    expect(e.body.axfr).toEqual([]);
+  });
+
+  it('lists domains as an array of the GET shape, with ?name=', async () => {
+    const all = await api.get('/v1/domains');
+    expect(all.status).toBe(200);
+    expect(Array.isArray(all.body)).toBe(true);
+    const one = all.body.find((d: any) => d.domain === 'create.example');
+    expect(one).toEqual((await api.get(`/v1/domains/${one.id}`)).body);
+    const named = await api.get('/v1/domains?name=CREATE.example.');
+    expect(named.body).toEqual([one]);
+    expect((await api.get('/v1/domains?name=nothing.example')).body).toEqual([]);
+  });
+
+  it('reports every schema problem at once, and unknown fields', async () => {
+    const r = await api.post('/v1/domains', { domain: 'bad name!', soa: 'not-an-email', default_ttl: -1, status: 'on', axfr: ['1.2.3.4', 'x', '1.2.3.4'], extra: 1 });
+    expectProblem(r, 400);
+    expect(fieldsOf(r).sort()).toEqual(['axfr', 'axfr.1', 'default_ttl', 'domain', 'extra', 'soa', 'status'].sort());
+    const missing = await api.post('/v1/domains', {});
+    expectProblem(missing, 400);
+    expect(fieldsOf(missing).sort()).toEqual(['domain', 'soa']);
+    expect(missing.body.errors.every((e: any) => e.reason === 'is required')).toBe(true);
+    const typed = await api.post('/v1/domains', { domain: 5, soa: 'a@b.example', default_ttl: '300' });
+    expect(fieldsOf(expectProblem(typed, 400) && typed).sort()).toEqual(['default_ttl', 'domain']);
+    const array = await api.post('/v1/domains', [1]);
+    expect(expectProblem(array, 400).errors[0]).toEqual({ field: null, reason: 'the body must be a JSON object' });
+  });
+
+  it('reports the rules of the model too (numeric TLD), naming the v1 field', async () => {
+    const r = await api.post('/v1/domains', { domain: 'example.123', soa: 'a@b.example' });
+    expect(fieldsOf(expectProblem(r, 400) && r)).toEqual(['domain']);
+  });
+
+  it('answers 409 for a name already taken (by anyone)', async () => {
+    const r = await api.post('/v1/domains', { domain: 'create.example', soa: 'x@create.example' });
+    expect(fieldsOf(expectProblem(r, 409) && r)).toEqual(['domain']);
+  });
+
+  it('PUT replaces (omitted optional fields reset), PATCH changes only what is given', async () => {
+    const c = await api.post('/v1/domains', { domain: 'put.example', soa: 'a@put.example', default_ttl: 300, axfr: ['192.0.2.9'], status: 'inactive' });
+    const id = c.body.id;
+    const p = await api.patch(`/v1/domains/${id}`, { default_ttl: 7200 });
+    expect(p.status).toBe(200);
+    expect(p.body).toEqual({ ...c.body, default_ttl: 7200 });
+    const u = await api.put(`/v1/domains/${id}`, { domain: 'put2.example', soa: 'b@put2.example' });
+    expect(u.status).toBe(200);
+    expect(u.body).toEqual({ id, domain: 'put2.example', soa: 'b@put2.example', default_ttl: 0, status: 'active', axfr: [] });
+    expect((await api.get(`/v1/domains/${id}`)).body).toEqual(u.body);
+    const m = await api.call('PATCH', `/v1/domains/${id}`, { raw: '{"status":"inactive"}', headers: { 'content-type': 'application/merge-patch+json' } });
+    expect(m.body.status).toBe('inactive');
+    expect(fieldsOf(expectProblem(await api.patch(`/v1/domains/${id}`, { id: 5 }), 400) && (await api.patch(`/v1/domains/${id}`, { id: 5 })))).toEqual(['id']);
+    expect(fieldsOf(expectProblem(await api.put(`/v1/domains/${id}`, { default_ttl: 5 }), 400) && (await api.put(`/v1/domains/${id}`, { default_ttl: 5 }))).sort()).toEqual(['domain', 'soa']);
+  });
+
+  it('DELETE answers 204, then the domain is 404 everywhere', async () => {
+    const c = await api.post('/v1/domains', { domain: 'gone.example', soa: 'a@gone.example' });
+    const d = await api.del(`/v1/domains/${c.body.id}`);
+    expect(d.status).toBe(204);
+    expect(d.text).toBe('');
+    expectProblem(await api.get(`/v1/domains/${c.body.id}`), 404);
+    expectProblem(await api.del(`/v1/domains/${c.body.id}`), 404);
+    expectProblem(await api.put(`/v1/domains/${c.body.id}`, { domain: 'gone.example', soa: 'a@gone.example' }), 404);
+    expectProblem(await api.patch(`/v1/domains/${c.body.id}`, {}), 404);
+  });
+
+  it('ETag and If-Match: 412 on a stale tag for PUT, PATCH and DELETE; the change is not made', async () => {
+    const c = await api.post('/v1/domains', { domain: 'etag.example', soa: 'a@etag.example' });
+    const url = `/v1/domains/${c.body.id}`;
+    const tag = c.headers.get('etag') as string;
+    const p = await api.patch(url, { default_ttl: 300 }, { headers: { 'if-match': tag } });
+    expect(p.status).toBe(200);
+    const newTag = p.headers.get('etag') as string;
+    expect(newTag).not.toBe(tag);
+    expect((await api.get(url)).headers.get('etag')).toBe(newTag);
+    expectProblem(await api.patch(url, { default_ttl: 3600 }, { headers: { 'if-match': tag } }), 412);
+    expectProblem(await api.put(url, { domain: 'etag.example', soa: 'b@etag.example' }, { headers: { 'if-match': tag } }), 412);
+    expectProblem(await api.del(url, { headers: { 'if-match': tag } }), 412);
+    expect((await api.get(url)).body.default_ttl).toBe(300);
+    expect((await api.patch(url, { default_ttl: 3600 }, { headers: { 'if-match': `"other", ${newTag}` } })).status).toBe(200);
+    expect((await api.del(url, { headers: { 'if-match': '*' } })).status).toBe(204);
+  });
+
+  it('answers 405 with Allow for methods a path does not have, and OPTIONS with Allow', async () => {
+    const r = await api.call('DELETE', '/v1/domains');
+    expectProblem(r, 405);
+    expect(r.headers.get('allow')).toBe('GET, POST, HEAD, OPTIONS');
+    const c = await api.post('/v1/domains', { domain: 'allow.example', soa: 'a@allow.example' });
+    const p = await api.post(`/v1/domains/${c.body.id}`, {});
+    expectProblem(p, 405);
+    expect(p.headers.get('allow')).toBe('GET, PUT, PATCH, DELETE, HEAD, OPTIONS');
+    const o = await call(server.base, 'OPTIONS', '/v1/domains');
+    expect(o.status).toBe(204);
+    expect(o.headers.get('allow')).toBe('GET, POST, HEAD, OPTIONS');
+  });
+
+  it('answers 400 for bad JSON, 415 for a non-JSON body, 413 for a huge body, 404 for unknown paths', async () => {
+    const bad = await api.call('POST', '/v1/domains', { raw: '{"domain":', headers: { 'content-type': 'application/json' } });
+    expect(expectProblem(bad, 400).detail).toMatch(/JSON/);
+    expectProblem(await api.call('POST', '/v1/domains', { raw: '{}', headers: { 'content-type': 'application/json' }, body: undefined }), 400);
+    expectProblem(await api.call('POST', '/v1/domains', { raw: 'domain=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415);
+    expectProblem(await api.call('POST', '/v1/domains', { raw: 'hello', headers: { 'content-type': 'text/plain' } }), 415);
+    const huge = await api.call('POST', '/v1/domains', { raw: JSON.stringify({ domain: 'x'.repeat(2 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } });
+    expectProblem(huge, 413);
+    expectProblem(await api.get('/v1/nothing'), 404);
+    expectProblem(await api.get('/v1/domains/abc'), 400);
+  });
+});
+
+describe('interface B authentication', () => {
+  it('takes the key as Bearer or as the Basic password', async () => {
+    expect((await call(server.base, 'GET', '/v1/domains', { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    const basic = `Basic ${Buffer.from(`anyone:${key}`).toString('base64')}`;
+    expect((await call(server.base, 'GET', '/v1/domains', { headers: { authorization: basic } })).status).toBe(200);
+  });
+
+  it('answers 401 with WWW-Authenticate when the key is missing or wrong', async () => {
+    for (const headers of [{}, { authorization: `Bearer ${key}x` }, { authorization: `Basic ${Buffer.from('u:wrong').toString('base64')}` }, { authorization: 'Token abc' }]) {
+      const r = await call(server.base, 'GET', '/v1/domains', { headers });
+      expectProblem(r, 401);
+      expect(r.headers.get('www-authenticate')).toMatch(/Bearer realm="zonehost", Basic realm="zonehost"/);
+    }
+    // Authentication comes before looking at the body.
+    expectProblem(await call(server.base, 'POST', '/v1/domains', { body: { nonsense: true } }), 401);
+  });
+});
+
+describe('the same domains through both interfaces', () => {
+  it('shows a domain created through interface A under the same id, and the reverse', async () => {
+    const a = await v3(server.base, { api_action: 'domain.create', api_key: key, Domain: 'from-a.example', Type: 'master', SOA_Email: 'a@from-a.example', TTL_sec: 300, status: 2, axfr_ips: '192.0.2.5' });
+    const id = a.DATA.DomainID;
+    const b = await api.get(`/v1/domains/${id}`);
+    expect(b.body).toEqual({ id, domain: 'from-a.example', soa: 'a@from-a.example', default_ttl: 300, status: 'active', axfr: ['192.0.2.5'] });
+    // Setting the status name it already has keeps interface A's edit mode.
+    await api.patch(`/v1/domains/${id}`, { status: 'active', default_ttl: 3600 });
+    let list = await v3(server.base, { api_action: 'domain.list', api_key: key, DomainID: id });
+    expect(list.DATA[0]).toMatchObject({ STATUS: 2, TTL_SEC: 3600 });
+    await api.patch(`/v1/domains/${id}`, { status: 'inactive' });
+    list = await v3(server.base, { api_action: 'domain.list', api_key: key, DomainID: id });
+    expect(list.DATA[0].STATUS).toBe(0);
+
+    const created = await api.post('/v1/domains', { domain: 'from-b.example', soa: 'b@from-b.example', axfr: ['2001:db8::5'] });
+    list = await v3(server.base, { api_action: 'domain.list', api_key: key, DomainID: created.body.id });
+    expect(list.DATA[0]).toMatchObject({ DOMAINID: created.body.id, DOMAIN: 'from-b.example', SOA_EMAIL: 'b@from-b.example', STATUS: 1, TTL_SEC: 0, TYPE: 'master', AXFR_IPS: '2001:db8::5;' });
+  });
+
+  it('does not list interface A slave domains under /v1/domains', async () => {
+    const a = await v3(server.base, { api_action: 'domain.create', api_key: key, Domain: 'slave-a.example', Type: 'slave', master_ips: '192.0.2.53' });
+    expectProblem(await api.get(`/v1/domains/${a.DATA.DomainID}`), 404);
+    expect((await api.get('/v1/domains')).body.map((d: any) => d.id)).not.toContain(a.DATA.DomainID);
+  });
+});
