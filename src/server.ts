@@ -2,6 +2,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import type { Config } from './config.js';
+import { startDns } from './dns/server.js';
 import { buildApp } from './http/app.js';
 import { DEFAULT_LIMITS } from './services/actor.js';
 import { ClusterFeed } from './services/cluster.js';
@@ -26,6 +27,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const services = new Services(store, { ...DEFAULT_LIMITS, ...config.limits });
   const closers: (() => Promise<void>)[] = [];
   let httpAddress: RunningServer['httpAddress'] = null;
+  let dnsAddress: RunningServer['dnsAddress'] = null;
   const leadership = new Leadership(store, { info: (m) => logger.info(m), warn: (m) => logger.warn(m) });
   try {
     // Other nodes' changes reach services.bus from here on; started before anything loads zones.
@@ -45,6 +47,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
       closers.push(() => app.close());
       logger.info({ http: httpAddress }, 'HTTP APIs listening');
     }
+    if (config.dns) {
+      const dns = await startDns(services, { host: config.dns.host, port: config.dns.port, nameservers: config.nameservers, log: logger });
+      dnsAddress = dns.address;
+      closers.push(() => dns.close());
+    }
   } catch (e) {
     for (const close of closers.reverse()) await close();
     await store.close();
@@ -54,7 +61,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     services,
     leadership,
     httpAddress,
-    dnsAddress: null,
+    dnsAddress,
     async close() {
       for (const close of closers.reverse()) await close();
       await store.close();

@@ -1,0 +1,159 @@
+/**
+ * Authoritative answers (RFC 1034 4.3.2, RFC 2308 negative answers, RFC 4592 wildcards): exact matches,
+ * CNAME chains inside the zone, referrals at delegations, NODATA vs NXDOMAIN, additional addresses.
+ */
+import type * as dnsPacket from 'dns-packet';
+import { keyOf, parentKey, RCODE, ResponseWriter, splitName, TYPE, type Malformed, type Query } from './wire.js';
+import type { ServedRecord, Zone, ZoneCache, ZoneNode } from './zones.js';
+
+/** Types that answer "where is this host" in the additional section (RFC 1035 3.3: type A additional processing). */
+const ADDRESS_TYPES = [TYPE.A, TYPE.AAAA];
+/** Longest CNAME chain followed inside a zone. */
+const MAX_CHAIN = 16;
+/** UDP payload size we offer and accept at most (the DNS flag day 2020 value). */
+export const EDNS_UDP_SIZE = 1232;
+const CLASSIC_UDP_SIZE = 512;
+export const TCP_MAX = 65535;
+
+interface Entry {
+  rr: ServedRecord;
+  /** Owner labels as written (the query's or the CNAME target's case); the record's own when absent. */
+  owner?: readonly string[];
+  ttl?: number;
+}
+
+export interface Result {
+  rcode: number;
+  aa: boolean;
+  answer: Entry[];
+  authority: Entry[];
+  additional: Entry[];
+}
+
+const result = (rcode: number, aa = false): Result => ({ rcode, aa, answer: [], authority: [], additional: [] });
+
+/** The largest response the client can take over UDP. */
+export function udpLimit(q: Query): number {
+  if (!q.edns) return CLASSIC_UDP_SIZE;
+  return Math.max(CLASSIC_UDP_SIZE, Math.min(q.edns.udpSize, EDNS_UDP_SIZE));
+}
+
+const inZone = (key: string, zone: Zone): boolean => key === zone.key || key.endsWith('.' + zone.key);
+
+function negative(zone: Zone, r: Result, rcode: number): Result {
+  const soa = zone.soa.data as dnsPacket.SoaData;
+  r.rcode = rcode;
+  // RFC 2308 section 5: negative answers are cached for min(SOA TTL, SOA MINIMUM).
+  r.authority.push({ rr: zone.soa, ttl: Math.min(zone.soa.ttl, (soa.minimum ?? 0) >>> 0) });
+  return r;
+}
+
+/** Addresses of in-zone hosts the given records point at, each host once. */
+function addAdditional(zone: Zone, r: Result, from: Entry[]): void {
+  const seen = new Set<string>();
+  for (const e of from) {
+    const target = e.rr.additional;
+    if (!target || seen.has(target)) continue;
+    seen.add(target);
+    const node = zone.nodes.get(target);
+    if (!node) continue;
+    for (const t of ADDRESS_TYPES) for (const rr of node.rrsets.get(t) ?? []) r.additional.push({ rr });
+  }
+}
+
+/** Answers a QUERY for a name inside `zone`. */
+export function resolve(zone: Zone, q: Query): Result {
+  const r = result(RCODE.NOERROR, true);
+  let labels: readonly string[] = q.labels;
+  let key = q.key;
+  const visited = new Set<string>();
+  for (let step = 0; ; step++) {
+    visited.add(key);
+    // Walk from the apex down to the name: a delegation on the way ends authority there.
+    const path: string[] = [];
+    for (let k = key; k !== zone.key && k !== ''; k = parentKey(k)) path.push(k);
+    let encloser = zone.key;
+    let exact: ZoneNode | null = path.length === 0 ? (zone.nodes.get(zone.key) ?? null) : null;
+    for (let i = path.length - 1; i >= 0; i--) {
+      const k = path[i] as string;
+      const node = zone.nodes.get(k);
+      if (!node) break;
+      encloser = k;
+      const ns = node.rrsets.get(TYPE.NS);
+      // DS belongs to the parent side of the cut, so a DS query at the cut itself is answered here.
+      if (ns && !(i === 0 && q.qtype === TYPE.DS)) {
+        if (step > 0) return r; // a CNAME into a delegated name: the alias is ours, the rest is not
+        const ref = result(RCODE.NOERROR, false);
+        for (const rr of ns) ref.authority.push({ rr });
+        addAdditional(zone, ref, ref.authority);
+        return ref;
+      }
+      if (i === 0) exact = node;
+    }
+    // RFC 4592: a name that does not exist is synthesised from "*" at its closest encloser.
+    const node = exact ?? zone.nodes.get('*.' + encloser) ?? null;
+    if (!node) return negative(zone, r, RCODE.NXDOMAIN);
+    const cname = node.rrsets.get(TYPE.CNAME);
+    if (cname && q.qtype !== TYPE.CNAME && q.qtype !== TYPE.ANY) {
+      const rr = cname[0] as ServedRecord;
+      r.answer.push({ rr, owner: labels });
+      const target = String(rr.data);
+      const tkey = keyOf(target);
+      if (visited.has(tkey) || step + 1 >= MAX_CHAIN || !inZone(tkey, zone)) return r;
+      labels = splitName(target);
+      key = tkey;
+      continue;
+    }
+    const start = r.answer.length;
+    if (q.qtype === TYPE.ANY) {
+      for (const set of node.rrsets.values()) for (const rr of set) r.answer.push({ rr, owner: labels });
+    } else for (const rr of node.rrsets.get(q.qtype) ?? []) r.answer.push({ rr, owner: labels });
+    if (r.answer.length === start) return negative(zone, r, RCODE.NOERROR);
+    addAdditional(zone, r, r.answer);
+    return r;
+  }
+}
+
+/** The full answer to a standard query: REFUSED outside our zones, NOTIMP for meta types we do not serve. */
+export function answerQuery(zones: ZoneCache, q: Query, now: number): Result {
+  if (q.qtype === TYPE.OPT) return result(RCODE.FORMERR);
+  if (q.qtype === TYPE.MAILA || q.qtype === TYPE.MAILB) return result(RCODE.NOTIMP);
+  if (q.qclass !== 1) return result(RCODE.REFUSED);
+  const zone = zones.find(q.key, now);
+  if (!zone) return result(RCODE.REFUSED);
+  return resolve(zone, q);
+}
+
+/** An answer with no records and this rcode. */
+export const rcodeOnly = (rcode: number): Result => result(rcode);
+
+/**
+ * Encodes a response within `limit` bytes: the additional section is dropped when it does not fit, and
+ * when answer and authority do not fit either, an empty response with TC asks the client to retry over TCP.
+ */
+export function encodeResponse(q: Query | Malformed, r: Result, limit: number): Buffer {
+  const w = new ResponseWriter();
+  const query = 'malformed' in q ? null : q;
+  if (query) w.question(query.labels, query.qtype, query.qclass);
+  const edns = query?.edns ?? null;
+  const room = limit - (edns ? 11 : 0);
+  const afterQuestion = w.mark();
+  let tc = false;
+  for (const e of r.answer) w.record(1, e.rr, e.owner, e.ttl);
+  for (const e of r.authority) w.record(2, e.rr, e.owner, e.ttl);
+  if (w.length > room) {
+    w.rollback(afterQuestion);
+    tc = true;
+  } else {
+    for (const e of r.additional) {
+      const before = w.mark();
+      w.record(3, e.rr, e.owner, e.ttl);
+      if (w.length > room) {
+        w.rollback(before);
+        break;
+      }
+    }
+  }
+  if (edns) w.opt(EDNS_UDP_SIZE, r.rcode, edns.dnssecOk);
+  return w.finish(q.id, q.flags, r.rcode, r.aa, tc);
+}

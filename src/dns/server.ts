@@ -1,0 +1,208 @@
+/**
+ * The authoritative DNS server: UDP and TCP on one port, answers from the in-memory zones, AXFR/IXFR and
+ * NOTIFY handed to transfer/. Every message is handled in its own try/catch and every socket has an error
+ * handler, so no input can take the process down.
+ */
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { createServer, isIPv6, type Server, type Socket } from 'node:net';
+import * as dnsPacket from 'dns-packet';
+import type { Logger } from 'pino';
+import type { Services } from '../services/index.js';
+import { answerQuery, encodeResponse, rcodeOnly, TCP_MAX, udpLimit } from './answer.js';
+import { handleNotify, handleTransfer, type TransferRequest } from './transfer/index.js';
+import { OPCODE, parseQuery, RCODE, TYPE, type Malformed, type Query } from './wire.js';
+import { ZoneCache } from './zones.js';
+
+export interface DnsOptions {
+  host: string;
+  port: number;
+  /** The configured name servers: SOA MNAME (the first) and apex NS set of every master zone. */
+  nameservers: string[];
+  log: Logger;
+}
+
+export interface RunningDns {
+  address: { host: string; port: number };
+  zones: ZoneCache;
+  close(): Promise<void>;
+}
+
+/** A TCP connection with nothing to do is closed after this long (RFC 7766 suggests seconds, not minutes). */
+const TCP_IDLE_MS = 10_000;
+const TCP_MAX_CONNECTIONS = 1024;
+/** Messages read ahead on one connection before it is paused. */
+const TCP_MAX_QUEUED = 32;
+
+type Transport = 'udp' | 'tcp';
+
+export class DnsHandler {
+  constructor(
+    private readonly services: Services,
+    readonly zones: ZoneCache,
+    private readonly nameservers: string[],
+    private readonly log: Logger,
+  ) {}
+
+  /** The response messages to one received message (none for messages not worth an answer). */
+  async handle(raw: Buffer, remoteAddress: string, transport: Transport): Promise<Buffer[]> {
+    let q: Query | Malformed | null = null;
+    try {
+      q = parseQuery(raw);
+      if (!q) return [];
+      if ('malformed' in q) return [encodeResponse(q, rcodeOnly(RCODE.FORMERR), TCP_MAX)];
+      const limit = transport === 'udp' ? udpLimit(q) : TCP_MAX;
+      if (q.edns && q.edns.version !== 0) return [encodeResponse(q, rcodeOnly(RCODE.BADVERS), limit)];
+      if (q.opcode === OPCODE.NOTIFY || (q.opcode === OPCODE.QUERY && (q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR))) {
+        const req = this.transferRequest(raw, remoteAddress, transport);
+        if (!req) return [encodeResponse(q, rcodeOnly(RCODE.FORMERR), limit)];
+        return q.opcode === OPCODE.NOTIFY ? [await handleNotify(req)] : await handleTransfer(req);
+      }
+      if (q.opcode !== OPCODE.QUERY) return [encodeResponse(q, rcodeOnly(RCODE.NOTIMP), limit)];
+      const pending = this.zones.pending;
+      if (pending) await pending;
+      return [encodeResponse(q, answerQuery(this.zones, q, this.services.now()), limit)];
+    } catch (e) {
+      this.log.warn({ err: (e as Error).message, remoteAddress, transport }, 'DNS message could not be answered');
+      if (!q) return [];
+      try {
+        return [encodeResponse(q, rcodeOnly(RCODE.SERVFAIL), TCP_MAX)];
+      } catch {
+        return [];
+      }
+    }
+  }
+
+  /** transfer/ works on dns-packet's decoding (null when that fails); our parser has already bounded the message. */
+  private transferRequest(raw: Buffer, remoteAddress: string, transport: Transport): TransferRequest | null {
+    let query: dnsPacket.Packet;
+    try {
+      query = dnsPacket.decode(raw);
+    } catch {
+      return null;
+    }
+    return { services: this.services, query, raw, remoteAddress, transport, nameservers: this.nameservers };
+  }
+}
+
+function listenUdp(host: string, port: number, onMessage: (msg: Buffer, from: { address: string; port: number }, socket: UdpSocket) => void): Promise<UdpSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = createSocket({ type: isIPv6(host) ? 'udp6' : 'udp4' });
+    socket.once('error', reject);
+    socket.on('message', (msg, rinfo) => onMessage(msg, rinfo, socket));
+    socket.bind(port, host, () => {
+      socket.off('error', reject);
+      resolve(socket);
+    });
+  });
+}
+
+function listenTcp(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** Writes a message with its 2-byte length, waiting while the peer is slow (large transfers). */
+function writeFramed(socket: Socket, msg: Buffer): Promise<void> {
+  const frame = Buffer.allocUnsafe(2 + msg.length);
+  frame.writeUInt16BE(msg.length, 0);
+  msg.copy(frame, 2);
+  if (socket.write(frame)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      socket.off('drain', done);
+      socket.off('close', done);
+      resolve();
+    };
+    socket.on('drain', done);
+    socket.on('close', done);
+  });
+}
+
+/** Serves one TCP connection: several length-framed messages, answered in order; closed when idle. */
+function serveTcp(socket: Socket, handler: DnsHandler, log: Logger): void {
+  socket.setNoDelay(true);
+  socket.setTimeout(TCP_IDLE_MS, () => socket.destroy());
+  socket.on('error', (e) => log.debug({ err: e.message }, 'DNS TCP connection error'));
+  const remote = socket.remoteAddress ?? '';
+  let buffered: Buffer = Buffer.alloc(0);
+  let queued = 0;
+  let chain: Promise<void> = Promise.resolve();
+  socket.on('data', (chunk: Buffer) => {
+    buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+    while (buffered.length >= 2) {
+      const len = buffered.readUInt16BE(0);
+      if (buffered.length < 2 + len) break;
+      const msg = Buffer.from(buffered.subarray(2, 2 + len));
+      buffered = buffered.subarray(2 + len);
+      if (++queued >= TCP_MAX_QUEUED) socket.pause();
+      chain = chain.then(async () => {
+        try {
+          for (const out of await handler.handle(msg, remote, 'tcp')) {
+            if (socket.destroyed) break;
+            await writeFramed(socket, out);
+          }
+        } catch (e) {
+          log.warn({ err: (e as Error).message }, 'DNS TCP answer failed');
+        }
+        if (--queued < TCP_MAX_QUEUED && socket.isPaused()) socket.resume();
+      });
+    }
+  });
+}
+
+export async function startDns(services: Services, opts: DnsOptions): Promise<RunningDns> {
+  const zones = new ZoneCache(services, { nameservers: opts.nameservers, log: opts.log });
+  await zones.start();
+  const handler = new DnsHandler(services, zones, opts.nameservers, opts.log);
+  const onUdp = (msg: Buffer, from: { address: string; port: number }, socket: UdpSocket) => {
+    handler
+      .handle(msg, from.address, 'udp')
+      .then((outs) => {
+        for (const out of outs) socket.send(out, from.port, from.address, () => undefined);
+      })
+      .catch((e: unknown) => opts.log.warn({ err: (e as Error).message }, 'DNS UDP answer failed'));
+  };
+  const sockets = new Set<Socket>();
+  const tcp = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    serveTcp(socket, handler, opts.log);
+  });
+  tcp.maxConnections = TCP_MAX_CONNECTIONS;
+  tcp.on('error', (e) => opts.log.warn({ err: e.message }, 'DNS TCP server error'));
+
+  // With port 0 the UDP port is chosen first and TCP takes the same number; retried if that one is busy.
+  let udp: UdpSocket | null = null;
+  for (let attempt = 0; ; attempt++) {
+    udp = await listenUdp(opts.host, opts.port, onUdp);
+    try {
+      await listenTcp(tcp, opts.host, udp.address().port);
+      break;
+    } catch (e) {
+      udp.close();
+      if (opts.port !== 0 || attempt >= 10) {
+        zones.stop();
+        throw e;
+      }
+    }
+  }
+  const udpSocket = udp;
+  udpSocket.on('error', (e) => opts.log.warn({ err: e.message }, 'DNS UDP socket error'));
+  const address = { host: opts.host, port: udpSocket.address().port };
+  opts.log.info({ dns: address, zones: zones.size }, 'DNS listening');
+  return {
+    address,
+    zones,
+    async close() {
+      zones.stop();
+      await new Promise<void>((resolve) => udpSocket.close(() => resolve()));
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => tcp.close(() => resolve()));
+    },
+  };
+}

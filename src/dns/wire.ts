@@ -1,0 +1,389 @@
+/**
+ * The wire layer dns-packet lacks for a server: a strict, bounded query parser; a response writer with
+ * name compression, opcode/rcode/flags set by hand and EDNS(0); rdata pre-encoding that guards
+ * dns-packet's pitfalls (TXT strings over 255 bytes, labels over 63, unchecked addresses).
+ */
+import { isIPv4, isIPv6 } from 'node:net';
+import * as dnsPacket from 'dns-packet';
+import dnsTypes from 'dns-packet/types.js';
+
+export const TYPE = { A: 1, NS: 2, CNAME: 5, SOA: 6, MX: 15, TXT: 16, AAAA: 28, SRV: 33, OPT: 41, DS: 43, IXFR: 251, AXFR: 252, MAILB: 253, MAILA: 254, ANY: 255 } as const;
+export const CLASS_IN = 1;
+export const OPCODE = { QUERY: 0, NOTIFY: 4 } as const;
+export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, BADVERS: 16 } as const;
+
+export const typeNumber = (name: string): number => dnsTypes.toType(name);
+export const typeName = (type: number): string => dnsTypes.toString(type);
+
+const FLAG_QR = 0x8000;
+const FLAG_AA = 0x0400;
+const FLAG_TC = 0x0200;
+const FLAG_RD = 0x0100;
+const FLAG_CD = 0x0010;
+const EDNS_DO = 0x8000;
+
+const MAX_NAME_WIRE = 255;
+const MAX_LABEL = 63;
+
+export class WireError extends Error {}
+
+export interface Edns {
+  udpSize: number;
+  version: number;
+  dnssecOk: boolean;
+}
+
+/** A parsed query: header fields, the question as received (labels keep their case) and EDNS. */
+export interface Query {
+  id: number;
+  flags: number;
+  opcode: number;
+  /** Question name labels as sent (latin1, so every byte survives). */
+  labels: string[];
+  /** Lower-case lookup key (labels joined by '.', with '.' and '\' inside labels escaped). */
+  key: string;
+  qtype: number;
+  qclass: number;
+  edns: Edns | null;
+}
+
+/** Why a message gets no normal answer: the header could be read, the rest could not. */
+export interface Malformed {
+  id: number;
+  flags: number;
+  opcode: number;
+  malformed: true;
+}
+
+const escapeLabel = (label: string): string => (/[.\\]/.test(label) ? label.replace(/[.\\]/g, '\\$&') : label);
+
+/** Lower-cases ASCII letters only (DNS case-insensitivity is ASCII-only). */
+export function lowerAscii(s: string): string {
+  return /[A-Z]/.test(s) ? s.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : s;
+}
+
+/** The lookup key of a name given as labels. */
+export const keyOfLabels = (labels: readonly string[]): string => lowerAscii(labels.map(escapeLabel).join('.'));
+
+/** The key of the parent name ('' above a top-level name); escaped dots do not end a label. */
+export function parentKey(key: string): string {
+  for (let i = 0; i < key.length; i++) {
+    if (key[i] === '\\') i++;
+    else if (key[i] === '.') return key.slice(i + 1);
+  }
+  return '';
+}
+
+/** Splits a presentation name (no trailing dot; `\.` is a dot inside a label, as in SOA RNAME) into labels. */
+export function splitName(name: string): string[] {
+  const n = name.endsWith('.') && !name.endsWith('\\.') ? name.slice(0, -1) : name;
+  if (n === '') return [];
+  if (!n.includes('\\')) return n.split('.');
+  const labels: string[] = [];
+  let cur = '';
+  for (let i = 0; i < n.length; i++) {
+    const c = n[i];
+    if (c === '\\' && i + 1 < n.length) cur += n[++i];
+    else if (c === '.') {
+      labels.push(cur);
+      cur = '';
+    } else cur += c;
+  }
+  labels.push(cur);
+  return labels;
+}
+
+/** The lookup key of a presentation name. */
+export const keyOf = (name: string): string => keyOfLabels(splitName(name));
+
+/** Reads a (possibly compressed) name; bounded: no loops, labels <= 63, name <= 255 octets. */
+function readName(buf: Buffer, offset: number): { labels: string[]; end: number } {
+  const labels: string[] = [];
+  let pos = offset;
+  let end = -1;
+  let total = 1;
+  for (let jumps = 0; ; ) {
+    if (pos >= buf.length) throw new WireError('name runs past the message');
+    const len = buf[pos] as number;
+    if (len === 0) {
+      if (end < 0) end = pos + 1;
+      break;
+    }
+    if ((len & 0xc0) === 0xc0) {
+      if (pos + 1 >= buf.length) throw new WireError('truncated pointer');
+      if (end < 0) end = pos + 2;
+      const target = ((len & 0x3f) << 8) | (buf[pos + 1] as number);
+      // Pointers must go backwards; that alone rules out loops, the counter is a second fence.
+      if (target >= pos || ++jumps > 127) throw new WireError('bad compression pointer');
+      pos = target;
+      continue;
+    }
+    if (len > MAX_LABEL) throw new WireError('bad label length');
+    total += len + 1;
+    if (total > MAX_NAME_WIRE) throw new WireError('name too long');
+    if (pos + 1 + len > buf.length) throw new WireError('label runs past the message');
+    labels.push(buf.toString('latin1', pos + 1, pos + 1 + len));
+    pos += 1 + len;
+  }
+  return { labels, end };
+}
+
+/** Skips one resource record; returns its type, class, TTL, rdata bounds and name. */
+function readRecord(buf: Buffer, offset: number) {
+  const { labels, end } = readName(buf, offset);
+  if (end + 10 > buf.length) throw new WireError('truncated record');
+  const type = buf.readUInt16BE(end);
+  const klass = buf.readUInt16BE(end + 2);
+  const ttl = buf.readUInt32BE(end + 4);
+  const rdlength = buf.readUInt16BE(end + 8);
+  const rdata = end + 10;
+  if (rdata + rdlength > buf.length) throw new WireError('rdata runs past the message');
+  return { labels, type, klass, ttl, rdata, rdlength, end: rdata + rdlength };
+}
+
+/**
+ * Parses a message sent to the server. Null: not worth an answer (shorter than a header, or a response).
+ * Malformed: the header is readable but the rest is not (answered with FORMERR).
+ */
+export function parseQuery(buf: Buffer): Query | Malformed | null {
+  if (buf.length < 12) return null;
+  const id = buf.readUInt16BE(0);
+  const flags = buf.readUInt16BE(2);
+  if (flags & FLAG_QR) return null;
+  const opcode = (flags >> 11) & 0xf;
+  const malformed: Malformed = { id, flags, opcode, malformed: true };
+  const qdcount = buf.readUInt16BE(4);
+  const ancount = buf.readUInt16BE(6);
+  const nscount = buf.readUInt16BE(8);
+  const arcount = buf.readUInt16BE(10);
+  if (qdcount !== 1) return malformed;
+  try {
+    const q = readName(buf, 12);
+    if (q.end + 4 > buf.length) return malformed;
+    const qtype = buf.readUInt16BE(q.end);
+    const qclass = buf.readUInt16BE(q.end + 2);
+    let pos = q.end + 4;
+    // Queries carry no answers; NOTIFY and IXFR carry an SOA in answer or authority. Read and bound them all.
+    for (let i = 0; i < ancount + nscount; i++) pos = readRecord(buf, pos).end;
+    let edns: Edns | null = null;
+    for (let i = 0; i < arcount; i++) {
+      const rr = readRecord(buf, pos);
+      pos = rr.end;
+      if (rr.type !== TYPE.OPT) continue;
+      if (edns || rr.labels.length !== 0) return malformed;
+      let o = rr.rdata;
+      // Options must tile the rdata exactly.
+      while (o < rr.end) {
+        if (o + 4 > rr.end) return malformed;
+        o += 4 + buf.readUInt16BE(o + 2);
+      }
+      if (o !== rr.end) return malformed;
+      edns = { udpSize: rr.klass, version: (rr.ttl >>> 16) & 0xff, dnssecOk: (rr.ttl & EDNS_DO) !== 0 };
+    }
+    if (pos !== buf.length) return malformed;
+    return { id, flags, opcode, labels: q.labels, key: keyOfLabels(q.labels), qtype, qclass, edns };
+  } catch (e) {
+    if (e instanceof WireError) return malformed;
+    throw e;
+  }
+}
+
+/** A record ready for the writer: owner, type, TTL and its rdata, pre-encoded where nothing can be compressed. */
+export interface WireRecord {
+  /** Owner as stored (case kept), presentation form. */
+  name: string;
+  labels: string[];
+  type: number;
+  ttl: number;
+  /** dns-packet data, for the types whose names the writer compresses (NS, CNAME, MX, SOA). */
+  data: unknown;
+  /** rdlength + rdata, for every other type. */
+  rdata: Buffer | null;
+}
+
+type RdataCodec = { encode(data: unknown): Buffer };
+const recordCodec = (dnsPacket as unknown as { record(type: string): RdataCodec }).record;
+
+function checkName(name: string): void {
+  const labels = splitName(name);
+  let total = 1;
+  for (const l of labels) {
+    const len = Buffer.byteLength(l, 'latin1');
+    if (len === 0 || len > MAX_LABEL) throw new WireError(`bad label in ${name}`);
+    total += len + 1;
+  }
+  if (total > MAX_NAME_WIRE) throw new WireError(`name too long: ${name}`);
+}
+
+/** TXT character-strings, each at most 255 bytes (dns-packet would silently truncate the length byte). */
+function txtRdata(data: unknown): Buffer {
+  const parts = (Array.isArray(data) ? data : [data]) as unknown[];
+  const strings: Buffer[] = [];
+  for (const p of parts) {
+    const b = Buffer.isBuffer(p) ? p : Buffer.from(String(p), 'utf8');
+    if (b.length === 0) strings.push(b);
+    for (let i = 0; i < b.length; i += 255) strings.push(b.subarray(i, i + 255));
+  }
+  const len = strings.reduce((n, s) => n + 1 + s.length, 0);
+  if (len > 65535) throw new WireError('TXT rdata too long');
+  const out = Buffer.alloc(2 + len);
+  out.writeUInt16BE(len, 0);
+  let o = 2;
+  for (const s of strings) {
+    out[o++] = s.length;
+    s.copy(out, o);
+    o += s.length;
+  }
+  return out;
+}
+
+const COMPRESSED = new Set<number>([TYPE.NS, TYPE.CNAME, TYPE.MX, TYPE.SOA]);
+
+/** Turns one dns-packet answer into a WireRecord, checking what dns-packet would not. Throws WireError when unusable. */
+export function toWireRecord(a: { name: string; type: string; ttl?: number; data?: unknown }): WireRecord {
+  const type = typeNumber(a.type);
+  if (!type || type === TYPE.OPT) throw new WireError(`unsupported type ${a.type}`);
+  checkName(a.name);
+  const base = { name: a.name, labels: splitName(a.name), type, ttl: Math.max(0, Math.min(a.ttl ?? 0, 0x7fffffff)) };
+  const d = a.data;
+  switch (type) {
+    case TYPE.NS:
+    case TYPE.CNAME:
+      checkName(String(d));
+      return { ...base, data: String(d), rdata: null };
+    case TYPE.MX: {
+      const mx = d as dnsPacket.MxData;
+      checkName(mx.exchange);
+      return { ...base, data: { preference: (mx.preference ?? 0) & 0xffff, exchange: mx.exchange }, rdata: null };
+    }
+    case TYPE.SOA: {
+      const soa = d as dnsPacket.SoaData;
+      checkName(soa.mname);
+      checkName(soa.rname);
+      return { ...base, data: soa, rdata: null };
+    }
+    case TYPE.A:
+      if (typeof d !== 'string' || !isIPv4(d)) throw new WireError(`bad IPv4 address ${String(d)}`);
+      break;
+    case TYPE.AAAA:
+      if (typeof d !== 'string' || !isIPv6(d) || d.includes('%')) throw new WireError(`bad IPv6 address ${String(d)}`);
+      break;
+    case TYPE.TXT:
+      return { ...base, data: null, rdata: txtRdata(d) };
+    case TYPE.SRV:
+      checkName((d as dnsPacket.SrvData).target);
+      break;
+  }
+  const rdata = recordCodec(a.type).encode(d);
+  if (rdata.length > 65537) throw new WireError('rdata too long');
+  return { ...base, data: null, rdata };
+}
+
+/** Builds one response message into a scratch buffer, compressing names (case-insensitively). */
+export class ResponseWriter {
+  // Room for a full message plus one maximal record, so a record that overflows can be rolled back.
+  private static scratch = Buffer.alloc(2 * 65536 + 1024);
+  private readonly buf = ResponseWriter.scratch;
+  private offset = 12;
+  private readonly names = new Map<string, number>();
+  readonly counts: [number, number, number, number] = [0, 0, 0, 0];
+
+  /** Writes a name, pointing at an earlier copy of its longest known suffix. */
+  writeName(labels: readonly string[], compress = true): void {
+    for (let i = 0; i < labels.length; i++) {
+      const key = keyOfLabels(labels.slice(i));
+      const at = compress ? this.names.get(key) : undefined;
+      if (at !== undefined) {
+        this.buf.writeUInt16BE(0xc000 | at, this.offset);
+        this.offset += 2;
+        return;
+      }
+      if (this.offset < 0x3fff && !this.names.has(key)) this.names.set(key, this.offset);
+      const label = labels[i] as string;
+      const len = this.buf.write(label, this.offset + 1, 'latin1');
+      this.buf[this.offset] = len;
+      this.offset += len + 1;
+    }
+    this.buf[this.offset++] = 0;
+  }
+
+  question(labels: readonly string[], qtype: number, qclass: number): void {
+    this.writeName(labels);
+    this.buf.writeUInt16BE(qtype, this.offset);
+    this.buf.writeUInt16BE(qclass, this.offset + 2);
+    this.offset += 4;
+    this.counts[0]++;
+  }
+
+  /** Appends a record to section 1 (answer), 2 (authority) or 3 (additional); `owner` overrides its name. */
+  record(section: 1 | 2 | 3, r: WireRecord, owner: readonly string[] = r.labels, ttl = r.ttl): void {
+    this.writeName(owner);
+    const b = this.buf;
+    b.writeUInt16BE(r.type, this.offset);
+    b.writeUInt16BE(CLASS_IN, this.offset + 2);
+    b.writeUInt32BE(ttl, this.offset + 4);
+    this.offset += 8;
+    if (r.rdata) {
+      r.rdata.copy(b, this.offset);
+      this.offset += r.rdata.length;
+    } else {
+      const lenAt = this.offset;
+      this.offset += 2;
+      if (r.type === TYPE.MX) {
+        const mx = r.data as dnsPacket.MxData;
+        b.writeUInt16BE(mx.preference ?? 0, this.offset);
+        this.offset += 2;
+        this.writeName(splitName(mx.exchange));
+      } else if (r.type === TYPE.SOA) {
+        const soa = r.data as dnsPacket.SoaData;
+        this.writeName(splitName(soa.mname));
+        this.writeName(splitName(soa.rname));
+        for (const v of [soa.serial, soa.refresh, soa.retry, soa.expire, soa.minimum]) {
+          b.writeUInt32BE((v ?? 0) >>> 0, this.offset);
+          this.offset += 4;
+        }
+      } else this.writeName(splitName(String(r.data)));
+      b.writeUInt16BE(this.offset - lenAt - 2, lenAt);
+    }
+    this.counts[section]++;
+  }
+
+  /** The OPT record: our UDP size, the upper rcode bits, DO echoed. */
+  opt(udpSize: number, rcode: number, dnssecOk: boolean): void {
+    const b = this.buf;
+    b[this.offset] = 0;
+    b.writeUInt16BE(TYPE.OPT, this.offset + 1);
+    b.writeUInt16BE(udpSize, this.offset + 3);
+    b[this.offset + 5] = (rcode >> 4) & 0xff;
+    b[this.offset + 6] = 0;
+    b.writeUInt16BE(dnssecOk ? EDNS_DO : 0, this.offset + 7);
+    b.writeUInt16BE(0, this.offset + 9);
+    this.offset += 11;
+    this.counts[3]++;
+  }
+
+  get length(): number {
+    return this.offset;
+  }
+
+  /** Marks a point to roll back to (a section that turned out not to fit). */
+  mark(): { offset: number; counts: number[] } {
+    return { offset: this.offset, counts: [...this.counts] };
+  }
+
+  rollback(m: { offset: number; counts: number[] }): void {
+    this.offset = m.offset;
+    for (let i = 0; i < 4; i++) this.counts[i] = m.counts[i] as number;
+    for (const [k, at] of this.names) if (at >= m.offset) this.names.delete(k);
+  }
+
+  /** Copies the message out with its header: QR, opcode, AA, TC, RD and CD as given, RA clear. */
+  finish(id: number, queryFlags: number, rcode: number, aa: boolean, tc: boolean): Buffer {
+    const b = this.buf;
+    const flags = FLAG_QR | (queryFlags & (0x7800 | FLAG_RD | FLAG_CD)) | (aa ? FLAG_AA : 0) | (tc ? FLAG_TC : 0) | (rcode & 0xf);
+    b.writeUInt16BE(id, 0);
+    b.writeUInt16BE(flags, 2);
+    for (let i = 0; i < 4; i++) b.writeUInt16BE(this.counts[i] as number, 4 + 2 * i);
+    return Buffer.from(b.subarray(0, this.offset));
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * The zones this node serves, in memory: loaded from the store at start and rebuilt one zone at a time
+ * from change events. Events arrive synchronously right after commit, before the API answers, so each one
+ * marks the cache as pending at once; queries wait for pending rebuilds and never see an older zone.
+ */
+import type { StoredDomain } from '../model/domain.js';
+import { isServed } from '../model/domain.js';
+import { relativeName } from '../model/names.js';
+import { recordType, type RecordData } from '../model/records/index.js';
+import type { Services, ZoneChange } from '../services/index.js';
+import { mirrorExpiry } from './transfer/mirror.js';
+import { keyOf, lowerAscii, parentKey, splitName, toWireRecord, type WireRecord } from './wire.js';
+import { parseZone, zoneContent, type ZoneContent } from './zone-content.js';
+
+/** A record as served, with the lookup key of the host name it wants addresses for (MX, SRV, NS targets). */
+export interface ServedRecord extends WireRecord {
+  additional: string | null;
+}
+
+export interface ZoneNode {
+  /** Record sets by type number; empty for an empty non-terminal. */
+  rrsets: Map<number, ServedRecord[]>;
+}
+
+export interface Zone {
+  id: number;
+  /** Lookup key of the apex. */
+  key: string;
+  labelCount: number;
+  soa: ServedRecord;
+  /** Every owner name and every name between an owner and the apex, by lookup key. */
+  nodes: Map<string, ZoneNode>;
+  /** Epoch ms after which a mirror's copy is no longer served; null for master zones. */
+  expiresAt: number | null;
+}
+
+/**
+ * Builds the lookup structure of one zone. Records outside the zone or that cannot be put on the wire are
+ * left out (reported through `skip`), never served half-encoded.
+ */
+export function buildZone(id: number, content: ZoneContent, expiresAt: number | null, skip: (why: string) => void): Zone {
+  const apex = lowerAscii(content.soa.name);
+  const key = keyOf(apex);
+  const nodes = new Map<string, ZoneNode>();
+  const nodeAt = (k: string): ZoneNode => {
+    let n = nodes.get(k);
+    if (!n) nodes.set(k, (n = { rrsets: new Map() }));
+    return n;
+  };
+  const add = (a: ZoneContent['soa']): ServedRecord | null => {
+    let served: ServedRecord;
+    try {
+      const wire = toWireRecord(a as { name: string; type: string; ttl?: number; data?: unknown });
+      served = { ...wire, additional: additionalOf(a, apex) };
+    } catch (e) {
+      skip(`${a.name} ${a.type}: ${(e as Error).message}`);
+      return null;
+    }
+    const k = keyOf(a.name);
+    if (k !== key && !k.endsWith('.' + key)) {
+      skip(`${a.name} ${a.type}: outside the zone ${apex}`);
+      return null;
+    }
+    const node = nodeAt(k);
+    const set = node.rrsets.get(served.type);
+    if (set) set.push(served);
+    else node.rrsets.set(served.type, [served]);
+    // Names between the owner and the apex exist (empty non-terminals): NODATA there, not NXDOMAIN.
+    for (let p = parentKey(k); p !== key && p !== ''; p = parentKey(p)) nodeAt(p);
+    return served;
+  };
+  const soa = add(content.soa);
+  if (!soa) throw new Error(`zone ${apex}: unusable SOA`);
+  for (const a of content.answers) if (a.type !== 'SOA') add(a);
+  return { id, key, labelCount: splitName(apex).length, soa, nodes, expiresAt };
+}
+
+/** The registry's additional-section target of a record, via its canonical form. */
+function additionalOf(a: ZoneContent['soa'], zone: string): string | null {
+  const t = recordType(a.type);
+  if (!t?.additionalTarget || !('data' in a)) return null;
+  const rel = relativeName(a.name + '.', zone) ?? a.name;
+  const rec: RecordData = { type: t.type, name: rel, ttl: a.ttl ?? 0, ...t.fromWire(a.data, zone, rel) };
+  const target = t.additionalTarget(rec);
+  return target ? keyOf(target) : null;
+}
+
+export interface ZoneCacheOptions {
+  nameservers: readonly string[];
+  log: { warn(obj: object, msg: string): void };
+}
+
+export class ZoneCache {
+  private readonly byKey = new Map<string, Zone>();
+  private readonly byId = new Map<number, Zone>();
+  /** Zone ids waiting for a rebuild, and the promise that settles when none are left. */
+  private readonly queued = new Set<number>();
+  private pendingPromise: Promise<void> | null = null;
+  private offBus: (() => void) | null = null;
+
+  constructor(
+    private readonly services: Services,
+    private readonly opts: ZoneCacheOptions,
+  ) {}
+
+  /** Subscribes to changes first (so none is missed), then loads every served zone. */
+  async start(): Promise<void> {
+    this.offBus = this.services.bus.on((c) => this.onChange(c));
+    for (const d of await this.services.store.allDomains()) this.queued.add(d.id);
+    this.schedule();
+    await this.pending;
+  }
+
+  stop(): void {
+    this.offBus?.();
+  }
+
+  /** Settles when every zone change heard so far is in memory; null when there is nothing to wait for. */
+  get pending(): Promise<void> | null {
+    return this.pendingPromise;
+  }
+
+  /** The most specific zone containing the lookup key, if served now. */
+  find(key: string, now: number): Zone | null {
+    for (let k = key; ; ) {
+      const z = this.byKey.get(k);
+      if (z) return z.expiresAt === null || now < z.expiresAt ? z : null;
+      if (k === '') return null;
+      k = parentKey(k);
+    }
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  private onChange(c: ZoneChange): void {
+    // A deleted zone goes at once; the queued reload also undoes a load that was in flight meanwhile.
+    if (c.kind === 'domain.deleted') this.remove(c.domainId);
+    this.queued.add(c.domainId);
+    this.schedule();
+  }
+
+  private remove(id: number): void {
+    const z = this.byId.get(id);
+    if (!z) return;
+    this.byId.delete(id);
+    if (this.byKey.get(z.key) === z) this.byKey.delete(z.key);
+  }
+
+  private schedule(): void {
+    this.pendingPromise ??= this.drain().finally(() => {
+      this.pendingPromise = null;
+    });
+  }
+
+  /** Rebuilds queued zones one after another until the queue is empty; a failure leaves the old copy. */
+  private async drain(): Promise<void> {
+    while (this.queued.size > 0) {
+      const id = this.queued.values().next().value as number;
+      this.queued.delete(id);
+      try {
+        const zone = await this.load(id);
+        this.remove(id);
+        if (zone) {
+          this.byId.set(id, zone);
+          this.byKey.set(zone.key, zone);
+        }
+      } catch (e) {
+        this.opts.log.warn({ domainId: id, err: (e as Error).message }, 'zone could not be loaded; keeping the previous copy');
+      }
+    }
+  }
+
+  /** The zone as it should be served now, or null when the domain is gone, inactive or has no copy. */
+  private async load(id: number): Promise<Zone | null> {
+    const d: StoredDomain | undefined = await this.services.store.domainById(id);
+    if (!d || !isServed(d.status)) return null;
+    const skip = (why: string) => this.opts.log.warn({ domain: d.domain, why }, 'record not served');
+    if (d.kind === 'master') {
+      const records = await this.services.store.listRecords(id);
+      return buildZone(id, zoneContent(d, records, this.opts.nameservers), null, skip);
+    }
+    const text = await this.services.mirrors.zoneOf(id);
+    if (!text) return null;
+    const content = parseZone(text);
+    const expiresAt = mirrorExpiry(await this.services.mirrors.stateOf(id), content);
+    if (expiresAt === null || keyOf(content.soa.name) !== keyOf(d.domain)) return null;
+    return buildZone(id, content, expiresAt, skip);
+  }
+}
