@@ -1,0 +1,261 @@
+/** Interface B records: every type of the registry through its own routes, /records, wrong-type access, conflicts, pagination. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RECORD_TYPE_NAMES } from '../../src/model/records/index.js';
+import { startTestServer, v3, type TestServer } from '../support/server.js';
+import { client, expectProblem, fieldsOf, type Client } from './support.js';
+
+let server: TestServer;
+let key: string;
+let api: Client;
+let domainId: number;
+
+/** Per type: a create body, the GET it must yield (without id/type), a PATCH and its effect. */
+const SAMPLES: Record<string, { create: object; shown: object; patch: object; patched: object; replace: object; replaced: object }> = {
+  A: {
+    create: { name: 'www', address: '192.0.2.1' },
+    shown: { name: 'www', address: '192.0.2.1', ttl: 0 },
+    patch: { ttl: 300 },
+    patched: { name: 'www', address: '192.0.2.1', ttl: 300 },
+    replace: { address: '192.0.2.2' },
+    replaced: { name: '', address: '192.0.2.2', ttl: 0 },
+  },
+  AAAA: {
+    create: { name: 'www.records.example.', address: '2001:db8::1', ttl: 3000 },
+    shown: { name: 'www', address: '2001:db8::1', ttl: 3600 },
+    patch: { address: '2001:db8::2' },
+    patched: { name: 'www', address: '2001:db8::2', ttl: 3600 },
+    replace: { name: 'v6', address: '2001:db8::3' },
+    replaced: { name: 'v6', address: '2001:db8::3', ttl: 0 },
+  },
+  CNAME: {
+    create: { name: 'alias', target: 'www.records.example.' },
+    shown: { name: 'alias', target: 'www.records.example', ttl: 0 },
+    patch: { target: 'elsewhere.example' },
+    patched: { name: 'alias', target: 'elsewhere.example', ttl: 0 },
+    replace: { name: 'alias2', target: 'x.example' },
+    replaced: { name: 'alias2', target: 'x.example', ttl: 0 },
+  },
+  MX: {
+    create: { mail_server: 'mail.records.example' },
+    shown: { name: '', priority: 10, mail_server: 'mail.records.example', ttl: 0 },
+    patch: { priority: 20 },
+    patched: { name: '', priority: 20, mail_server: 'mail.records.example', ttl: 0 },
+    replace: { name: 'sub', mail_server: 'mx2.example', priority: 5 },
+    replaced: { name: 'sub', priority: 5, mail_server: 'mx2.example', ttl: 0 },
+  },
+  NS: {
+    create: { name: 'delegated', nameserver: 'ns1.elsewhere.example' },
+    shown: { name: 'delegated', nameserver: 'ns1.elsewhere.example', ttl: 0 },
+    patch: { nameserver: 'ns2.elsewhere.example' },
+    patched: { name: 'delegated', nameserver: 'ns2.elsewhere.example', ttl: 0 },
+    replace: { name: 'delegated', nameserver: 'ns3.elsewhere.example', ttl: 86400 },
+    replaced: { name: 'delegated', nameserver: 'ns3.elsewhere.example', ttl: 86400 },
+  },
+  TXT: {
+    create: { name: '_sample', text: 'v=spf1 -all "quoted" ünïcode' },
+    shown: { name: '_sample', text: 'v=spf1 -all "quoted" ünïcode', ttl: 0 },
+    patch: { text: 'changed' },
+    patched: { name: '_sample', text: 'changed', ttl: 0 },
+    replace: { text: 'apex' },
+    replaced: { name: '', text: 'apex', ttl: 0 },
+  },
+  SRV: {
+    create: { service: '_sip', protocol: 'tcp', port: 5060, target: 'sip.records.example' },
+    shown: { service: 'sip', protocol: 'tcp', name: '', priority: 10, weight: 5, port: 5060, target: 'sip.records.example', ttl: 0 },
+    patch: { protocol: 'udp', weight: 0 },
+    patched: { service: 'sip', protocol: 'udp', name: '', priority: 10, weight: 0, port: 5060, target: 'sip.records.example', ttl: 0 },
+    replace: { service: 'xmpp', protocol: 'tcp', name: 'chat', port: 5222, target: 'xmpp.example', priority: 1 },
+    replaced: { service: 'xmpp', protocol: 'tcp', name: 'chat', priority: 1, weight: 5, port: 5222, target: 'xmpp.example', ttl: 0 },
+  },
+};
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ({ key } = await server.user('alice'));
+  api = client(server.base, key);
+  domainId = (await api.post('/v1/domains', { domain: 'records.example', soa: 'hostmaster@records.example' })).body.id;
+});
+afterAll(() => server.close());
+
+describe('per-type record routes', () => {
+  it('has a sample for every registered type', () => {
+    expect(Object.keys(SAMPLES).sort()).toEqual([...RECORD_TYPE_NAMES].sort());
+  });
+
+  for (const type of RECORD_TYPE_NAMES) {
+    it(`${type}: POST, GET, list, PUT, PATCH, DELETE`, async () => {
+      const s = SAMPLES[type]!;
+      const base = `/v1/domains/${domainId}/${type}`;
+      const c = await api.post(base, s.create);
+      expect(c.status, c.text).toBe(201);
+      expect(c.body).toEqual({ id: expect.any(Number), type, ...s.shown });
+      expect(c.headers.get('location')).toBe(`${base}/${c.body.id}`);
+      const g = await api.get(`${base}/${c.body.id}`);
+      expect(g.body).toEqual(c.body);
+      expect(g.headers.get('etag')).toBe(c.headers.get('etag'));
+      expect((await api.get(base)).body).toEqual([c.body]);
+      const all = (await api.get(`/v1/domains/${domainId}/records?type=${type}`)).body;
+      expect(all).toEqual([c.body]);
+
+      const p = await api.patch(`${base}/${c.body.id}`, s.patch);
+      expect(p.status, p.text).toBe(200);
+      expect(p.body).toEqual({ id: c.body.id, type, ...s.patched });
+      const u = await api.put(`${base}/${c.body.id}`, s.replace);
+      expect(u.status, u.text).toBe(200);
+      expect(u.body).toEqual({ id: c.body.id, type, ...s.replaced });
+      expect((await api.get(`${base}/${c.body.id}`)).body).toEqual(u.body);
+
+      const d = await api.del(`${base}/${c.body.id}`);
+      expect(d.status).toBe(204);
+      expectProblem(await api.get(`${base}/${c.body.id}`), 404);
+      expect((await api.get(base)).body).toEqual([]);
+    });
+  }
+});
+
+describe('record rules and errors', () => {
+  it('reaching a record through the wrong type is 404 for every method, and changes nothing', async () => {
+    const a = await api.post(`/v1/domains/${domainId}/A`, { name: 'typed', address: '192.0.2.7' });
+    for (const other of RECORD_TYPE_NAMES.filter((t) => t !== 'A')) {
+      const url = `/v1/domains/${domainId}/${other}/${a.body.id}`;
+      expectProblem(await api.get(url), 404);
+      expectProblem(await api.patch(url, {}), 404);
+      expectProblem(await api.put(url, SAMPLES[other]!.create), 404);
+      expectProblem(await api.del(url), 404);
+    }
+    expect((await api.get(`/v1/domains/${domainId}/A/${a.body.id}`)).body).toEqual(a.body);
+    // A record of another domain of the same account is not reachable through this one.
+    const other = (await api.post('/v1/domains', { domain: 'other-records.example', soa: 'a@other-records.example' })).body.id;
+    expectProblem(await api.get(`/v1/domains/${other}/A/${a.body.id}`), 404);
+    await api.del(`/v1/domains/${domainId}/A/${a.body.id}`);
+  });
+
+  it('names the v1 fields in schema and model problems', async () => {
+    const r = await api.post(`/v1/domains/${domainId}/A`, { address: '2001:db8::1', ttl: 'x', priority: 1 });
+    expect(fieldsOf(expectProblem(r, 400) && r).sort()).toEqual(['address', 'priority', 'ttl']);
+    const mx = await api.post(`/v1/domains/${domainId}/MX`, { mail_server: 'bad..host', priority: 70000 });
+    expect(fieldsOf(expectProblem(mx, 400) && mx)).toEqual(['priority']);
+    const mx2 = await api.post(`/v1/domains/${domainId}/MX`, { mail_server: 'bad..host', name: 'x.outside.example.' });
+    expect(fieldsOf(expectProblem(mx2, 400) && mx2).sort()).toEqual(['mail_server', 'name']);
+    const cname = await api.post(`/v1/domains/${domainId}/CNAME`, { name: '', target: 'x.example' });
+    expect(fieldsOf(expectProblem(cname, 400) && cname)).toEqual(['name']);
+    const srv = await api.post(`/v1/domains/${domainId}/SRV`, { service: 'bad service', protocol: 'tcp' });
+    expect(fieldsOf(expectProblem(srv, 400) && srv).sort()).toEqual(['port', 'service', 'target']);
+  });
+
+  it('answers 409 for a CNAME clash and for a duplicate record', async () => {
+    const a = await api.post(`/v1/domains/${domainId}/A`, { name: 'clash', address: '192.0.2.8' });
+    const c = await api.post(`/v1/domains/${domainId}/CNAME`, { name: 'clash', target: 'x.example' });
+    expect(fieldsOf(expectProblem(c, 409) && c)).toEqual(['name']);
+    expectProblem(await api.post(`/v1/domains/${domainId}/A`, { name: 'clash', address: '192.0.2.8' }), 409);
+    await api.del(`/v1/domains/${domainId}/A/${a.body.id}`);
+  });
+
+  it('If-Match on records: 412 when stale, nothing changed', async () => {
+    const c = await api.post(`/v1/domains/${domainId}/TXT`, { name: 'etag', text: 'one' });
+    const url = `/v1/domains/${domainId}/TXT/${c.body.id}`;
+    const tag = c.headers.get('etag') as string;
+    const p = await api.patch(url, { text: 'two' }, { headers: { 'if-match': tag } });
+    expect(p.status).toBe(200);
+    expectProblem(await api.patch(url, { text: 'three' }, { headers: { 'if-match': tag } }), 412);
+    expectProblem(await api.put(url, { text: 'three' }, { headers: { 'if-match': tag } }), 412);
+    expectProblem(await api.del(url, { headers: { 'if-match': tag } }), 412);
+    expect((await api.get(url)).body.text).toBe('two');
+    expect((await api.del(url, { headers: { 'if-match': p.headers.get('etag') as string } })).status).toBe(204);
+  });
+
+  it('answers 405 with Allow on record paths', async () => {
+    const r = await api.del(`/v1/domains/${domainId}/records`);
+    expectProblem(r, 405);
+    expect(r.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    const t = await api.put(`/v1/domains/${domainId}/MX`, {});
+    expect(expectProblem(t, 405) && t.headers.get('allow')).toBe('GET, POST, HEAD, OPTIONS');
+    const one = await api.post(`/v1/domains/${domainId}/MX/1`, {});
+    expect(expectProblem(one, 405) && one.headers.get('allow')).toBe('GET, PUT, PATCH, DELETE, HEAD, OPTIONS');
+  });
+
+  it('records of a missing domain, or of a zone mirror, are 404', async () => {
+    expectProblem(await api.get('/v1/domains/999999/records'), 404);
+    expectProblem(await api.post('/v1/domains/999999/A', { address: '192.0.2.1' }), 404);
+    const m = await api.post('/v1/zonemirrors', { domain: 'mirror-records.example', masters: ['192.0.2.53'] });
+    expectProblem(await api.get(`/v1/domains/${m.body.id}/records`), 404);
+    expectProblem(await api.post(`/v1/domains/${m.body.id}/A`, { address: '192.0.2.1' }), 404);
+  });
+});
+
+describe('/records, filters and pagination', () => {
+  let dom: number;
+  const ids: number[] = [];
+  beforeAll(async () => {
+    dom = (await api.post('/v1/domains', { domain: 'pages.example', soa: 'a@pages.example' })).body.id;
+    for (let i = 0; i < 7; i++) ids.push((await api.post(`/v1/domains/${dom}/TXT`, { name: `t${i % 2}`, text: `value ${i}` })).body.id);
+    ids.push((await api.post(`/v1/domains/${dom}/A`, { name: 't0', address: '192.0.2.1' })).body.id);
+    ids.push((await api.post(`/v1/domains/${dom}/MX`, { mail_server: 'mx.pages.example' })).body.id);
+  });
+
+  it('lists every record with id and type, ordered by id', async () => {
+    const r = await api.get(`/v1/domains/${dom}/records`);
+    expect(r.body.map((x: any) => x.id)).toEqual(ids);
+    expect(r.body.map((x: any) => x.type)).toEqual(['TXT', 'TXT', 'TXT', 'TXT', 'TXT', 'TXT', 'TXT', 'A', 'MX']);
+    expect(r.headers.get('link')).toBeNull();
+  });
+
+  it('filters by type and by name', async () => {
+    expect((await api.get(`/v1/domains/${dom}/records?type=MX`)).body.map((x: any) => x.id)).toEqual([ids[8]]);
+    expect((await api.get(`/v1/domains/${dom}/records?name=T0`)).body.map((x: any) => x.id)).toEqual([ids[0], ids[2], ids[4], ids[6], ids[7]]);
+    expect((await api.get(`/v1/domains/${dom}/records?name=t0&type=A`)).body.map((x: any) => x.id)).toEqual([ids[7]]);
+    expect((await api.get(`/v1/domains/${dom}/records?name=@`)).body.map((x: any) => x.id)).toEqual([ids[8]]);
+    expect((await api.get(`/v1/domains/${dom}/TXT?name=t1`)).body.map((x: any) => x.id)).toEqual([ids[1], ids[3], ids[5]]);
+    const bad = await api.get(`/v1/domains/${dom}/records?type=CAA`);
+    expect(fieldsOf(expectProblem(bad, 400) && bad)).toEqual(['type']);
+    const unknown = await api.get(`/v1/domains/${dom}/records?color=red`);
+    expect(fieldsOf(expectProblem(unknown, 400) && unknown)).toEqual(['color']);
+  });
+
+  it('pages with ?limit= and Link rel="next" until every record was seen once', async () => {
+    const seen: number[] = [];
+    let url: string | null = `/v1/domains/${dom}/records?limit=2`;
+    let pages = 0;
+    while (url) {
+      const r = await api.get(url);
+      expect(r.status).toBe(200);
+      expect(r.body.length).toBeLessThanOrEqual(2);
+      seen.push(...r.body.map((x: any) => x.id));
+      pages++;
+      const link = r.headers.get('link');
+      url = link ? (/^<([^>]+)>; rel="next"$/.exec(link)?.[1] ?? null) : null;
+    }
+    expect(seen).toEqual(ids);
+    expect(pages).toBe(5);
+    // Filters stay in the next link.
+    const first = await api.get(`/v1/domains/${dom}/TXT?limit=3&name=t0`);
+    expect(first.body.map((x: any) => x.id)).toEqual([ids[0], ids[2], ids[4]]);
+    const next = /^<([^>]+)>/.exec(first.headers.get('link') ?? '')?.[1] as string;
+    expect((await api.get(next)).body.map((x: any) => x.id)).toEqual([ids[6]]);
+  });
+
+  it('refuses page sizes outside 1..500', async () => {
+    for (const q of ['limit=0', 'limit=501', 'limit=abc', 'after=-1', 'limit=1&limit=2']) {
+      expectProblem(await api.get(`/v1/domains/${dom}/records?${q}`), 400);
+    }
+    expect((await api.get(`/v1/domains/${dom}/records?limit=500`)).body.length).toBe(9);
+  });
+});
+
+describe('records through both interfaces', () => {
+  it('a record created through /v1 is listed by domain.resource.list with the same id, and the reverse', async () => {
+    const mx = await api.post(`/v1/domains/${domainId}/MX`, { name: 'cross', mail_server: 'mx.cross.example', priority: 7 });
+    const list = await v3(server.base, { api_action: 'domain.resource.list', api_key: key, DomainID: domainId, ResourceID: mx.body.id });
+    expect(list.DATA).toEqual([expect.objectContaining({ RESOURCEID: mx.body.id, DOMAINID: domainId, TYPE: 'MX', NAME: 'cross', TARGET: 'mx.cross.example', PRIORITY: 7 })]);
+
+    const srv = await v3(server.base, { api_action: 'domain.resource.create', api_key: key, DomainID: domainId, Type: 'SRV', Name: '_xmpp', Protocol: 'tcp', Target: 'chat.example', Port: 5269, Priority: 3, Weight: 2 });
+    const rid = srv.DATA.ResourceID;
+    const g = await api.get(`/v1/domains/${domainId}/SRV/${rid}`);
+    expect(g.body).toEqual({ id: rid, type: 'SRV', service: 'xmpp', protocol: 'tcp', name: '', priority: 3, weight: 2, port: 5269, target: 'chat.example', ttl: 0 });
+    expectProblem(await api.get(`/v1/domains/${domainId}/MX/${rid}`), 404);
+    // A change through /v1 is what interface A reads next.
+    await api.patch(`/v1/domains/${domainId}/SRV/${rid}`, { port: 5270 });
+    const after = await v3(server.base, { api_action: 'domain.resource.list', api_key: key, DomainID: domainId, ResourceID: rid });
+    expect(after.DATA[0]).toMatchObject({ PORT: 5270, NAME: '_xmpp._tcp' });
+  });
+});
