@@ -1,0 +1,277 @@
+/** Authoritative answers as dig and kdig see them, for zones written through interface A. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../../src/server.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { data } from '../v3/support.js';
+import { createDomain, createRecord, dig, kdig, rrs } from './support.js';
+
+let server: TestServer;
+let key: string;
+beforeAll(async () => {
+  server = await startTestServer();
+  key = (await server.user('alice')).key;
+});
+afterAll(() => server.close());
+
+let zoneCount = 0;
+/** A fresh zone per test, with the given records (interface A fields). */
+async function zone(records: Record<string, string | number>[] = [], extra: Record<string, string | number> = {}) {
+  const name = `z${++zoneCount}.example.com`;
+  const id = await createDomain(server.base, key, name, extra);
+  for (const r of records) await createRecord(server.base, key, id, r);
+  return { id, name };
+}
+
+const soaLine = (a: { authority: { type: string }[] }) => a.authority.filter((r) => r.type === 'SOA');
+
+describe('answers', () => {
+  it('answers authoritatively with the SOA built from the domain and documented defaults for 0', async () => {
+    const { name } = await zone([], { Refresh_sec: 7200, SOA_Email: 'dns.admin@example.net' });
+    const a = await dig(server, name, 'SOA');
+    expect(a.status).toBe('NOERROR');
+    expect(a.flags).toContain('aa');
+    expect(a.answer).toHaveLength(1);
+    const [mname, rname, serial, refresh, retry, expire, minimum] = (a.answer[0]?.data ?? '').split(' ');
+    expect([mname, rname, refresh, retry, expire, minimum]).toEqual(['ns1.zonehost.test.', 'dns\\.admin.example.net.', '7200', '14400', '1209600', '300']);
+    expect(Number(serial)).toBeGreaterThan(0);
+    expect(a.answer[0]?.ttl).toBe(86400);
+  });
+
+  it('serves the configured name servers plus the customer apex NS records, without duplicates', async () => {
+    const { name } = await zone([
+      { Type: 'NS', Name: '', Target: 'ns1.zonehost.test' },
+      { Type: 'NS', Name: '', Target: 'ns.other.example' },
+    ]);
+    const a = await dig(server, name, 'NS');
+    expect(a.flags).toContain('aa');
+    expect(a.answer.map((r) => r.data).sort()).toEqual(['ns.other.example.', 'ns1.zonehost.test.', 'ns2.zonehost.test.']);
+  });
+
+  it('uses the record TTL, the domain default for 0, and echoes the question case', async () => {
+    const { name } = await zone([
+      { Type: 'A', Name: 'www', Target: '192.0.2.1', TTL_sec: 300 },
+      { Type: 'A', Name: 'www', Target: '192.0.2.2', TTL_sec: 300 },
+      { Type: 'AAAA', Name: 'Host', Target: '2001:db8::1' },
+    ], { TTL_sec: 3600 });
+    const upper = `WwW.${name.toUpperCase()}`;
+    const a = await dig(server, upper, 'A');
+    expect(a.question).toBe(`${upper}. IN A`);
+    expect(rrs(a.answer)).toEqual([`${upper}. 300 A 192.0.2.1`, `${upper}. 300 A 192.0.2.2`]);
+    const b = await kdig(server, `host.${name}`, 'AAAA');
+    expect(rrs(b.answer)).toEqual([`host.${name}. 3600 AAAA 2001:db8::1`]);
+  });
+
+  it('tells NODATA from NXDOMAIN, with the SOA in authority at the RFC 2308 TTL, also for empty non-terminals', async () => {
+    const { name } = await zone([{ Type: 'A', Name: 'a.b', Target: '192.0.2.1' }]);
+    const nodata = await dig(server, `a.b.${name}`, 'MX');
+    expect(nodata.status).toBe('NOERROR');
+    expect(nodata.answer).toEqual([]);
+    expect(soaLine(nodata)).toHaveLength(1);
+    expect(nodata.authority[0]?.ttl).toBe(300);
+    const ent = await dig(server, `b.${name}`, 'A');
+    expect([ent.status, ent.answer.length, soaLine(ent).length]).toEqual(['NOERROR', 0, 1]);
+    const nx = await dig(server, `c.b.${name}`, 'A');
+    expect(nx.status).toBe('NXDOMAIN');
+    expect(nx.flags).toContain('aa');
+    expect(soaLine(nx)).toHaveLength(1);
+    expect(nx.authority[0]?.name).toBe(`${name}.`);
+  });
+
+  it('follows CNAME chains inside the zone and stops at names outside it', async () => {
+    const { name } = await zone([
+      { Type: 'CNAME', Name: 'one', Target: `two.${name2(zoneCount + 1)}` },
+      { Type: 'CNAME', Name: 'two', Target: `www.${name2(zoneCount + 1)}` },
+      { Type: 'A', Name: 'www', Target: '192.0.2.7' },
+      { Type: 'CNAME', Name: 'out', Target: 'www.example.org' },
+      { Type: 'CNAME', Name: 'dangling', Target: `missing.${name2(zoneCount + 1)}` },
+      { Type: 'CNAME', Name: 'loop1', Target: `loop2.${name2(zoneCount + 1)}` },
+      { Type: 'CNAME', Name: 'loop2', Target: `loop1.${name2(zoneCount + 1)}` },
+    ]);
+    const a = await dig(server, `one.${name}`, 'A');
+    expect(a.status).toBe('NOERROR');
+    expect(rrs(a.answer)).toEqual([`one.${name}. 86400 CNAME two.${name}.`, `two.${name}. 86400 CNAME www.${name}.`, `www.${name}. 86400 A 192.0.2.7`]);
+    const cname = await dig(server, `one.${name}`, 'CNAME');
+    expect(rrs(cname.answer)).toEqual([`one.${name}. 86400 CNAME two.${name}.`]);
+    const out = await dig(server, `out.${name}`, 'A');
+    expect([out.status, rrs(out.answer)]).toEqual(['NOERROR', [`out.${name}. 86400 CNAME www.example.org.`]]);
+    const dangling = await dig(server, `dangling.${name}`, 'A');
+    expect(dangling.status).toBe('NXDOMAIN');
+    expect(dangling.answer.map((r) => r.type)).toEqual(['CNAME']);
+    const loop = await dig(server, `loop1.${name}`, 'A');
+    expect(loop.status).toBe('NOERROR');
+    expect(loop.answer.map((r) => r.type)).toEqual(['CNAME', 'CNAME']);
+  });
+
+  it('synthesises answers from wildcards (RFC 4592) but not for names that exist', async () => {
+    const { name } = await zone([
+      { Type: 'A', Name: '*.wild', Target: '192.0.2.9' },
+      { Type: 'TXT', Name: 'real.wild', Target: 'exists' },
+      { Type: 'A', Name: 'x.deep.wild', Target: '192.0.2.10' },
+    ]);
+    const a = await dig(server, `Foo.wild.${name}`, 'A');
+    expect(a.flags).toContain('aa');
+    expect(rrs(a.answer)).toEqual([`Foo.wild.${name}. 86400 A 192.0.2.9`]);
+    expect(rrs((await dig(server, `a.b.c.wild.${name}`, 'A')).answer)).toEqual([`a.b.c.wild.${name}. 86400 A 192.0.2.9`]);
+    const wildNodata = await dig(server, `foo.wild.${name}`, 'MX');
+    expect([wildNodata.status, wildNodata.answer.length, soaLine(wildNodata).length]).toEqual(['NOERROR', 0, 1]);
+    const real = await dig(server, `real.wild.${name}`, 'A');
+    expect([real.status, real.answer.length]).toEqual(['NOERROR', 0]);
+    // "deep" exists as an empty non-terminal, so the wildcard one level up does not cover names below it.
+    expect((await dig(server, `y.deep.wild.${name}`, 'A')).status).toBe('NXDOMAIN');
+    expect((await dig(server, `other.${name}`, 'A')).status).toBe('NXDOMAIN');
+  });
+
+  it('refers delegated names to their name servers with glue and without AA', async () => {
+    const { name } = await zone([
+      { Type: 'NS', Name: 'sub', Target: `ns1.sub.${name2(zoneCount + 1)}` },
+      { Type: 'NS', Name: 'sub', Target: 'ns.elsewhere.example' },
+      { Type: 'A', Name: 'ns1.sub', Target: '192.0.2.53' },
+      { Type: 'AAAA', Name: 'ns1.sub', Target: '2001:db8::53' },
+    ]);
+    for (const q of [`www.sub.${name}`, `sub.${name}`]) {
+      const a = await dig(server, q, 'A');
+      expect(a.status).toBe('NOERROR');
+      expect(a.flags).not.toContain('aa');
+      expect(a.answer).toEqual([]);
+      expect(rrs(a.authority)).toEqual([`sub.${name}. 86400 NS ns.elsewhere.example.`, `sub.${name}. 86400 NS ns1.sub.${name}.`]);
+      expect(rrs(a.additional)).toEqual([`ns1.sub.${name}. 86400 A 192.0.2.53`, `ns1.sub.${name}. 86400 AAAA 2001:db8::53`]);
+    }
+    const ds = await dig(server, `sub.${name}`, 'DS');
+    expect(ds.flags).toContain('aa');
+    expect(soaLine(ds)).toHaveLength(1);
+  });
+
+  it('adds in-zone addresses of MX, SRV and NS targets to the additional section', async () => {
+    const { name } = await zone([
+      { Type: 'MX', Name: '', Target: `mail.${name2(zoneCount + 1)}`, Priority: 10 },
+      { Type: 'MX', Name: '', Target: 'mx.example.org', Priority: 20 },
+      { Type: 'A', Name: 'mail', Target: '192.0.2.25' },
+      { Type: 'SRV', Name: '_sip._tcp', Target: `sip.${name2(zoneCount + 1)}`, Port: 5060, Priority: 1, Weight: 2 },
+      { Type: 'AAAA', Name: 'sip', Target: '2001:db8::5060' },
+    ]);
+    const mx = await dig(server, name, 'MX');
+    expect(rrs(mx.answer)).toEqual([`${name}. 86400 MX 10 mail.${name}.`, `${name}. 86400 MX 20 mx.example.org.`]);
+    expect(rrs(mx.additional)).toEqual([`mail.${name}. 86400 A 192.0.2.25`]);
+    const srv = await dig(server, `_sip._tcp.${name}`, 'SRV');
+    expect(rrs(srv.answer)).toEqual([`_sip._tcp.${name}. 86400 SRV 1 2 5060 sip.${name}.`]);
+    expect(rrs(srv.additional)).toEqual([`sip.${name}. 86400 AAAA 2001:db8::5060`]);
+  });
+
+  it('serves long TXT values as 255-byte strings that join back to the value', async () => {
+    const value = 'v=' + 'x'.repeat(300) + 'é'.repeat(200);
+    const { id, name } = await zone();
+    await data(server.base, { api_action: 'domain.resource.create', api_key: key, DomainID: id, Type: 'TXT', Name: 'long', Target: value }, { transport: 'POST-form' });
+    const a = await kdig(server, `long.${name}`, 'TXT', '+tcp');
+    const strings = [...(a.answer[0]?.data ?? '').matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1] ?? '');
+    expect(strings.length).toBe(3);
+    // kdig prints non-ASCII bytes as \DDD escapes.
+    const bytes = Buffer.from(strings.join('').replace(/\\(\d{3})/g, (_m, d: string) => String.fromCharCode(Number(d))), 'latin1');
+    expect(bytes.toString('utf8')).toBe(value);
+  });
+
+  it('refuses names it does not host, clears RA, copies RD', async () => {
+    await zone();
+    const a = await dig(server, 'www.example.org', 'A', '+rec');
+    expect(a.status).toBe('REFUSED');
+    expect(a.flags).toContain('rd');
+    expect(a.flags).not.toContain('ra');
+    expect(a.flags).not.toContain('aa');
+    const b = await dig(server, 'example.com', 'A', '+rec');
+    expect(b.status).toBe('REFUSED');
+    const c = await dig(server, `${name2(zoneCount)}`, 'SOA', '+rec');
+    expect(c.flags).toEqual(expect.arrayContaining(['qr', 'aa', 'rd']));
+    expect(c.flags).not.toContain('ra');
+    expect((await dig(server, name2(zoneCount), 'SOA', '+norec')).flags).not.toContain('rd');
+    expect((await dig(server, name2(zoneCount), 'SOA', '-c', 'CH')).status).toBe('REFUSED');
+  });
+
+  it('answers NOTIMP for opcodes it does not implement', async () => {
+    const { name } = await zone();
+    const a = await dig(server, name, 'SOA', '+opcode=2');
+    expect(a.status).toBe('NOTIMP');
+    expect((await dig(server, name, 'SOA', '+opcode=5')).status).toBe('NOTIMP');
+  });
+});
+
+describe('changes', () => {
+  it('shows every API change on the very next query', async () => {
+    const { id, name } = await zone();
+    const rid = await createRecord(server.base, key, id, { Type: 'A', Name: 'www', Target: '192.0.2.1' });
+    expect(rrs((await dig(server, `www.${name}`, 'A')).answer)).toEqual([`www.${name}. 86400 A 192.0.2.1`]);
+    await data(server.base, { api_action: 'domain.resource.update', api_key: key, DomainID: id, ResourceID: rid, Target: '192.0.2.2' });
+    expect(rrs((await dig(server, `www.${name}`, 'A')).answer)).toEqual([`www.${name}. 86400 A 192.0.2.2`]);
+    const before = Number((await dig(server, name, 'SOA')).answer[0]?.data.split(' ')[2]);
+    await data(server.base, { api_action: 'domain.resource.delete', api_key: key, DomainID: id, ResourceID: rid });
+    expect((await dig(server, `www.${name}`, 'A')).status).toBe('NXDOMAIN');
+    expect(Number((await dig(server, name, 'SOA')).answer[0]?.data.split(' ')[2])).toBeGreaterThan(before);
+    await data(server.base, { api_action: 'domain.update', api_key: key, DomainID: id, TTL_sec: 300 });
+    expect((await dig(server, name, 'SOA')).answer[0]?.ttl).toBe(300);
+    await data(server.base, { api_action: 'domain.update', api_key: key, DomainID: id, Domain: `renamed-${name}` });
+    expect((await dig(server, name, 'SOA')).status).toBe('REFUSED');
+    expect((await dig(server, `renamed-${name}`, 'SOA')).status).toBe('NOERROR');
+    await data(server.base, { api_action: 'domain.delete', api_key: key, DomainID: id });
+    expect((await dig(server, `renamed-${name}`, 'SOA')).status).toBe('REFUSED');
+  });
+
+  it('does not serve inactive domains; edit mode is served like active', async () => {
+    const { id, name } = await zone([{ Type: 'A', Name: 'www', Target: '192.0.2.1' }]);
+    await data(server.base, { api_action: 'domain.update', api_key: key, DomainID: id, status: 0 });
+    expect((await dig(server, `www.${name}`, 'A')).status).toBe('REFUSED');
+    await data(server.base, { api_action: 'domain.update', api_key: key, DomainID: id, status: 2 });
+    expect(rrs((await dig(server, `www.${name}`, 'A')).answer)).toEqual([`www.${name}. 86400 A 192.0.2.1`]);
+    const inactive = await zone([], { status: 0 });
+    expect((await dig(server, inactive.name, 'SOA')).status).toBe('REFUSED');
+  });
+
+  it('serves zones loaded from the store at start', async () => {
+    const { name } = await zone([{ Type: 'A', Name: 'www', Target: '192.0.2.1' }]);
+    // A second node over the same database (startServer, so closing it leaves the database alone).
+    const second = await startServer({ http: null, dns: { host: '127.0.0.1', port: 0 }, db: server.db, nameservers: ['ns1.zonehost.test', 'ns2.zonehost.test'], logLevel: 'silent' });
+    try {
+      expect(rrs((await dig({ ...server, dnsAddress: second.dnsAddress }, `www.${name}`, 'A')).answer)).toEqual([`www.${name}. 86400 A 192.0.2.1`]);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('EDNS and truncation', () => {
+  it('echoes OPT with our UDP size, copies DO, and answers BADVERS for unknown versions', async () => {
+    const { name } = await zone();
+    const a = await dig(server, name, 'SOA', '+bufsize=4096');
+    expect(a.edns).toMatch(/version: 0, flags:; udp: 1232/);
+    expect((await dig(server, name, 'SOA', '+dnssec')).edns).toMatch(/flags: do;/);
+    expect((await dig(server, name, 'SOA', '+noedns')).edns).toBeNull();
+    const bad = await dig(server, name, 'SOA', '+edns=1', '+noednsnegotiation');
+    expect(bad.status).toBe('BADVERS');
+    expect(bad.answer).toEqual([]);
+    expect(bad.edns).toMatch(/version: 0/);
+  });
+
+  it('sets TC when a UDP answer does not fit and answers in full over TCP', async () => {
+    const { name } = await zone(Array.from({ length: 8 }, (_, i) => ({ Type: 'TXT', Name: 'big', Target: `${i}${'t'.repeat(200)}` })));
+    const truncated = await dig(server, `big.${name}`, 'TXT', '+ignore', '+noedns');
+    expect(truncated.flags).toContain('tc');
+    expect(truncated.answer).toEqual([]);
+    // 8 x ~215 bytes does not fit 1232 either.
+    expect((await dig(server, `big.${name}`, 'TXT', '+ignore')).flags).toContain('tc');
+    const retried = await dig(server, `big.${name}`, 'TXT');
+    expect(retried.flags).not.toContain('tc');
+    expect(retried.answer).toHaveLength(8);
+    expect(retried.raw).toMatch(/\(TCP\)/);
+    const small = await dig(server, name, 'SOA', '+ignore', '+noedns');
+    expect(small.flags).not.toContain('tc');
+  });
+
+  it('answers several queries on one TCP connection', async () => {
+    const { name } = await zone([{ Type: 'A', Name: 'www', Target: '192.0.2.1' }]);
+    const out = await dig(server, '+tcp', '+keepopen', `www.${name}`, 'A', name, 'SOA', `nx.${name}`, 'A');
+    expect(out.raw.match(/status: NOERROR/g)).toHaveLength(2);
+    expect(out.raw.match(/status: NXDOMAIN/g)).toHaveLength(1);
+  });
+});
+
+/** The name the next zone() call will create (for records that point into their own zone). */
+function name2(n: number): string {
+  return `z${n}.example.com`;
+}
