@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import type { Config } from './config.js';
 import { startDns } from './dns/server.js';
+import { startTransfers } from './dns/transfer/index.js';
 import { buildApp } from './http/app.js';
 import { DEFAULT_LIMITS } from './services/actor.js';
 import { ClusterFeed } from './services/cluster.js';
@@ -52,6 +53,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
       dnsAddress = dns.address;
       closers.push(() => dns.close());
     }
+    // NOTIFY to secondaries and zone-mirror pulls run on every node but act only while it leads.
+    const transfers = await startTransfers(services, { nameservers: config.nameservers, log: logger, shouldAct: () => leadership.isLeader() });
+    closers.push(() => transfers.close());
   } catch (e) {
     for (const close of closers.reverse()) await close();
     await store.close();

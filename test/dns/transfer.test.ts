@@ -1,0 +1,172 @@
+/**
+ * Zone transfers out and NOTIFY, against a real Knot secondary, and kdig as a transfer client.
+ * The secondary listens on a spare loopback address with port 53, since NOTIFY goes to the bare
+ * addresses of the domain's axfr list on the standard port.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, kdigAt, startKnot, type Knot } from '../support/knot.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { data } from '../v3/support.js';
+import { createDomain, createRecord } from './support.js';
+
+const run = promisify(execFile);
+
+/** The secondary's address: in the zone's axfr list, and the source of its transfers (`via`). */
+const SECONDARY = '127.0.31.1';
+const ZONE = 'sec.test';
+
+let server: TestServer;
+let knot: Knot;
+let key: string;
+let domainId: number;
+
+/** A transfer as kdig prints it: status ("NOERROR", "REFUSED", ...) and the records, one "name type data" per line. */
+async function transfer(from: string, ...args: string[]): Promise<{ status: string; records: string[]; raw: string }> {
+  const port = String(server.dnsAddress?.port);
+  const res = await run('kdig', ['-b', from, '-p', port, '@127.0.0.1', '+time=3', '+retry=0', ...args], { timeout: 20_000 }).catch(
+    (e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? '' }),
+  );
+  const raw = res.stdout;
+  const records = raw
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !l.startsWith(';'))
+    .map((l) => {
+      const [name = '', , , type = '', ...rest] = l.split(/\s+/);
+      return `${name.toLowerCase()} ${type} ${rest.join(' ')}`;
+    });
+  // kdig reports a failed transfer on stderr: ";; ERROR: server replied with error 'REFUSED'".
+  const status = /replied with error '(\w+)'/.exec(res.stderr)?.[1] ?? /status: (\w+)/.exec(raw)?.[1] ?? (records.length > 0 ? 'NOERROR' : 'NONE');
+  return { status, records, raw };
+}
+
+const serialOf = (records: string[]): number => Number(records[0]?.split(' ')[4]);
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ({ key } = await server.user('xfr'));
+  domainId = await createDomain(server.base, key, ZONE, { axfr_ips: SECONDARY });
+  await createRecord(server.base, key, domainId, { Type: 'A', Name: 'www', Target: '192.0.2.1' });
+  knot = await startKnot({
+    address: SECONDARY,
+    config: `remote:
+  - id: zonehost
+    address: 127.0.0.1@${server.dnsAddress?.port}
+    via: {address}
+acl:
+  - id: notify_from_zonehost
+    address: 127.0.0.0/8
+    action: notify
+zone:
+  - domain: ${ZONE}
+    master: zonehost
+    acl: notify_from_zonehost
+    storage: "{dir}"
+`,
+  });
+});
+
+afterAll(async () => {
+  await knot?.stop();
+  await server?.close();
+});
+
+describe('a Knot secondary replicating from us', () => {
+  it('pulls the zone, and after each API change receives NOTIFY and serves the new data', async () => {
+    await eventually(`knot serving www.${ZONE}\n${knot.log()}`, async () => {
+      const a = await kdigAt(knot, `www.${ZONE}`, 'A');
+      return a.answer.some((r) => r.data === '192.0.2.1');
+    });
+    // Our SOA refresh is hours: only NOTIFY makes the secondary look again this soon.
+    const added = await createRecord(server.base, key, domainId, { Type: 'A', Name: 'new', Target: '192.0.2.2' });
+    await eventually(`knot serving new.${ZONE}\n${knot.log()}`, async () => {
+      const a = await kdigAt(knot, `new.${ZONE}`, 'A');
+      return a.answer.some((r) => r.data === '192.0.2.2');
+    });
+    await data(server.base, { api_action: 'domain.resource.delete', api_key: key, DomainID: domainId, ResourceID: added });
+    await eventually(`knot dropping new.${ZONE}\n${knot.log()}`, async () => (await kdigAt(knot, `new.${ZONE}`, 'A')).status === 'NXDOMAIN');
+    // The secondary took the changes incrementally (IXFR from the journal), not by whole-zone transfers.
+    expect(knot.log()).toMatch(/IXFR, incoming.*finished/);
+    expect(knot.log()).not.toMatch(/AXFR-style IXFR/);
+  });
+});
+
+describe('transfers to kdig', () => {
+  it('refuses AXFR and IXFR to an address not in the axfr list', async () => {
+    const axfr = await transfer('127.0.31.9', ZONE, 'AXFR');
+    expect(axfr.status).toBe('REFUSED');
+    expect(axfr.records).toEqual([]);
+    const ixfr = await transfer('127.0.0.1', ZONE, 'IXFR=1');
+    expect(ixfr.status).toBe('REFUSED');
+  });
+
+  it('sends the whole zone by AXFR to a listed address, starting and ending with the SOA', async () => {
+    const axfr = await transfer(SECONDARY, ZONE, 'AXFR');
+    expect(axfr.status).toBe('NOERROR');
+    expect(axfr.records[0]).toMatch(new RegExp(`^${ZONE}\\. SOA `));
+    expect(axfr.records.at(-1)).toBe(axfr.records[0]);
+    expect(axfr.records).toContain(`www.${ZONE}. A 192.0.2.1`);
+    expect(axfr.records).toContain(`${ZONE}. NS ns1.zonehost.test.`);
+  });
+
+  it('answers IXFR with the differences since the client serial, from the journal', async () => {
+    const before = serialOf((await transfer(SECONDARY, ZONE, 'AXFR')).records);
+    const mail = await createRecord(server.base, key, domainId, { Type: 'MX', Name: '', Target: 'mail.example.net', Priority: 5 });
+    const www = (await data(server.base, { api_action: 'domain.resource.list', api_key: key, DomainID: domainId })).find((r: any) => r.NAME === 'www');
+    await data(server.base, { api_action: 'domain.resource.update', api_key: key, DomainID: domainId, ResourceID: www.RESOURCEID, Target: '192.0.2.10' });
+    const ixfr = await transfer(SECONDARY, ZONE, `IXFR=${before}`);
+    expect(ixfr.status).toBe('NOERROR');
+    const soa = ixfr.records.filter((r) => r.includes(' SOA '));
+    const current = serialOf(ixfr.records);
+    expect(current).toBeGreaterThan(before);
+    // current SOA, then per change: old SOA, deletions, new SOA, additions; then the current SOA again.
+    const lines = ixfr.records.map((r) => (r.includes(' SOA ') ? `SOA ${r.split(' ')[4]}` : r));
+    const [s1, s2] = [Number(lines[4]?.split(' ')[1]), current];
+    expect(lines).toEqual([
+      `SOA ${current}`,
+      `SOA ${before}`,
+      `SOA ${s1}`,
+      `${ZONE}. MX 5 mail.example.net.`,
+      `SOA ${s1}`,
+      `www.${ZONE}. A 192.0.2.1`,
+      `SOA ${s2}`,
+      `www.${ZONE}. A 192.0.2.10`,
+      `SOA ${current}`,
+    ]);
+    expect(soa.length).toBe(6);
+    expect(mail).toBeGreaterThan(0);
+  });
+
+  it('answers an up-to-date IXFR with the SOA alone, over UDP too', async () => {
+    const current = serialOf((await transfer(SECONDARY, ZONE, 'AXFR')).records);
+    for (const transport of ['+tcp', '+notcp']) {
+      const ixfr = await transfer(SECONDARY, ZONE, `IXFR=${current}`, transport);
+      expect(ixfr.records.map((r) => r.split(' ')[1])).toEqual(['SOA']);
+      expect(serialOf(ixfr.records)).toBe(current);
+    }
+  });
+
+  it('falls back to the whole zone when the journal cannot answer', async () => {
+    // A serial we never had, and a change to the domain itself (SOA fields), both need a full answer.
+    const unknown = await transfer(SECONDARY, ZONE, 'IXFR=7');
+    const axfr = await transfer(SECONDARY, ZONE, 'AXFR');
+    expect(unknown.records).toEqual(axfr.records);
+    const before = serialOf(axfr.records);
+    await data(server.base, { api_action: 'domain.update', api_key: key, DomainID: domainId, Refresh_sec: 7200 });
+    const after = await transfer(SECONDARY, ZONE, `IXFR=${before}`);
+    expect(after.records.filter((r) => r.includes(' SOA ')).length).toBe(2);
+    expect(after.records).toContain(`www.${ZONE}. A 192.0.2.10`);
+    expect(after.records[0]).toMatch(/ 7200 /);
+  });
+
+  it('splits a large zone over several messages', async () => {
+    const big = await createDomain(server.base, key, 'big.test', { axfr_ips: SECONDARY });
+    const text = 'x'.repeat(2000);
+    for (let i = 0; i < 40; i++) await createRecord(server.base, key, big, { Type: 'TXT', Name: `t${i}`, Target: `${i}${text}` });
+    const axfr = await transfer(SECONDARY, 'big.test', 'AXFR');
+    expect(axfr.records.filter((r) => r.includes(' TXT ')).length).toBe(40);
+    const messages = Number(/\((\d+) messages/.exec(axfr.raw)?.[1]);
+    expect(messages).toBeGreaterThan(1);
+  });
+});

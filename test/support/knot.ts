@@ -1,0 +1,124 @@
+/**
+ * Runs a real Knot DNS server (Debian `knot`) for a test: a temporary directory with its configuration,
+ * zone files, database and control socket, listening on a loopback address. Peers that must be reached
+ * on the standard port (NOTIFY to a secondary, AXFR from a primary, both of which our `axfr`/`master_ips`
+ * lists name by address only) get a spare loopback address with port 53.
+ */
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parseDig, type DigAnswer } from '../dns/support.js';
+
+const run = promisify(execFile);
+
+export interface KnotOptions {
+  /** Loopback address to listen on (and to send from: `via` of every remote). */
+  address: string;
+  /** Defaults to 53. */
+  port?: number;
+  /**
+   * The `remote:`, `acl:` and `zone:` sections (YAML); `{dir}` stands for the temporary directory,
+   * `{address}` for the listen address.
+   */
+  config: string;
+  /** Zone files to write into the directory before start, by file name. */
+  files?: Record<string, string>;
+}
+
+export interface Knot {
+  address: string;
+  port: number;
+  dir: string;
+  /** Runs knotc against this server and returns its output. */
+  knotc(...args: string[]): Promise<string>;
+  /** Replaces a file in the directory (e.g. a new version of a zone file). */
+  writeFile(name: string, content: string): void;
+  /** Output knotd has logged so far (for failure messages). */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+export async function startKnot(opts: KnotOptions): Promise<Knot> {
+  const port = opts.port ?? 53;
+  const dir = mkdtempSync(join(tmpdir(), 'zonehost-knot-'));
+  for (const [name, content] of Object.entries(opts.files ?? {})) writeFileSync(join(dir, name), content);
+  const body = opts.config.replaceAll('{dir}', dir).replaceAll('{address}', opts.address);
+  const conf = join(dir, 'knot.conf');
+  writeFileSync(
+    conf,
+    `server:
+    rundir: "${dir}"
+    listen: ${opts.address}@${port}
+    background-workers: 1
+    udp-workers: 1
+    tcp-workers: 1
+database:
+    storage: "${dir}"
+control:
+    listen: "${join(dir, 'knot.sock')}"
+log:
+  - target: stderr
+    any: debug
+${body}
+`,
+  );
+  let output = '';
+  const child: ChildProcess = spawn('knotd', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const knotc = async (...args: string[]) => (await run('knotc', ['-c', conf, ...args], { timeout: 10_000 })).stdout;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  // Ready when the control socket answers.
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`knotd exited at start:\n${output}`);
+    }
+    try {
+      await knotc('status');
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        await stop();
+        throw new Error(`knotd did not start:\n${output}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    address: opts.address,
+    port,
+    dir,
+    knotc,
+    writeFile: (name, content) => writeFileSync(join(dir, name), content),
+    log: () => output,
+    stop,
+  };
+}
+
+/** Runs kdig against a Knot server (never spawnSync: the server under test runs in this process). */
+export async function kdigAt(knot: Pick<Knot, 'address' | 'port'>, ...args: string[]): Promise<DigAnswer> {
+  const { stdout } = await run('kdig', ['-p', String(knot.port), `@${knot.address}`, '+norec', '+time=2', '+retry=0', ...args], { timeout: 15_000 });
+  return parseDig(stdout);
+}
+
+/** Polls `check` until it returns true; throws with `what` after `ms`. */
+export async function eventually(what: string, check: () => Promise<boolean>, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
