@@ -57,3 +57,9 @@ export function expectProblem(r: Reply, status: number): any {
 
 /** The fields named by a problem's errors. */
 export const fieldsOf = (r: Reply): (string | null)[] => r.body.errors.map((e: { field: string | null }) => e.field);
+
+/** Asserts a problem with this status and returns the fields its errors name. */
+export function problemFields(r: Reply, status: number): (string | null)[] {
+  expectProblem(r, status);
+  return fieldsOf(r);
+}
