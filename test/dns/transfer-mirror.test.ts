@@ -1,0 +1,125 @@
+/**
+ * Zone mirrors against a real Knot primary: created through interface A (Type=slave, master_ips), pulled
+ * by AXFR, served by our DNS, refreshed on the primary's NOTIFY; a bad transfer keeps the last good copy.
+ * The primary listens on a spare loopback address with port 53 (master_ips are bare addresses).
+ */
+import { createSocket } from 'node:dgram';
+import * as dnsPacket from 'dns-packet';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startKnot, type Knot } from '../support/knot.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { data } from '../v3/support.js';
+import { kdig } from './support.js';
+
+const PRIMARY = '127.0.31.2';
+const ZONE = 'mir.test';
+
+const zoneFile = (serial: number, extra = '') => `$ORIGIN ${ZONE}.
+$TTL 3600
+@   SOA ns.${ZONE}. admin.${ZONE}. ${serial} 3600 600 86400 300
+@   NS  ns.${ZONE}.
+ns  A   192.0.2.53
+www 120 A 192.0.2.80
+txt TXT "hello" "world"
+${extra}
+`;
+
+let server: TestServer;
+let knot: Knot;
+let key: string;
+let mirrorId: number;
+
+/** Replaces the primary's zone and has it reload (it then sends NOTIFY to us). */
+async function publish(content: string): Promise<void> {
+  knot.writeFile(`${ZONE}.zone`, content);
+  await knot.knotc('zone-reload', ZONE);
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ({ key } = await server.user('mirror'));
+  knot = await startKnot({
+    address: PRIMARY,
+    files: { [`${ZONE}.zone`]: zoneFile(2024010101) },
+    config: `remote:
+  - id: zonehost
+    address: 127.0.0.1@${server.dnsAddress?.port}
+    via: {address}
+acl:
+  - id: xfr
+    address: 127.0.0.0/8
+    action: transfer
+zone:
+  - domain: ${ZONE}
+    file: "{dir}/${ZONE}.zone"
+    notify: zonehost
+    acl: xfr
+    zonefile-sync: -1
+    journal-content: none
+`,
+  });
+});
+
+afterAll(async () => {
+  await knot?.stop();
+  await server?.close();
+});
+
+/** Sends a NOTIFY for the zone from `source` to our DNS port and returns the answer's rcode. */
+function notifyFrom(source: string): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const socket = createSocket('udp4');
+    const timer = setTimeout(() => {
+      socket.close();
+      reject(new Error('no answer to NOTIFY'));
+    }, 5000);
+    socket.on('message', (msg) => {
+      clearTimeout(timer);
+      socket.close();
+      resolve(dnsPacket.decode(msg).rcode);
+    });
+    socket.bind(0, source, () => {
+      // opcode NOTIFY (4) and AA go in the flags word; dns-packet does not encode them otherwise.
+      const query = dnsPacket.encode({ type: 'query', id: 4711, flags: (4 << 11) | 0x0400, questions: [{ type: 'SOA', class: 'IN', name: ZONE }] });
+      socket.send(query, server.dnsAddress?.port, '127.0.0.1');
+    });
+  });
+}
+
+describe('a zone mirror of a Knot primary', () => {
+  it('is pulled on creation and served by our DNS', async () => {
+    const created = await data(server.base, { api_action: 'domain.create', api_key: key, Domain: ZONE, Type: 'slave', master_ips: PRIMARY });
+    mirrorId = created.DomainID;
+    await eventually(`the first transfer\n${knot.log()}`, async () => (await server.services.mirrors.stateOf(mirrorId)).serial === 2024010101);
+    const www = await kdig(server, `www.${ZONE}`, 'A');
+    expect(www.status).toBe('NOERROR');
+    expect(www.flags).toContain('aa');
+    // The master's own TTL is kept, not rounded to our API's TTL steps.
+    expect(www.answer.map((r) => `${r.ttl} ${r.data}`)).toEqual(['120 192.0.2.80']);
+    const txt = await kdig(server, `txt.${ZONE}`, 'TXT');
+    expect(txt.answer.map((r) => r.data)).toEqual(['"helloworld"']);
+    const soa = await kdig(server, ZONE, 'SOA');
+    expect(soa.answer[0]?.data).toMatch(/^ns\.mir\.test\. admin\.mir\.test\. 2024010101 /);
+  });
+
+  it("follows the primary's NOTIFY", async () => {
+    await publish(zoneFile(2024010102, 'new A 192.0.2.81'));
+    // The SOA refresh is an hour: only the NOTIFY makes us pull this soon.
+    await eventually(`the new record served\n${knot.log()}`, async () => (await kdig(server, `new.${ZONE}`, 'A')).answer.some((r) => r.data === '192.0.2.81'));
+    expect((await server.services.mirrors.stateOf(mirrorId)).lastError).toBeNull();
+  });
+
+  it('refuses NOTIFY from an address that is not one of its masters', async () => {
+    expect(await notifyFrom('127.0.31.9')).toBe('REFUSED');
+    expect(await notifyFrom(PRIMARY)).toBe('NOERROR');
+  });
+
+  it('rejects a transfer holding a record it cannot take, and keeps serving the last good copy', async () => {
+    await publish(zoneFile(2024010103, 'odd CAA 0 issue "ca.example.net"\nlater A 192.0.2.82'));
+    await eventually('the failed transfer recorded', async () => /CAA/.test((await server.services.mirrors.stateOf(mirrorId)).lastError ?? ''));
+    const state = await server.services.mirrors.stateOf(mirrorId);
+    expect(state.serial).toBe(2024010102);
+    expect((await kdig(server, `new.${ZONE}`, 'A')).answer.map((r) => r.data)).toEqual(['192.0.2.81']);
+    expect((await kdig(server, `later.${ZONE}`, 'A')).status).toBe('NXDOMAIN');
+  });
+});
