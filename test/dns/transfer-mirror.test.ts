@@ -76,7 +76,7 @@ function notifyFrom(source: string): Promise<string | undefined> {
     socket.on('message', (msg) => {
       clearTimeout(timer);
       socket.close();
-      resolve(dnsPacket.decode(msg).rcode);
+      resolve((dnsPacket.decode(msg) as { rcode?: string }).rcode);
     });
     socket.bind(0, source, () => {
       // opcode NOTIFY (4) and AA go in the flags word; dns-packet does not encode them otherwise.
