@@ -71,7 +71,11 @@ export class NotifySender {
   }
 
   private async onChange(c: ZoneChange): Promise<void> {
-    if (c.kind === 'domain.deleted' || !this.opts.shouldAct()) return;
+    if (c.kind === 'domain.deleted') {
+      this.lastSent.delete(c.domainId);
+      return;
+    }
+    if (!this.opts.shouldAct()) return;
     const domain = await this.services.store.domainById(c.domainId);
     if (!domain || !isServed(domain.status) || domain.axfrIps.length === 0) return;
     const soa = await this.soaFor(domain);
@@ -97,10 +101,14 @@ export class NotifySender {
       if (rcode === null) continue;
       if (rcode === RCODE.NOERROR) this.opts.log.debug({ zone, ip, serial }, 'NOTIFY acknowledged');
       else this.opts.log.warn({ zone, ip, serial, rcode }, 'NOTIFY refused by the secondary');
-      if (this.current.get(key) === serial) this.current.delete(key);
-      return;
+      return this.done(key, serial);
     }
     this.opts.log.warn({ zone, ip, serial }, `NOTIFY not acknowledged after ${ATTEMPTS} attempts`);
+    this.done(key, serial);
+  }
+
+  private done(key: string, serial: number): void {
+    if (this.current.get(key) === serial) this.current.delete(key);
   }
 
   /** Sends one NOTIFY; resolves with the answer's rcode, or null when none came within `waitMs`. */

@@ -1,0 +1,146 @@
+/**
+ * Transfers against scripted peers, for what a well-behaved Knot never does: a master sending broken
+ * or out-of-zone data, and a secondary that does not acknowledge the first NOTIFY.
+ * The peers listen on spare loopback addresses with port 53 (our lists hold bare addresses).
+ */
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { createServer, type Server } from 'node:net';
+import * as dnsPacket from 'dns-packet';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/knot.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { data } from '../v3/support.js';
+import { createDomain, kdig } from './support.js';
+
+const MASTER = '127.0.31.4';
+const SECONDARY = '127.0.31.5';
+const SERIAL = 77;
+
+const soa = (zone: string, serial = SERIAL): dnsPacket.Answer => ({
+  type: 'SOA',
+  name: zone,
+  ttl: 300,
+  data: { mname: `ns.${zone}`, rname: `admin.${zone}`, serial, refresh: 3600, retry: 600, expire: 86400, minimum: 60 },
+});
+const a = (name: string, ip: string): dnsPacket.Answer => ({ type: 'A', name, ttl: 300, data: ip });
+const answer = (id: number, answers: dnsPacket.Answer[], rcode = 0) =>
+  dnsPacket.encode({ type: 'response', id, flags: 0x0400 | rcode, questions: [], answers });
+
+/** What the scripted master sends for an AXFR of each zone: framed messages (raw when a case needs bytes dns-packet cannot make). */
+const transfers: Record<string, (id: number) => Buffer[]> = {
+  'good.test': (id) => [answer(id, [soa('good.test'), a('www.good.test', '192.0.2.1')]), answer(id, [a('mail.good.test', '192.0.2.2'), soa('good.test')])],
+  'outside.test': (id) => [answer(id, [soa('outside.test'), a('www.elsewhere.test', '192.0.2.1'), soa('outside.test')])],
+  'mismatch.test': (id) => [answer(id, [soa('mismatch.test'), a('www.mismatch.test', '192.0.2.1'), soa('mismatch.test', SERIAL + 1)])],
+  'unfinished.test': (id) => [answer(id, [soa('unfinished.test'), a('www.unfinished.test', '192.0.2.1')])],
+  'nosoa.test': (id) => [answer(id, [a('www.nosoa.test', '192.0.2.1'), soa('nosoa.test')])],
+  'refused.test': (id) => [answer(id, [], 5)],
+  'apexcname.test': (id) => [answer(id, [soa('apexcname.test'), { type: 'CNAME', name: 'apexcname.test', ttl: 300, data: 'x.example.net' }, soa('apexcname.test')])],
+  'rdlength.test': (id) => {
+    // An A record whose RDLENGTH says 5: dns-packet alone would read 4 bytes and misparse the rest.
+    const msg = answer(id, [soa('rdlength.test'), a('www.rdlength.test', '192.0.2.1'), soa('rdlength.test')]);
+    const at = msg.indexOf(Buffer.from([0, 4, 192, 0, 2, 1]));
+    const bad = Buffer.concat([msg.subarray(0, at), Buffer.from([0, 5, 192, 0, 2, 1, 9]), msg.subarray(at + 6)]);
+    return [bad];
+  },
+};
+
+let server: TestServer;
+let key: string;
+let masterUdp: UdpSocket;
+let masterTcp: Server;
+let secondary: UdpSocket;
+/** NOTIFY messages the scripted secondary received, and how many of them it leaves unanswered. */
+const notifies: dnsPacket.Packet[] = [];
+let ignoreNotifies = 1;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ({ key } = await server.user('peers'));
+  masterUdp = createSocket('udp4');
+  masterUdp.on('message', (msg, from) => {
+    const q = dnsPacket.decode(msg);
+    const zone = q.questions?.[0]?.name ?? '';
+    masterUdp.send(answer(q.id ?? 0, [soa(zone)]), from.port, from.address);
+  });
+  await new Promise<void>((r) => masterUdp.bind(53, MASTER, () => r()));
+  masterTcp = createServer((socket) => {
+    socket.on('error', () => undefined);
+    socket.once('data', (buf) => {
+      const q = dnsPacket.decode(buf.subarray(2));
+      for (const msg of transfers[q.questions?.[0]?.name ?? '']?.(q.id ?? 0) ?? []) {
+        const len = Buffer.alloc(2);
+        len.writeUInt16BE(msg.length);
+        socket.write(Buffer.concat([len, msg]));
+      }
+      socket.end();
+    });
+  });
+  await new Promise<void>((r) => masterTcp.listen(53, MASTER, () => r()));
+  secondary = createSocket('udp4');
+  secondary.on('message', (msg, from) => {
+    const q = dnsPacket.decode(msg);
+    notifies.push(q);
+    if (notifies.length <= ignoreNotifies) return;
+    secondary.send(dnsPacket.encode({ type: 'response', id: q.id ?? 0, flags: (4 << 11) | 0x0400, questions: q.questions ?? [] }), from.port, from.address);
+  });
+  await new Promise<void>((r) => secondary.bind(53, SECONDARY, () => r()));
+});
+
+afterAll(async () => {
+  await server?.close();
+  masterUdp?.close();
+  secondary?.close();
+  await new Promise((r) => (masterTcp ? masterTcp.close(r) : r(undefined)));
+});
+
+async function mirror(zone: string): Promise<number> {
+  return (await data(server.base, { api_action: 'domain.create', api_key: key, Domain: zone, Type: 'slave', master_ips: MASTER })).DomainID;
+}
+
+describe('zone mirror transfers from a scripted master', () => {
+  it('takes a transfer spread over several messages', async () => {
+    const id = await mirror('good.test');
+    await eventually('the transfer', async () => (await server.services.mirrors.stateOf(id)).serial === SERIAL);
+    expect((await kdig(server, 'mail.good.test', 'A')).answer.map((r) => r.data)).toEqual(['192.0.2.2']);
+  });
+
+  const bad: [string, RegExp][] = [
+    ['outside.test', /www\.elsewhere\.test A: the name is outside the zone/],
+    ['mismatch.test', /closing SOA does not match/],
+    ['unfinished.test', /closed the connection before the transfer ended/],
+    ['nosoa.test', /does not start with an SOA/],
+    ['refused.test', /refused the transfer \(rcode 5\)/],
+    ['apexcname.test', /apexcname\.test CNAME: .+/],
+    ['rdlength.test', /malformed DNS message/],
+  ];
+  for (const [zone, error] of bad) {
+    it(`rejects the whole transfer of ${zone}, keeps no copy and records why`, async () => {
+      const id = await mirror(zone);
+      await eventually('the failed attempt', async () => (await server.services.mirrors.stateOf(id)).lastError !== null);
+      const state = await server.services.mirrors.stateOf(id);
+      expect(state.lastError).toMatch(error);
+      expect(state.lastError).toContain(MASTER);
+      expect(state.serial).toBeNull();
+      expect(await server.services.mirrors.zoneOf(id)).toBeNull();
+      expect((await kdig(server, `www.${zone}`, 'A')).answer).toEqual([]);
+    });
+  }
+});
+
+describe('NOTIFY to a secondary', () => {
+  it('is retried until acknowledged, then stops', async () => {
+    notifies.length = 0;
+    ignoreNotifies = 1;
+    const id = await createDomain(server.base, key, 'notified.test', { axfr_ips: SECONDARY });
+    await eventually('a second NOTIFY after the first went unanswered', async () => notifies.length >= 2, 10_000);
+    const current = (await server.services.store.domainById(id))?.serial;
+    for (const n of notifies) {
+      expect(n.flags ?? 0).toBe((4 << 11) | 0x0400); // a query with opcode NOTIFY and AA
+      expect(n.questions).toEqual([{ name: 'notified.test', type: 'SOA', class: 'IN' }]);
+      expect((n.answers?.[0] as { data: { serial: number } } | undefined)?.data.serial).toBe(current);
+    }
+    // The next retry would follow two seconds after the second; once acknowledged there is none.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(notifies.length).toBe(2);
+  });
+});
