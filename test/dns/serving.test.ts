@@ -1,5 +1,6 @@
 /** Authoritative answers as dig and kdig see them, for zones written through interface A. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serialiseZone, type ZoneContent } from '../../src/dns/zone-content.js';
 import { startServer } from '../../src/server.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { data } from '../v3/support.js';
@@ -221,6 +222,27 @@ describe('changes', () => {
     expect(rrs((await dig(server, `www.${name}`, 'A')).answer)).toEqual([`www.${name}. 86400 A 192.0.2.1`]);
     const inactive = await zone([], { status: 0 });
     expect((await dig(server, inactive.name, 'SOA')).status).toBe('REFUSED');
+  });
+
+  it('serves a zone mirror from its last good copy until the copy expires', async () => {
+    const name = `mirror${++zoneCount}.example.com`;
+    const id = (await data(server.base, { api_action: 'domain.create', api_key: key, Domain: name, Type: 'slave', master_ips: '127.0.0.9' })).DomainID;
+    expect((await dig(server, name, 'SOA')).status).toBe('REFUSED');
+    const copy = (expire: number, serial: number): ZoneContent => ({
+      soa: { type: 'SOA', name, ttl: 3600, data: { mname: 'ns.primary.example', rname: 'hostmaster.primary.example', serial, refresh: 3600, retry: 600, expire, minimum: 60 } },
+      answers: [
+        { type: 'NS', name, ttl: 3600, data: 'ns.primary.example' },
+        { type: 'A', name: `www.${name}`, ttl: 120, data: '198.51.100.7' },
+      ],
+    });
+    await server.services.mirrors.transferred(id, name, 7, serialiseZone(copy(86400, 7)));
+    const a = await dig(server, `www.${name}`, 'A');
+    expect(a.flags).toContain('aa');
+    expect(rrs(a.answer)).toEqual([`www.${name}. 120 A 198.51.100.7`]);
+    expect((await dig(server, `nx.${name}`, 'A')).authority[0]?.ttl).toBe(60);
+    // A copy whose SOA expire time has already passed since the transfer is no longer served.
+    await server.services.mirrors.transferred(id, name, 8, serialiseZone(copy(0, 8)));
+    expect((await dig(server, `www.${name}`, 'A')).status).toBe('REFUSED');
   });
 
   it('serves zones loaded from the store at start', async () => {
