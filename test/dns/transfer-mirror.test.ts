@@ -6,7 +6,7 @@
 import { createSocket } from 'node:dgram';
 import * as dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startKnot, type Knot } from '../support/knot.js';
+import { eventually, startKnot, transfer, type Knot } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { data } from '../v3/support.js';
 import { kdig } from './support.js';
@@ -88,7 +88,7 @@ function notifyFrom(source: string): Promise<string | undefined> {
 
 describe('a zone mirror of a Knot primary', () => {
   it('is pulled on creation and served by our DNS', async () => {
-    const created = await data(server.base, { api_action: 'domain.create', api_key: key, Domain: ZONE, Type: 'slave', master_ips: PRIMARY });
+    const created = await data(server.base, { api_action: 'domain.create', api_key: key, Domain: ZONE, Type: 'slave', master_ips: PRIMARY, axfr_ips: '127.0.31.1' });
     mirrorId = created.DomainID;
     await eventually(`the first transfer\n${knot.log()}`, async () => (await server.services.mirrors.stateOf(mirrorId)).serial === 2024010101);
     const www = await kdig(server, `www.${ZONE}`, 'A');
@@ -107,6 +107,14 @@ describe('a zone mirror of a Knot primary', () => {
     // The SOA refresh is an hour: only the NOTIFY makes us pull this soon.
     await eventually(`the new record served\n${knot.log()}`, async () => (await kdig(server, `new.${ZONE}`, 'A')).answer.some((r) => r.data === '192.0.2.81'));
     expect((await server.services.mirrors.stateOf(mirrorId)).lastError).toBeNull();
+  });
+
+  it('passes its copy on by AXFR to the addresses of its own axfr list only', async () => {
+    const axfr = await transfer(server, '127.0.31.1', ZONE, 'AXFR');
+    expect(axfr.records[0]).toMatch(/^mir\.test\. SOA ns\.mir\.test\. admin\.mir\.test\. 2024010102 /);
+    expect(axfr.records).toContain(`new.${ZONE}. A 192.0.2.81`);
+    expect(axfr.records.at(-1)).toBe(axfr.records[0]);
+    expect((await transfer(server, '127.0.31.9', ZONE, 'AXFR')).status).toBe('REFUSED');
   });
 
   it('refuses NOTIFY from an address that is not one of its masters', async () => {

@@ -3,15 +3,11 @@
  * The secondary listens on a spare loopback address with port 53, since NOTIFY goes to the bare
  * addresses of the domain's axfr list on the standard port.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, kdigAt, startKnot, type Knot } from '../support/knot.js';
+import { eventually, kdigAt, startKnot, transfer, type Knot } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { data } from '../v3/support.js';
 import { createDomain, createRecord } from './support.js';
-
-const run = promisify(execFile);
 
 /** The secondary's address: in the zone's axfr list, and the source of its transfers (`via`). */
 const SECONDARY = '127.0.31.1';
@@ -21,25 +17,6 @@ let server: TestServer;
 let knot: Knot;
 let key: string;
 let domainId: number;
-
-/** A transfer as kdig prints it: status ("NOERROR", "REFUSED", ...) and the records, one "name type data" per line. */
-async function transfer(from: string, ...args: string[]): Promise<{ status: string; records: string[]; raw: string }> {
-  const port = String(server.dnsAddress?.port);
-  const res = await run('kdig', ['-b', from, '-p', port, '@127.0.0.1', '+time=3', '+retry=0', ...args], { timeout: 20_000 }).catch(
-    (e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? '' }),
-  );
-  const raw = res.stdout;
-  const records = raw
-    .split('\n')
-    .filter((l) => l.trim() !== '' && !l.startsWith(';'))
-    .map((l) => {
-      const [name = '', , , type = '', ...rest] = l.split(/\s+/);
-      return `${name.toLowerCase()} ${type} ${rest.join(' ')}`;
-    });
-  // kdig reports a failed transfer on stderr: ";; ERROR: server replied with error 'REFUSED'".
-  const status = /replied with error '(\w+)'/.exec(res.stderr)?.[1] ?? /status: (\w+)/.exec(raw)?.[1] ?? (records.length > 0 ? 'NOERROR' : 'NONE');
-  return { status, records, raw };
-}
 
 const serialOf = (records: string[]): number => Number(records[0]?.split(' ')[4]);
 
@@ -94,15 +71,15 @@ describe('a Knot secondary replicating from us', () => {
 
 describe('transfers to kdig', () => {
   it('refuses AXFR and IXFR to an address not in the axfr list', async () => {
-    const axfr = await transfer('127.0.31.9', ZONE, 'AXFR');
+    const axfr = await transfer(server, '127.0.31.9', ZONE, 'AXFR');
     expect(axfr.status).toBe('REFUSED');
     expect(axfr.records).toEqual([]);
-    const ixfr = await transfer('127.0.0.1', ZONE, 'IXFR=1');
+    const ixfr = await transfer(server, '127.0.0.1', ZONE, 'IXFR=1');
     expect(ixfr.status).toBe('REFUSED');
   });
 
   it('sends the whole zone by AXFR to a listed address, starting and ending with the SOA', async () => {
-    const axfr = await transfer(SECONDARY, ZONE, 'AXFR');
+    const axfr = await transfer(server, SECONDARY, ZONE, 'AXFR');
     expect(axfr.status).toBe('NOERROR');
     expect(axfr.records[0]).toMatch(new RegExp(`^${ZONE}\\. SOA `));
     expect(axfr.records.at(-1)).toBe(axfr.records[0]);
@@ -111,11 +88,11 @@ describe('transfers to kdig', () => {
   });
 
   it('answers IXFR with the differences since the client serial, from the journal', async () => {
-    const before = serialOf((await transfer(SECONDARY, ZONE, 'AXFR')).records);
+    const before = serialOf((await transfer(server, SECONDARY, ZONE, 'AXFR')).records);
     const mail = await createRecord(server.base, key, domainId, { Type: 'MX', Name: '', Target: 'mail.example.net', Priority: 5 });
     const www = (await data(server.base, { api_action: 'domain.resource.list', api_key: key, DomainID: domainId })).find((r: any) => r.NAME === 'www');
     await data(server.base, { api_action: 'domain.resource.update', api_key: key, DomainID: domainId, ResourceID: www.RESOURCEID, Target: '192.0.2.10' });
-    const ixfr = await transfer(SECONDARY, ZONE, `IXFR=${before}`);
+    const ixfr = await transfer(server, SECONDARY, ZONE, `IXFR=${before}`);
     expect(ixfr.status).toBe('NOERROR');
     const soa = ixfr.records.filter((r) => r.includes(' SOA '));
     const current = serialOf(ixfr.records);
@@ -139,9 +116,9 @@ describe('transfers to kdig', () => {
   });
 
   it('answers an up-to-date IXFR with the SOA alone, over UDP too', async () => {
-    const current = serialOf((await transfer(SECONDARY, ZONE, 'AXFR')).records);
+    const current = serialOf((await transfer(server, SECONDARY, ZONE, 'AXFR')).records);
     for (const transport of ['+tcp', '+notcp']) {
-      const ixfr = await transfer(SECONDARY, ZONE, `IXFR=${current}`, transport);
+      const ixfr = await transfer(server, SECONDARY, ZONE, `IXFR=${current}`, transport);
       expect(ixfr.records.map((r) => r.split(' ')[1])).toEqual(['SOA']);
       expect(serialOf(ixfr.records)).toBe(current);
     }
@@ -149,12 +126,12 @@ describe('transfers to kdig', () => {
 
   it('falls back to the whole zone when the journal cannot answer', async () => {
     // A serial we never had, and a change to the domain itself (SOA fields), both need a full answer.
-    const unknown = await transfer(SECONDARY, ZONE, 'IXFR=7');
-    const axfr = await transfer(SECONDARY, ZONE, 'AXFR');
+    const unknown = await transfer(server, SECONDARY, ZONE, 'IXFR=7');
+    const axfr = await transfer(server, SECONDARY, ZONE, 'AXFR');
     expect(unknown.records).toEqual(axfr.records);
     const before = serialOf(axfr.records);
     await data(server.base, { api_action: 'domain.update', api_key: key, DomainID: domainId, Refresh_sec: 7200 });
-    const after = await transfer(SECONDARY, ZONE, `IXFR=${before}`);
+    const after = await transfer(server, SECONDARY, ZONE, `IXFR=${before}`);
     expect(after.records.filter((r) => r.includes(' SOA ')).length).toBe(2);
     expect(after.records).toContain(`www.${ZONE}. A 192.0.2.10`);
     expect(after.records[0]).toMatch(/ 7200 /);
@@ -164,7 +141,7 @@ describe('transfers to kdig', () => {
     const big = await createDomain(server.base, key, 'big.test', { axfr_ips: SECONDARY });
     const text = 'x'.repeat(2000);
     for (let i = 0; i < 40; i++) await createRecord(server.base, key, big, { Type: 'TXT', Name: `t${i}`, Target: `${i}${text}` });
-    const axfr = await transfer(SECONDARY, 'big.test', 'AXFR');
+    const axfr = await transfer(server, SECONDARY, 'big.test', 'AXFR');
     expect(axfr.records.filter((r) => r.includes(' TXT ')).length).toBe(40);
     const messages = Number(/\((\d+) messages/.exec(axfr.raw)?.[1]);
     expect(messages).toBeGreaterThan(1);

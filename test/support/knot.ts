@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseDig, type DigAnswer } from '../dns/support.js';
+import type { TestServer } from './server.js';
 
 const run = promisify(execFile);
 
@@ -111,6 +112,25 @@ ${body}
 export async function kdigAt(knot: Pick<Knot, 'address' | 'port'>, ...args: string[]): Promise<DigAnswer> {
   const { stdout } = await run('kdig', ['-p', String(knot.port), `@${knot.address}`, '+norec', '+time=2', '+retry=0', ...args], { timeout: 15_000 });
   return parseDig(stdout);
+}
+
+/** A zone transfer from our server to kdig bound to `from`: status ("NOERROR", "REFUSED", ...) and the records, one "name type data" per line. */
+export async function transfer(server: Pick<TestServer, 'dnsAddress'>, from: string, ...args: string[]): Promise<{ status: string; records: string[]; raw: string }> {
+  const port = String(server.dnsAddress?.port);
+  const res = await run('kdig', ['-b', from, '-p', port, '@127.0.0.1', '+time=3', '+retry=0', ...args], { timeout: 20_000 }).catch(
+    (e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? '' }),
+  );
+  const raw = res.stdout;
+  const records = raw
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !l.startsWith(';'))
+    .map((l) => {
+      const [name = '', , , type = '', ...rest] = l.split(/\s+/);
+      return `${name.toLowerCase()} ${type} ${rest.join(' ')}`;
+    });
+  // kdig reports a failed transfer on stderr: ";; ERROR: server replied with error 'REFUSED'".
+  const status = /replied with error '(\w+)'/.exec(res.stderr)?.[1] ?? /status: (\w+)/.exec(raw)?.[1] ?? (records.length > 0 ? 'NOERROR' : 'NONE');
+  return { status, records, raw };
 }
 
 /** Polls `check` until it returns true; throws with `what` after `ms`. */
