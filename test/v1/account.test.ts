@@ -183,7 +183,7 @@ describe('rate limits on interface B', () => {
       expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
       const a = await fetch(`${limited.base}/api/?api_action=domain.list&api_key=${k}`);
       expect(a.status).toBe(429);
-      expect((await a.json()).ERRORARRAY[0].ERRORCODE).toBe(14);
+      expect(((await a.json()) as any).ERRORARRAY[0].ERRORCODE).toBe(14);
     } finally {
       await limited.close();
     }

@@ -5,7 +5,7 @@
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { AuthError } from '../../model/errors.js';
@@ -13,7 +13,7 @@ import type { Actor, Services } from '../../services/index.js';
 import { basicCredentials, bearerCredential } from '../credentials.js';
 import { domainRoutes, mirrorRoutes } from './domains.js';
 import { OPENAPI_INFO } from './openapi.js';
-import { fastifyProblem, problem, problemFor, sendProblem } from './problem.js';
+import { fastifyProblem, HttpProblem, problem, problemFor, sendProblem } from './problem.js';
 import { recordRoutes } from './records.js';
 import { accountRoutes } from './account.js';
 import type { RouteContext } from './support.js';
@@ -22,19 +22,27 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route needs no API key (key creation, the OpenAPI document). */
     public?: boolean;
+    /** Validators of the route's success bodies, by status code (set when the route is added). */
+    outputChecks?: Map<number, ValidateFunction>;
   }
 }
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
+const common = { allErrors: true, verbose: true, strict: false, removeAdditional: false } as const;
 /** Bodies are taken as sent (no coercion, no defaults filled in, unknown fields refused); every problem is reported. */
-function validators() {
-  const common = { allErrors: true, verbose: true, strict: false, removeAdditional: false } as const;
-  const body = addFormats(new Ajv({ ...common, coerceTypes: false, useDefaults: false }));
-  // Query strings and path parameters are text: numbers are coerced, defaults applied.
-  const text = addFormats(new Ajv({ ...common, coerceTypes: true, useDefaults: true }));
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? body : text).compile(schema);
+const exact = addFormats(new Ajv({ ...common, coerceTypes: false, useDefaults: false }));
+// Query strings and path parameters are text: numbers are coerced, defaults applied.
+const text = addFormats(new Ajv({ ...common, coerceTypes: true, useDefaults: true }));
+const validatorCompiler = ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? exact : text).compile(schema);
+
+/** Success bodies as the route's schema publishes them, per status code. */
+function successSchemas(response: unknown): [number, object][] {
+  if (!response || typeof response !== 'object') return [];
+  return Object.entries(response as Record<string, object>)
+    .filter(([code]) => /^2\d\d$/.test(code) && code !== '204')
+    .map(([code, schema]) => [Number(code), schema]);
 }
 
 export const V1_PREFIX = '/v1';
@@ -54,7 +62,22 @@ function api(services: Services): FastifyPluginAsync {
       },
     };
 
-    app.setValidatorCompiler(validators());
+    app.setValidatorCompiler(validatorCompiler);
+
+    // Output is validated as well as input (serialisation alone would drop unknown fields but pass bad
+    // values): a success body that breaks its published schema becomes a 500, never a wrong answer.
+    app.addHook('onRoute', (route) => {
+      const checks = new Map(successSchemas(route.schema?.response).map(([code, schema]) => [code, exact.compile(schema)]));
+      if (checks.size > 0) route.config = { ...route.config, outputChecks: checks };
+    });
+    app.addHook('preSerialization', async (req, reply, payload) => {
+      const check = req.routeOptions.config?.outputChecks?.get(reply.statusCode);
+      if (check && !check(payload)) {
+        req.log.error({ errors: check.errors, url: req.url }, 'interface B response broke its schema; not sent');
+        throw new HttpProblem(500, 'The server produced an invalid response; nothing was sent.');
+      }
+      return payload;
+    });
     // JSON only (415 for anything else); merge-patch is JSON too.
     app.removeContentTypeParser('text/plain');
     app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));

@@ -1,0 +1,202 @@
+/**
+ * The published contract: /v1/openapi.json is a valid OpenAPI 3.1 document, and real responses of every
+ * operation it lists (successes and errors) validate against the schemas it publishes for them.
+ */
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RECORD_TYPE_NAMES } from '../../src/model/records/index.js';
+import { startTestServer, v3, type TestServer } from '../support/server.js';
+import { call, client, type Client, type Reply } from './support.js';
+
+const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+
+const PASSWORD = 'correct horse battery staple';
+let server: TestServer;
+let key: string;
+let api: Client;
+let doc: any;
+const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false }));
+/** "METHOD template" of every operation answered with a 2xx and checked. */
+const covered = new Set<string>();
+const statusesSeen = new Set<number>();
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ({ key } = await server.user('alice', PASSWORD));
+  api = client(server.base, key);
+  doc = (await call(server.base, 'GET', '/v1/openapi.json')).body;
+});
+afterAll(() => server.close());
+
+const operations = () =>
+  Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
+    Object.keys(item)
+      .filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))
+      .map((m) => ({ path, method: m.toUpperCase(), op: item[m] })),
+  );
+
+function templateOf(path: string): string {
+  const clean = path.split('?')[0] as string;
+  const hit = Object.keys(doc.paths).find((t) => new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(clean));
+  if (!hit) throw new Error(`no published path for ${clean}`);
+  return hit;
+}
+
+/** Validates a real response against the schema the document publishes for its operation and status. */
+function check(method: string, path: string, r: Reply): Reply {
+  const template = templateOf(path);
+  // A method the path does not have (405) is answered with the problem schema its operations publish.
+  const op = doc.paths[template][method.toLowerCase()] ?? (r.status === 405 ? Object.values(doc.paths[template])[0] : undefined);
+  expect(op, `${method} ${template} is published`).toBeDefined();
+  const spec = op.responses[String(r.status)] ?? op.responses.default;
+  expect(spec, `${method} ${path} answered ${r.status}, which is not published`).toBeDefined();
+  statusesSeen.add(r.status);
+  if (r.status === 204) expect(r.text).toBe('');
+  else {
+    const type = (r.headers.get('content-type') ?? '').split(';')[0] as string;
+    const media = spec.content?.[type];
+    expect(media, `${method} ${path} ${r.status} as ${type} is published`).toBeDefined();
+    const validate = ajv.compile(media.schema);
+    expect(validate(r.body), `${method} ${path} ${r.status}: ${JSON.stringify(validate.errors)}\n${r.text}`).toBe(true);
+  }
+  if (r.status < 300) covered.add(`${method} ${template}`);
+  return r;
+}
+
+async function run(method: string, path: string, body?: unknown, headers?: Record<string, string>, useKey = true): Promise<Reply> {
+  return check(method, path, await call(server.base, method, path, { ...(useKey ? { key } : {}), ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}) }));
+}
+
+const SAMPLE: Record<string, object> = {
+  A: { name: 'www', address: '192.0.2.1' },
+  AAAA: { name: 'www', address: '2001:db8::1' },
+  CNAME: { name: 'alias', target: 'www.contract.example' },
+  MX: { mail_server: 'mx.contract.example', priority: 5 },
+  NS: { name: 'sub', nameserver: 'ns1.elsewhere.example' },
+  TXT: { name: '_t', text: 'hello' },
+  SRV: { service: 'sip', protocol: 'udp', port: 5060, target: 'sip.contract.example' },
+};
+
+describe('the OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const validator = new Validator();
+    const res = await validator.validate(structuredClone(doc));
+    expect(res.errors ?? [], JSON.stringify(res.errors)).toEqual([]);
+    expect(res.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('publishes every route, each with a success schema and a problem schema', () => {
+    const ops = operations();
+    const expected = ['/v1/domains', '/v1/domains/{id}', '/v1/domains/{id}/records', '/v1/zonemirrors', '/v1/zonemirrors/{id}', '/v1/keys', '/v1/keys/{id}', '/v1/events'];
+    for (const t of RECORD_TYPE_NAMES) expected.push(`/v1/domains/{id}/${t}`, `/v1/domains/{id}/${t}/{rid}`);
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(expected));
+    for (const { path, method, op } of ops) {
+      expect(op.responses.default.content['application/problem+json'].schema, `${method} ${path}`).toBeDefined();
+      const success = Object.keys(op.responses).filter((s) => /^2/.test(s));
+      expect(success.length, `${method} ${path}`).toBe(1);
+    }
+    expect(doc.info.description).toMatch(/status/);
+    expect(doc.components.securitySchemes).toMatchObject({ bearer: { scheme: 'bearer' }, basic: { scheme: 'basic' } });
+  });
+});
+
+describe('output validation', () => {
+  it('never sends a body that breaks its schema: data broken behind the API\'s back is a 500 problem', async () => {
+    const d = await api.post('/v1/domains', { domain: 'broken.example', soa: 'a@broken.example' });
+    const r = await api.post(`/v1/domains/${d.body.id}/MX`, { mail_server: 'mx.broken.example' });
+    const rec = (await server.services.store.listRecords(d.body.id))[0]!;
+    await server.services.store.updateRecord(rec.id, { ...rec, priority: -7 }, Date.now());
+    for (const url of [`/v1/domains/${d.body.id}/MX/${r.body.id}`, `/v1/domains/${d.body.id}/MX`, `/v1/domains/${d.body.id}/records`]) {
+      const g = await api.get(url);
+      expect(g.status, url).toBe(500);
+      expect(g.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(g.text).not.toContain('-7');
+    }
+  });
+});
+
+describe('real responses match the published schemas', () => {
+  it('for every operation, and for every error status', async () => {
+    // Keys
+    const k = await run('POST', '/v1/keys', { username: 'alice', password: PASSWORD, label: 'contract' }, undefined, false);
+    expect(k.status).toBe(201);
+    await run('GET', '/v1/keys');
+    await run('GET', `/v1/keys/${k.body.id}`);
+
+    // Domains, also one made through interface A in edit mode
+    const d = await run('POST', '/v1/domains', { domain: 'contract.example', soa: 'a@contract.example', axfr: '' });
+    const id = d.body.id;
+    const a = await v3(server.base, { api_action: 'domain.create', api_key: key, Domain: 'legacy.example', Type: 'master', SOA_Email: 'a@legacy.example', status: 2, TTL_sec: 1 });
+    await run('GET', `/v1/domains/${a.DATA.DomainID}`);
+    await run('GET', '/v1/domains');
+    await run('GET', `/v1/domains?name=contract.example&limit=1`);
+    await run('GET', `/v1/domains/${id}`);
+    await run('PUT', `/v1/domains/${id}`, { domain: 'contract.example', soa: 'b@contract.example', axfr: ['192.0.2.1'] });
+    await run('PATCH', `/v1/domains/${id}`, { status: 'inactive' });
+
+    // Records of every type, plus interface A records that v1 rules would not have accepted as input
+    for (const t of RECORD_TYPE_NAMES) {
+      const c = await run('POST', `/v1/domains/${id}/${t}`, SAMPLE[t]);
+      expect(c.status, c.text).toBe(201);
+      await run('GET', `/v1/domains/${id}/${t}`);
+      await run('GET', `/v1/domains/${id}/${t}/${c.body.id}`);
+      await run('PATCH', `/v1/domains/${id}/${t}/${c.body.id}`, { ttl: 300 });
+      await run('PUT', `/v1/domains/${id}/${t}/${c.body.id}`, SAMPLE[t]);
+    }
+    const fromA: Record<string, string | number>[] = [
+      { Type: 'SRV', Name: '_my_svc', Protocol: 'tcp', Target: 'x.example', Port: 1 },
+      { Type: 'A', Name: '*.wild', Target: '[remote_addr]' },
+    ];
+    for (const args of fromA) {
+      expect((await v3(server.base, { api_action: 'domain.resource.create', api_key: key, DomainID: id, ...args })).ERRORARRAY).toEqual([]);
+    }
+    await run('GET', `/v1/domains/${id}/records`);
+    await run('GET', `/v1/domains/${id}/records?type=SRV&limit=1`);
+    for (const t of RECORD_TYPE_NAMES) {
+      const list = await run('GET', `/v1/domains/${id}/${t}`);
+      for (const r of list.body) await run('DELETE', `/v1/domains/${id}/${t}/${r.id}`);
+    }
+
+    // Zone mirrors, with transfer state
+    const m = await run('POST', '/v1/zonemirrors', { domain: 'mirror-contract.example', masters: ['192.0.2.53'] });
+    await server.services.mirrors.failed(m.body.id, 'refused');
+    await run('GET', '/v1/zonemirrors');
+    await run('GET', `/v1/zonemirrors/${m.body.id}`);
+    await run('PUT', `/v1/zonemirrors/${m.body.id}`, { domain: 'mirror-contract.example', masters: ['192.0.2.54'] });
+    await run('PATCH', `/v1/zonemirrors/${m.body.id}`, { axfr: ['2001:db8::1'] });
+    await run('DELETE', `/v1/zonemirrors/${m.body.id}`);
+
+    await run('GET', '/v1/events');
+    await run('GET', `/v1/events?domain=${id}&limit=2`);
+    await run('DELETE', `/v1/domains/${id}`);
+    await run('DELETE', `/v1/keys/${k.body.id}`);
+
+    // Errors: each status through a route that publishes the problem schema
+    await run('POST', '/v1/domains', { domain: 'bad!', extra: 1 }); // 400
+    await run('GET', '/v1/domains', undefined, undefined, false); // 401
+    await run('GET', `/v1/domains/${id}`); // 404
+    await run('DELETE', '/v1/domains'); // 405
+    const dup = await run('POST', '/v1/domains', { domain: 'legacy.example', soa: 'a@legacy.example' }); // 409
+    expect(dup.status).toBe(409);
+    await run('PATCH', `/v1/domains/${a.DATA.DomainID}`, {}, { 'if-match': '"stale"' }); // 412
+    const big = await call(server.base, 'POST', '/v1/domains', { key, raw: JSON.stringify({ domain: 'x'.repeat(2 << 20) }), headers: { 'content-type': 'application/json' } });
+    check('POST', '/v1/domains', big); // 413
+    check('POST', '/v1/domains', await call(server.base, 'POST', '/v1/domains', { key, raw: 'x', headers: { 'content-type': 'text/plain' } })); // 415
+    for (const s of [400, 401, 404, 405, 409, 412, 413, 415]) expect(statusesSeen, `status ${s}`).toContain(s);
+
+    // Read-only sub-resources of a domain or mirror (added by other features) are read with live ids.
+    const live = { domains: a.DATA.DomainID, zonemirrors: (await run('POST', '/v1/zonemirrors', { domain: 'live-mirror.example', masters: ['192.0.2.1'] })).body.id };
+    for (const { path, method } of operations()) {
+      const m = /^\/v1\/(domains|zonemirrors)\/\{id\}\/[a-z]+$/.exec(path);
+      if (method === 'GET' && m && !covered.has(`GET ${path}`)) await run('GET', path.replace('{id}', String(live[m[1] as keyof typeof live])));
+    }
+    const missing = operations()
+      .map(({ path, method }) => `${method} ${path}`)
+      .filter((o) => !covered.has(o));
+    expect(missing).toEqual([]);
+  });
+});
