@@ -18,7 +18,7 @@ import type { Services, ZoneChange } from '../../services/index.js';
 import type { TransferState } from '../../services/mirrors.js';
 import { parseZone, serialiseZone, type ZoneContent } from '../zone-content.js';
 import { OPCODE } from '../wire.js';
-import { decodeStrict, queryFlags, rcodeOf, serialNewer, soaData, tcpExchange, truncated } from './wire.js';
+import { addressIn, decodeStrict, queryFlags, rcodeOf, serialNewer, soaData, tcpExchange, truncated } from './wire.js';
 
 /** Masters are given as bare addresses (the API's master_ips); they serve DNS on the standard port. */
 const MASTER_PORT = 53;
@@ -177,7 +177,10 @@ async function querySerial(master: string, zone: string): Promise<number> {
 function udpExchange(host: string, query: Buffer, id: number): Promise<dnsPacket.Packet> {
   return new Promise((resolve, reject) => {
     const socket = createSocket(isIPv4(host) ? 'udp4' : 'udp6');
+    let settled = false;
     const done = (err: Error | null, p?: dnsPacket.Packet) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(t);
       socket.close();
       if (err) reject(err);
@@ -186,7 +189,7 @@ function udpExchange(host: string, query: Buffer, id: number): Promise<dnsPacket
     const t = setTimeout(() => done(new Error('no answer to the SOA query')), SOA_TIMEOUT_MS);
     socket.on('error', (e) => done(e));
     socket.on('message', (msg, rinfo) => {
-      if (rinfo.address !== host) return;
+      if (!addressIn([host], rinfo.address)) return;
       try {
         const p = decodeStrict(msg);
         if (p.id === id && p.type === 'response') done(null, p);

@@ -14,9 +14,9 @@ import { normalizeZoneName } from '../../model/names.js';
 import type { Services, ZoneChange } from '../../services/index.js';
 import { soaOf } from '../zone-content.js';
 import { mirrorCopy, type MirrorPuller } from './mirror.js';
-import { addressIn, type TransferRequest } from './outgoing.js';
+import type { TransferRequest } from './outgoing.js';
 import { OPCODE, RCODE } from '../wire.js';
-import { decodeStrict, opcodeOf, queryFlags, rcodeOf, response, soaData } from './wire.js';
+import { addressIn, decodeStrict, opcodeOf, queryFlags, rcodeOf, response, soaData } from './wire.js';
 
 /**
  * Secondaries are listed as bare addresses (the API's axfr field) and are notified on the standard
@@ -34,13 +34,14 @@ export interface NotifyOptions {
 }
 
 interface Pending {
+  ip: string;
   resolve: (rcode: number | null) => void;
   timer: NodeJS.Timeout;
 }
 
 export class NotifySender {
   private readonly sockets = new Map<'udp4' | 'udp6', Socket>();
-  private readonly pending = new Map<string, Pending>();
+  private readonly pending = new Map<number, Pending>();
   /** Per zone and secondary, the serial being announced; a newer change supersedes the retries of an older one. */
   private readonly current = new Map<string, number>();
   private readonly lastSent = new Map<number, number>();
@@ -114,14 +115,14 @@ export class NotifySender {
   /** Sends one NOTIFY; resolves with the answer's rcode, or null when none came within `waitMs`. */
   private exchange(ip: string, zone: string, soa: dnsPacket.Answer, waitMs: number): Promise<number | null> {
     return new Promise((resolve) => {
+      // Message ids are unique among all NOTIFYs awaiting an answer, so an answer finds its NOTIFY by id.
       let id = randomInt(65536);
-      while (this.pending.has(`${ip}|${id}`)) id = randomInt(65536);
-      const key = `${ip}|${id}`;
+      while (this.pending.has(id)) id = randomInt(65536);
       const timer = setTimeout(() => {
-        this.pending.delete(key);
+        this.pending.delete(id);
         resolve(null);
       }, waitMs);
-      this.pending.set(key, { resolve, timer });
+      this.pending.set(id, { ip, resolve, timer });
       const msg = packet.encode({
         type: 'query',
         id,
@@ -155,10 +156,9 @@ export class NotifySender {
       return;
     }
     if (p.type !== 'response' || opcodeOf(p.flags) !== OPCODE.NOTIFY) return;
-    const key = `${from}|${p.id}`;
-    const pending = this.pending.get(key);
-    if (!pending) return;
-    this.pending.delete(key);
+    const pending = this.pending.get(p.id ?? -1);
+    if (!pending || !addressIn([pending.ip], from)) return;
+    this.pending.delete(p.id ?? -1);
     clearTimeout(pending.timer);
     pending.resolve(rcodeOf(p.flags));
   }

@@ -3,7 +3,6 @@
  * IXFR is answered from the change journal when every change since the client's serial is a record
  * change (the SOA and default TTL are then the same throughout); otherwise with the whole zone.
  */
-import { BlockList, isIPv4 } from 'node:net';
 import type * as dnsPacket from 'dns-packet';
 import { isServed, type StoredDomain } from '../../model/domain.js';
 import { normalizeZoneName } from '../../model/names.js';
@@ -13,7 +12,7 @@ import type { ChangeRow } from '../../store/store.js';
 import { soaOf, zoneContent, type ZoneContent } from '../zone-content.js';
 import { mirrorCopy } from './mirror.js';
 import { RCODE } from '../wire.js';
-import { response, responses, serialNewer, soaData } from './wire.js';
+import { addressIn, response, responses, serialNewer, soaData } from './wire.js';
 
 export interface TransferRequest {
   services: Services;
@@ -22,25 +21,6 @@ export interface TransferRequest {
   remoteAddress: string;
   transport: 'udp' | 'tcp';
   nameservers: string[];
-}
-
-/** The client's address as written in `axfr` lists (IPv4-mapped IPv6 shown as IPv4). */
-export const plainAddress = (addr: string): string => addr.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
-
-/** Whether `addr` is one of `list` (IPv6 compared by value, not spelling). */
-export function addressIn(list: readonly string[], addr: string): boolean {
-  const plain = plainAddress(addr);
-  const family = isIPv4(plain) ? 'ipv4' : 'ipv6';
-  const blocks = new BlockList();
-  for (const ip of list) {
-    const f = isIPv4(ip) ? 'ipv4' : 'ipv6';
-    if (f === family) blocks.addAddress(ip, f);
-  }
-  try {
-    return blocks.check(plain, family);
-  } catch {
-    return false;
-  }
 }
 
 /** Answers an AXFR or IXFR query: one or more complete DNS messages. */

@@ -2,10 +2,11 @@
  * What transfers need on top of the server's wire layer (../wire.ts): multi-message responses, a
  * decoder for the messages we receive as a client that checks every record's RDLENGTH (dns-packet
  * trusts its own parsers, e.g. it reads 4 bytes of A data whatever the length says), TCP framing for
- * a client, and the flags of the queries we send (dns-packet takes opcode only through `flags`).
+ * a client, the flags of the queries we send (dns-packet takes opcode only through `flags`), and
+ * matching peers against the bare addresses of axfr and master lists.
  */
 import * as dnsPacket from 'dns-packet';
-import { Socket } from 'node:net';
+import { BlockList, isIPv4, Socket } from 'node:net';
 import { CLASS_IN, RCODE, ResponseWriter, splitName, toWireRecord, typeNumber } from '../wire.js';
 
 /** dns-packet's record-level codecs, which its published typings leave out. */
@@ -38,6 +39,25 @@ export const soaData = (a: dnsPacket.Answer): Soa => (a as { data: unknown }).da
 export function serialNewer(a: number, b: number): boolean {
   const d = (a - b) >>> 0;
   return d !== 0 && d < 0x80000000;
+}
+
+/** The client's address as written in `axfr` lists (IPv4-mapped IPv6 shown as IPv4). */
+const plainAddress = (addr: string): string => addr.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+
+/** Whether `addr` is one of `list` (IPv6 compared by value, not spelling). */
+export function addressIn(list: readonly string[], addr: string): boolean {
+  const plain = plainAddress(addr);
+  const family = isIPv4(plain) ? 'ipv4' : 'ipv6';
+  const blocks = new BlockList();
+  for (const ip of list) {
+    const f = isIPv4(ip) ? 'ipv4' : 'ipv6';
+    if (f === family) blocks.addAddress(ip, f);
+  }
+  try {
+    return blocks.check(plain, family);
+  } catch {
+    return false;
+  }
 }
 
 /** Messages are filled up to about this size; a single larger record gets a message of its own. */
@@ -77,7 +97,12 @@ export const response = (query: dnsPacket.Packet, rcode: number): Buffer => resp
  * that has bytes left over: such a message was misread and its records cannot be trusted.
  */
 export function decodeStrict(buf: Buffer): dnsPacket.Packet {
-  const packet = dnsPacket.decode(buf);
+  let packet: dnsPacket.Packet;
+  try {
+    packet = dnsPacket.decode(buf);
+  } catch {
+    throw new Error('malformed DNS message');
+  }
   if (dnsPacket.decode.bytes !== buf.length) throw new Error('malformed DNS message (trailing bytes)');
   let offset = 12;
   for (const _q of packet.questions ?? []) {
@@ -88,6 +113,7 @@ export function decodeStrict(buf: Buffer): dnsPacket.Packet {
   for (let i = 0; i < count; i++) {
     codec.name.decode(buf, offset);
     const rdataAt = offset + codec.name.decode.bytes + 10;
+    // dns-packet already read this far, so the header is inside the buffer.
     const rdlength = buf.readUInt16BE(rdataAt - 2);
     codec.answer.decode(buf, offset);
     const end = offset + codec.answer.decode.bytes;
