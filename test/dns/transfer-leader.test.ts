@@ -1,0 +1,64 @@
+/**
+ * Two nodes on one PostgreSQL database: only the leader sends NOTIFY (it hears the other node's changes
+ * through the cluster feed), and the survivor takes over when the leader stops. Needs PostgreSQL.
+ */
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import * as dnsPacket from 'dns-packet';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/knot.js';
+import { freshDatabase, startTestServer, type TestServer } from '../support/server.js';
+import { createDomain, createRecord } from './support.js';
+
+const DATABASE_URL = process.env.DATABASE_URL;
+if (!DATABASE_URL) console.log('NOTIFY leadership tests skipped: they need PostgreSQL; set DATABASE_URL');
+
+const SECONDARY = '127.0.31.7';
+const db = freshDatabase();
+let nodes: TestServer[] = [];
+let secondary: UdpSocket;
+/** Serials announced by the NOTIFYs received so far. */
+const received: number[] = [];
+
+beforeAll(async () => {
+  if (!DATABASE_URL) return;
+  secondary = createSocket('udp4');
+  secondary.on('message', (msg, from) => {
+    const q = dnsPacket.decode(msg);
+    received.push((q.answers?.[0] as { data: { serial: number } }).data.serial);
+    secondary.send(dnsPacket.encode({ type: 'response', id: q.id ?? 0, flags: (4 << 11) | 0x0400, questions: q.questions ?? [] }), from.port, from.address);
+  });
+  await new Promise<void>((r) => secondary.bind(53, SECONDARY, () => r()));
+  // One after the other, so the second finds the schema migrated.
+  nodes.push(await startTestServer({ db: db.url }));
+  nodes.push(await startTestServer({ db: db.url }));
+});
+
+afterAll(async () => {
+  for (const n of nodes) await n.close();
+  secondary?.close();
+  await db.cleanup();
+});
+
+describe.skipIf(!DATABASE_URL)('NOTIFY in a cluster', () => {
+  it('is sent once, by the leader, for a change made on another node; the survivor takes over', async () => {
+    await eventually('a leader', async () => nodes.some((n) => n.leadership.isLeader()));
+    const leader = nodes.find((n) => n.leadership.isLeader()) as TestServer;
+    const other = nodes.find((n) => n !== leader) as TestServer;
+    expect(other.leadership.isLeader()).toBe(false);
+
+    const { key } = await other.user('cluster');
+    const id = await createDomain(other.base, key, 'cluster.test', { axfr_ips: SECONDARY });
+    const serial = (await other.services.store.domainById(id))?.serial;
+    await eventually('the NOTIFY', async () => received.includes(serial as number));
+    // Both nodes hear the change; if the other one sent too, its NOTIFY would arrive at about the same time.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(received.filter((s) => s === serial)).toHaveLength(1);
+
+    await leader.close();
+    nodes = nodes.filter((n) => n !== leader);
+    await eventually('the survivor leading', async () => other.leadership.isLeader(), 20_000);
+    await createRecord(other.base, key, id, { Type: 'A', Name: 'www', Target: '192.0.2.1' });
+    const next = (await other.services.store.domainById(id))?.serial as number;
+    await eventually('the NOTIFY from the new leader', async () => received.includes(next));
+  });
+});
