@@ -114,14 +114,15 @@ export function resolve(zone: Zone, q: Query): Result {
   }
 }
 
-/** The full answer to a standard query: REFUSED outside our zones, NOTIMP for meta types we do not serve. */
-export function answerQuery(zones: ZoneCache, q: Query, now: number): Result {
-  if (q.qtype === TYPE.OPT) return result(RCODE.FORMERR);
-  if (q.qtype === TYPE.MAILA || q.qtype === TYPE.MAILB) return result(RCODE.NOTIMP);
-  if (q.qclass !== 1) return result(RCODE.REFUSED);
-  const zone = zones.find(q.key, now);
-  if (!zone) return result(RCODE.REFUSED);
-  return resolve(zone, q);
+/**
+ * The full answer to a standard query, and the zone it came from: REFUSED outside our zones, NOTIMP for
+ * meta types we do not serve.
+ */
+export function answerQuery(zones: ZoneCache, q: Query, now: number): { result: Result; zone: Zone | null } {
+  if (q.qtype === TYPE.OPT) return { result: result(RCODE.FORMERR), zone: null };
+  if (q.qtype === TYPE.MAILA || q.qtype === TYPE.MAILB) return { result: result(RCODE.NOTIMP), zone: null };
+  const zone = q.qclass === 1 ? zones.find(q.key, now) : null;
+  return { result: zone ? resolve(zone, q) : result(RCODE.REFUSED), zone };
 }
 
 /** An answer with no records and this rcode. */

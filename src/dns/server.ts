@@ -9,6 +9,7 @@ import * as dnsPacket from 'dns-packet';
 import type { Logger } from 'pino';
 import type { Services } from '../services/index.js';
 import { answerQuery, encodeResponse, rcodeOnly, TCP_MAX, udpLimit } from './answer.js';
+import { ResponseCache } from './cache.js';
 import { handleNotify, handleTransfer, type TransferRequest } from './transfer/index.js';
 import { OPCODE, parseQuery, RCODE, TYPE, type Malformed, type Query } from './wire.js';
 import { ZoneCache } from './zones.js';
@@ -39,6 +40,7 @@ export class DnsHandler {
   constructor(
     private readonly services: Services,
     readonly zones: ZoneCache,
+    private readonly responses: ResponseCache,
     private readonly nameservers: string[],
     private readonly log: Logger,
   ) {}
@@ -60,7 +62,7 @@ export class DnsHandler {
       if (q.opcode !== OPCODE.QUERY) return [encodeResponse(q, rcodeOnly(RCODE.NOTIMP), limit)];
       const pending = this.zones.pending;
       if (pending) await pending;
-      return [encodeResponse(q, answerQuery(this.zones, q, this.services.now()), limit)];
+      return [this.answer(q, raw, limit)];
     } catch (e) {
       this.log.warn({ err: (e as Error).message, remoteAddress, transport }, 'DNS message could not be answered');
       if (!q) return [];
@@ -70,6 +72,26 @@ export class DnsHandler {
         return [];
       }
     }
+  }
+
+  /** Answers a plain query at once (the hot path); null for anything that needs handle(). */
+  answerNow(raw: Buffer, transport: Transport): Buffer | null {
+    if (this.zones.pending) return null;
+    const q = parseQuery(raw);
+    if (!q || 'malformed' in q || q.opcode !== OPCODE.QUERY || q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR || (q.edns && q.edns.version !== 0)) return null;
+    return this.answer(q, raw, transport === 'udp' ? udpLimit(q) : TCP_MAX);
+  }
+
+  private answer(q: Query, raw: Buffer, limit: number): Buffer {
+    const now = this.services.now();
+    let hit = this.responses.get(q, raw, limit, now);
+    if (!hit) {
+      const { result, zone } = answerQuery(this.zones, q, now);
+      hit = { response: encodeResponse(q, result, limit), zone };
+      this.responses.put(q, hit.response, limit, zone);
+    }
+    if (hit.zone) this.services.metrics.countQuery(hit.zone.id, hit.zone.soa.name);
+    return hit.response;
   }
 
   /** transfer/ works on dns-packet's decoding (null when that fails); our parser has already bounded the message. */
@@ -156,10 +178,21 @@ function serveTcp(socket: Socket, handler: DnsHandler, log: Logger): void {
 }
 
 export async function startDns(services: Services, opts: DnsOptions): Promise<RunningDns> {
-  const zones = new ZoneCache(services, { nameservers: opts.nameservers, log: opts.log });
+  const responses = new ResponseCache();
+  const zones = new ZoneCache(services, { nameservers: opts.nameservers, log: opts.log, changed: () => responses.clear() });
   await zones.start();
-  const handler = new DnsHandler(services, zones, opts.nameservers, opts.log);
+  const handler = new DnsHandler(services, zones, responses, opts.nameservers, opts.log);
   const onUdp = (msg: Buffer, from: { address: string; port: number }, socket: UdpSocket) => {
+    let out: Buffer | null = null;
+    try {
+      out = handler.answerNow(msg, 'udp');
+    } catch {
+      // handle() answers it again, logging why and sending SERVFAIL.
+    }
+    if (out) {
+      socket.send(out, from.port, from.address);
+      return;
+    }
     handler
       .handle(msg, from.address, 'udp')
       .then((outs) => {

@@ -45,6 +45,8 @@ export interface Query {
   qtype: number;
   qclass: number;
   edns: Edns | null;
+  /** End of the question in the message when its name is written out in full (no pointer), else 0. */
+  questionEnd: number;
 }
 
 /** Why a message gets no normal answer: the header could be read, the rest could not. */
@@ -181,7 +183,8 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
       edns = { udpSize: rr.klass, version: (rr.ttl >>> 16) & 0xff, dnssecOk: (rr.ttl & EDNS_DO) !== 0 };
     }
     if (pos !== buf.length) return malformed;
-    return { id, flags, opcode, labels: q.labels, key: keyOfLabels(q.labels), qtype, qclass, edns };
+    const plain = q.end === 12 + q.labels.reduce((n, l) => n + l.length + 1, 1);
+    return { id, flags, opcode, labels: q.labels, key: keyOfLabels(q.labels), qtype, qclass, edns, questionEnd: plain ? q.end + 4 : 0 };
   } catch (e) {
     if (e instanceof WireError) return malformed;
     throw e;

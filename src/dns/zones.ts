@@ -88,6 +88,8 @@ function additionalOf(a: ZoneContent['soa'], zone: string): string | null {
 export interface ZoneCacheOptions {
   nameservers: readonly string[];
   log: { warn(obj: object, msg: string): void };
+  /** Called when a change is heard and again when a zone has been replaced (to drop derived caches). */
+  changed?: () => void;
 }
 
 export class ZoneCache {
@@ -137,6 +139,7 @@ export class ZoneCache {
   private onChange(c: ZoneChange): void {
     // A deleted zone goes at once; the queued reload also undoes a load that was in flight meanwhile.
     if (c.kind === 'domain.deleted') this.remove(c.domainId);
+    this.opts.changed?.();
     this.queued.add(c.domainId);
     this.schedule();
   }
@@ -166,6 +169,7 @@ export class ZoneCache {
           this.byId.set(id, zone);
           this.byKey.set(zone.key, zone);
         }
+        this.opts.changed?.();
       } catch (e) {
         this.opts.log.warn({ domainId: id, err: (e as Error).message }, 'zone could not be loaded; keeping the previous copy');
       }

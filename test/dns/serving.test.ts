@@ -58,6 +58,12 @@ describe('answers', () => {
     const a = await dig(server, upper, 'A');
     expect(a.question).toBe(`${upper}. IN A`);
     expect(rrs(a.answer)).toEqual([`${upper}. 300 A 192.0.2.1`, `${upper}. 300 A 192.0.2.2`]);
+    // Asked again in another case (answered from the response cache): that case is echoed.
+    const lower = `www.${name}`;
+    const again = await dig(server, lower, 'A');
+    expect(again.question).toBe(`${lower}. IN A`);
+    expect(rrs(again.answer)).toEqual([`${lower}. 300 A 192.0.2.1`, `${lower}. 300 A 192.0.2.2`]);
+    expect(rrs((await dig(server, upper, 'A')).answer)).toEqual([`${upper}. 300 A 192.0.2.1`, `${upper}. 300 A 192.0.2.2`]);
     const b = await kdig(server, `host.${name}`, 'AAAA');
     expect(rrs(b.answer)).toEqual([`host.${name}. 3600 AAAA 2001:db8::1`]);
   });

@@ -1,0 +1,201 @@
+/**
+ * DNS query throughput (issue 4): dnsperf against our server and against knotd serving the same zone,
+ * exported from ours by AXFR, in the same run on the same machine. Prints both rates and their ratio.
+ */
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort, haveProgram, runCommand, startChild, table, tempDir, waitFor, ZONEHOST_BIN, type BenchOptions, type Child } from '../support.js';
+
+const run = promisify(execFile);
+
+const ZONE = 'bench.example';
+const SEED_CONCURRENCY = 16;
+
+interface Server {
+  name: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+interface PerfResult {
+  qps: number;
+  lost: string;
+  latency: string;
+}
+
+/** Answers over UDP yet? (dig exits 0 with an answer; never spawnSync while our own children serve.) */
+async function answers(port: number): Promise<boolean> {
+  try {
+    const { stdout } = await run('dig', ['-p', String(port), '@127.0.0.1', '+time=1', '+tries=1', '+short', ZONE, 'SOA'], { timeout: 5000 });
+    return stdout.trim() !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** Starts zonehost on SQLite and fills one zone through interface A. */
+async function startZonehost(dir: string, records: number, log: (line: string) => void): Promise<Server> {
+  const db = `sqlite:${join(dir, 'bench.db')}`;
+  const password = 'bench password';
+  runCommand(process.execPath, [ZONEHOST_BIN, 'user', 'add', 'bench', '--db', db], `${password}\n`);
+  const [http, port] = [await freePort(), await freePort()];
+  const child: Child = startChild(process.execPath, [
+    ZONEHOST_BIN, 'serve', '--db', db, '--http', `127.0.0.1:${http}`, '--dns', `127.0.0.1:${port}`, '--log-level', 'warn',
+    '--rate-limit-address', '0', '--rate-limit-key', '0', '--max-records', '100000000',
+  ]);
+  const url = `http://127.0.0.1:${http}/api/`;
+  try {
+    await waitFor(`zonehost (${child.output()})`, () => answersHttp(`http://127.0.0.1:${http}/healthz`));
+    const v3 = async (args: Record<string, string | number>): Promise<any> => {
+      const res = await fetch(url, { method: 'POST', body: new URLSearchParams(Object.entries(args).map(([k, v]): [string, string] => [k, String(v)])) });
+      const envelope = (await res.json()) as { ERRORARRAY: { ERRORMESSAGE: string }[]; DATA: any };
+      if (envelope.ERRORARRAY.length) throw new Error(`${args.api_action}: ${envelope.ERRORARRAY[0]?.ERRORMESSAGE}`);
+      return envelope.DATA;
+    };
+    const key = (await v3({ api_action: 'user.getapikey', username: 'bench', password })).API_KEY as string;
+    const id = (await v3({ api_action: 'domain.create', api_key: key, Domain: ZONE, Type: 'master', SOA_Email: `hostmaster@${ZONE}`, axfr_ips: '127.0.0.1' })).DomainID as number;
+    const fixed: Record<string, string | number>[] = [
+      { Type: 'MX', Name: '', Target: `mail.${ZONE}`, Priority: 10 },
+      { Type: 'A', Name: 'mail', Target: '192.0.2.25' },
+      { Type: 'TXT', Name: 'txt', Target: 'v=spf1 -all' },
+      { Type: 'CNAME', Name: 'www', Target: `r0.${ZONE}` },
+      { Type: 'A', Name: '*.wild', Target: '192.0.2.99' },
+    ];
+    const all = [...fixed, ...Array.from({ length: records }, (_, i) => ({ Type: 'A', Name: `r${i}`, Target: `192.0.2.${i % 250}` }))];
+    log(`  seeding ${all.length} records through interface A`);
+    for (let i = 0; i < all.length; i += SEED_CONCURRENCY) {
+      await Promise.all(all.slice(i, i + SEED_CONCURRENCY).map((r) => v3({ api_action: 'domain.resource.create', api_key: key, DomainID: id, ...r })));
+    }
+    await waitFor('zonehost DNS', () => answers(port));
+  } catch (e) {
+    await child.stop();
+    throw e;
+  }
+  return { name: 'zonehost', port, stop: () => child.stop() };
+}
+
+async function answersHttp(url: string): Promise<boolean> {
+  try {
+    return (await fetch(url)).ok;
+  } catch {
+    return false;
+  }
+}
+
+/** The zone as our server transfers it, as a zone file (the closing SOA of the AXFR dropped). */
+async function exportZone(port: number): Promise<string> {
+  const { stdout } = await run('dig', ['-p', String(port), '@127.0.0.1', '+noall', '+answer', ZONE, 'AXFR'], { timeout: 60_000, maxBuffer: 256 * 1024 * 1024 });
+  const lines = stdout.split('\n').filter((l) => l.trim() !== '' && !l.startsWith(';'));
+  if (lines.length < 3 || !/\sSOA\s/.test(lines[0] ?? '')) throw new Error(`AXFR from zonehost failed:\n${stdout.slice(0, 2000)}`);
+  return lines.slice(0, -1).join('\n') + '\n';
+}
+
+/** knotd with its default worker counts, serving the exported zone. */
+async function startKnot(dir: string, zoneFile: string): Promise<Server> {
+  const port = await freePort();
+  writeFileSync(join(dir, `${ZONE}.zone`), zoneFile);
+  const conf = join(dir, 'knot.conf');
+  writeFileSync(
+    conf,
+    `server:
+    rundir: "${dir}"
+    listen: 127.0.0.1@${port}
+database:
+    storage: "${dir}"
+control:
+    listen: "${join(dir, 'knot.sock')}"
+log:
+  - target: stderr
+    any: warning
+template:
+  - id: default
+    storage: "${dir}"
+    zonefile-sync: -1
+    journal-content: none
+zone:
+  - domain: ${ZONE}
+    file: "${ZONE}.zone"
+`,
+  );
+  const child = startChild('knotd', ['-c', conf]);
+  try {
+    await waitFor(`knotd (${child.output()})`, () => answers(port));
+  } catch (e) {
+    await child.stop();
+    throw e;
+  }
+  return { name: 'knotd', port, stop: () => child.stop() };
+}
+
+/** The query mix: mostly existing names, some NXDOMAIN, apex MX, TXT, a CNAME and wildcard names. */
+function queryFile(dir: string, records: number): string {
+  const lines: string[] = [];
+  for (let i = 0; i < 20_000; i++) {
+    const pick = i % 20;
+    if (pick < 13) lines.push(`r${(i * 7919) % records}.${ZONE} A`);
+    else if (pick < 15) lines.push(`nx${i}.${ZONE} A`);
+    else if (pick < 17) lines.push(`${ZONE} MX`);
+    else if (pick === 17) lines.push(`txt.${ZONE} TXT`);
+    else if (pick === 18) lines.push(`www.${ZONE} A`);
+    else lines.push(`h${i}.wild.${ZONE} A`);
+  }
+  const path = join(dir, 'queries.txt');
+  writeFileSync(path, lines.join('\n') + '\n');
+  return path;
+}
+
+async function dnsperf(port: number, queries: string, seconds: number): Promise<PerfResult> {
+  const { stdout } = await run('dnsperf', ['-s', '127.0.0.1', '-p', String(port), '-d', queries, '-l', String(seconds), '-c', '4', '-q', '200', '-t', '2'], {
+    timeout: (seconds + 30) * 1000,
+  });
+  const qps = Number(/Queries per second:\s+([\d.]+)/.exec(stdout)?.[1] ?? NaN);
+  if (!Number.isFinite(qps)) throw new Error(`dnsperf output not understood:\n${stdout}`);
+  return {
+    qps,
+    lost: /Queries lost:\s+(\d+ \([\d.]+%\))/.exec(stdout)?.[1] ?? '-',
+    latency: /Average Latency \(s\):\s+([\d.]+)/.exec(stdout)?.[1] ?? '-',
+  };
+}
+
+export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => void): Promise<string> {
+  const missing = ['dnsperf', 'knotd', 'dig'].filter((p) => !haveProgram(p));
+  if (missing.length) return `DNS: skipped, missing ${missing.join(', ')} (Debian packages dnsperf, knot, dnsutils)`;
+  const records = opts.quick ? 200 : 2000;
+  const seconds = opts.quick ? 3 : 15;
+  const dir = tempDir('zonehost-dnsbench-');
+  const results: [string, PerfResult][] = [];
+  try {
+    const queries = queryFile(dir.path, records);
+    const ours = await startZonehost(dir.path, records, log);
+    let zoneFile: string;
+    try {
+      zoneFile = await exportZone(ours.port);
+      if (!opts.quick) await dnsperf(ours.port, queries, 3); // warm-up (JIT, caches)
+      const r = await dnsperf(ours.port, queries, seconds);
+      log(`  zonehost: ${r.qps.toFixed(0)} qps`);
+      results.push(['zonehost', r]);
+    } finally {
+      await ours.stop();
+    }
+    const knot = await startKnot(dir.path, zoneFile);
+    try {
+      if (!opts.quick) await dnsperf(knot.port, queries, 3);
+      const r = await dnsperf(knot.port, queries, seconds);
+      log(`  knotd: ${r.qps.toFixed(0)} qps`);
+      results.push(['knotd', r]);
+    } finally {
+      await knot.stop();
+    }
+  } finally {
+    dir.remove();
+  }
+  const [ours, knot] = [results[0]?.[1], results[1]?.[1]];
+  const ratio = ours && knot ? (ours.qps / knot.qps).toFixed(2) : '-';
+  return [
+    `DNS: dnsperf (4 clients, 200 outstanding) for ${seconds} s over UDP, ${records + 5}-record zone; knotd serves the zone exported from ours by AXFR, default workers`,
+    table(['server', 'qps', 'lost', 'avg latency s'], results.map(([name, r]) => [name, r.qps.toFixed(0), r.lost, r.latency])),
+    `zonehost/knotd: ${ratio}`,
+  ].join('\n');
+}

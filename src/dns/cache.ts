@@ -1,0 +1,65 @@
+/**
+ * Encoded answers, reused for repeated questions. A response is header + question + the rest; names in
+ * the rest point into the question (compression is case-insensitive), so the rest depends only on the
+ * lower-case name, type, class, size limit and EDNS, never on the query's letter case or id. A hit copies
+ * the query's own question bytes (its case echoed exactly) between a fresh header and the cached rest.
+ * Emptied on every zone change, so it never outlives the data it was built from.
+ */
+import type { Query } from './wire.js';
+import type { Zone } from './zones.js';
+
+interface Entry {
+  /** AA, TC and RCODE bits of the header. */
+  flags: number;
+  /** QDCOUNT..ARCOUNT as written. */
+  counts: Buffer;
+  rest: Buffer;
+  /** The zone that answered (null for REFUSED and the like). */
+  zone: Zone | null;
+}
+
+/** Entries kept at most; beyond it the cache starts over (random names must not grow it without bound). */
+const MAX_ENTRIES = 100_000;
+const QR = 0x8000;
+/** Bits copied from the query: opcode, RD, CD. */
+const FROM_QUERY = 0x7800 | 0x0100 | 0x0010;
+const FROM_ANSWER = 0x0400 | 0x0200 | 0x000f;
+
+export class ResponseCache {
+  private readonly entries = new Map<string, Entry>();
+
+  private static key(q: Query, limit: number): string {
+    return `${q.key}\u0000${q.qtype}\u0000${q.qclass}\u0000${limit}\u0000${q.edns ? (q.edns.dnssecOk ? 2 : 1) : 0}`;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  /** The answer to `q` built from the cache and the zone that gave it, or null. `raw` is the query message. */
+  get(q: Query, raw: Buffer, limit: number, now: number): { response: Buffer; zone: Zone | null } | null {
+    if (q.questionEnd === 0) return null;
+    const e = this.entries.get(ResponseCache.key(q, limit));
+    // A mirror's copy past its expiry is answered afresh (REFUSED).
+    if (!e || (e.zone?.expiresAt != null && now >= e.zone.expiresAt)) return null;
+    const out = Buffer.allocUnsafe(q.questionEnd + e.rest.length);
+    out.writeUInt16BE(q.id, 0);
+    out.writeUInt16BE(QR | (q.flags & FROM_QUERY) | e.flags, 2);
+    e.counts.copy(out, 4);
+    raw.copy(out, 12, 12, q.questionEnd);
+    e.rest.copy(out, q.questionEnd);
+    return { response: out, zone: e.zone };
+  }
+
+  /** Keeps the rest of a response just built for `q`. */
+  put(q: Query, response: Buffer, limit: number, zone: Zone | null): void {
+    if (q.questionEnd === 0 || response.length < q.questionEnd) return;
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(ResponseCache.key(q, limit), {
+      flags: response.readUInt16BE(2) & FROM_ANSWER,
+      counts: Buffer.from(response.subarray(4, 12)),
+      rest: Buffer.from(response.subarray(q.questionEnd)),
+      zone,
+    });
+  }
+}
