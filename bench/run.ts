@@ -5,12 +5,14 @@
  */
 import { cpus, totalmem } from 'node:os';
 import { apiBenchmark } from './api/index.js';
+import { dnsBenchmark } from './dns/index.js';
 import type { BenchOptions } from './support.js';
 
 type Suite = (opts: BenchOptions, log: (line: string) => void) => Promise<string>;
 
 const SUITES: Record<string, Suite> = {
   api: apiBenchmark,
+  dns: dnsBenchmark,
 };
 
 const args = process.argv.slice(2);
