@@ -20,7 +20,8 @@ const soa = (zone: string, serial = SERIAL): dnsPacket.Answer => ({
   type: 'SOA',
   name: zone,
   ttl: 300,
-  data: { mname: `ns.${zone}`, rname: `admin.${zone}`, serial, refresh: 3600, retry: 600, expire: 86400, minimum: 60 },
+  // expiring.test's copy expires five seconds after the transfer; the others' in a day.
+  data: { mname: `ns.${zone}`, rname: `admin.${zone}`, serial, refresh: 3600, retry: 600, expire: zone === 'expiring.test' ? 5 : 86400, minimum: 60 },
 });
 const a = (name: string, ip: string): dnsPacket.Answer => ({ type: 'A', name, ttl: 300, data: ip });
 const answer = (id: number, answers: dnsPacket.Answer[], rcode = 0) =>
@@ -29,6 +30,7 @@ const answer = (id: number, answers: dnsPacket.Answer[], rcode = 0) =>
 /** What the scripted master sends for an AXFR of each zone: framed messages (raw when a case needs bytes dns-packet cannot make). */
 const transfers: Record<string, (id: number) => Buffer[]> = {
   'good.test': (id) => [answer(id, [soa('good.test'), a('www.good.test', '192.0.2.1')]), answer(id, [a('mail.good.test', '192.0.2.2'), soa('good.test')])],
+  'expiring.test': (id) => [answer(id, [soa('expiring.test'), a('www.expiring.test', '192.0.2.1'), soa('expiring.test')])],
   'outside.test': (id) => [answer(id, [soa('outside.test'), a('www.elsewhere.test', '192.0.2.1'), soa('outside.test')])],
   'mismatch.test': (id) => [answer(id, [soa('mismatch.test'), a('www.mismatch.test', '192.0.2.1'), soa('mismatch.test', SERIAL + 1)])],
   'unfinished.test': (id) => [answer(id, [soa('unfinished.test'), a('www.unfinished.test', '192.0.2.1')])],
@@ -102,6 +104,16 @@ describe('zone mirror transfers from a scripted master', () => {
     const id = await mirror('good.test');
     await eventually('the transfer', async () => (await server.services.mirrors.stateOf(id)).serial === SERIAL);
     expect((await kdig(server, 'mail.good.test', 'A')).answer.map((r) => r.data)).toEqual(['192.0.2.2']);
+  });
+
+  it('stops serving a copy once its SOA expire time has passed without a successful check', async () => {
+    const id = await mirror('expiring.test');
+    await eventually('the transfer', async () => (await server.services.mirrors.stateOf(id)).serial === SERIAL);
+    const served = await kdig(server, 'www.expiring.test', 'A');
+    // Served until the expire time (five seconds here; the refresh, an hour, brings no check before).
+    await eventually('the copy expiring', async () => (await kdig(server, 'www.expiring.test', 'A')).answer.length === 0);
+    expect(served.answer.map((r) => r.data)).toEqual(['192.0.2.1']);
+    expect((await kdig(server, 'www.expiring.test', 'A')).flags).not.toContain('aa');
   });
 
   const bad: [string, RegExp][] = [

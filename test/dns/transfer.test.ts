@@ -78,6 +78,13 @@ describe('transfers to kdig', () => {
     expect(ixfr.status).toBe('REFUSED');
   });
 
+  it('refuses transfers of a disabled domain, even to a listed address', async () => {
+    const off = await createDomain(server.base, key, 'off.test', { axfr_ips: SECONDARY });
+    expect((await transfer(server, SECONDARY, 'off.test', 'AXFR')).status).toBe('NOERROR');
+    await data(server.base, { api_action: 'domain.update', api_key: key, DomainID: off, status: 0 });
+    expect((await transfer(server, SECONDARY, 'off.test', 'AXFR')).status).toBe('REFUSED');
+  });
+
   it('sends the whole zone by AXFR to a listed address, starting and ending with the SOA', async () => {
     const axfr = await transfer(server, SECONDARY, ZONE, 'AXFR');
     expect(axfr.status).toBe('NOERROR');
