@@ -2,7 +2,8 @@
  * Feeds other nodes' changes into this node's ChangeBus, so a DNS-only node serves what an API node
  * wrote. Notifications (store.listen) make it fast; a periodic comparison of every zone's serial with
  * what this node last heard heals anything missed (a dropped feed connection, a node that died between
- * commit and notify).
+ * commit and notify). Zone mirrors are compared by the serial of their last transfer, which the leader
+ * stores without touching the domain row.
  */
 import type { StoredDomain } from '../model/domain.js';
 import type { Store } from '../store/store.js';
@@ -13,6 +14,8 @@ export const DEFAULT_RECONCILE_MS = 5000;
 export class ClusterFeed {
   /** Name and serial of every zone as this node last heard of it. */
   private readonly known = new Map<number, { domain: string; serial: number }>();
+  /** Serial of every zone mirror's last transfer as this node last heard of it. */
+  private readonly transfers = new Map<number, number>();
   private stopListening: (() => Promise<void>) | null = null;
   private offBus: (() => void) | null = null;
   private timer: NodeJS.Timeout | undefined;
@@ -42,7 +45,11 @@ export class ClusterFeed {
       return;
     }
     // Changes notified meanwhile are tracked already and are at least as new as the listing.
-    for (const d of await this.store.allDomains()) this.track({ domainId: d.id, domain: d.domain, serial: d.serial, kind: 'domain.updated' });
+    for (const d of await this.store.allDomains()) {
+      this.track({ domainId: d.id, domain: d.domain, serial: d.serial, kind: 'domain.updated' });
+      const transfer = d.kind === 'slave' ? await this.transferSerial(d.id) : null;
+      if (transfer !== null && !this.transfers.has(d.id)) this.transfers.set(d.id, transfer);
+    }
     this.timer = setInterval(() => void this.reconcile(), this.reconcileMs);
     this.timer.unref();
   }
@@ -55,8 +62,11 @@ export class ClusterFeed {
   }
 
   private track(c: ZoneChange): void {
-    if (c.kind === 'domain.deleted') this.known.delete(c.domainId);
-    else if (c.kind !== 'mirror.transferred') {
+    if (c.kind === 'domain.deleted') {
+      this.known.delete(c.domainId);
+      this.transfers.delete(c.domainId);
+    } else if (c.kind === 'mirror.transferred') this.transfers.set(c.domainId, c.serial);
+    else {
       const prev = this.known.get(c.domainId);
       if (!prev || c.serial >= prev.serial) this.known.set(c.domainId, { domain: c.domain, serial: c.serial });
     }
@@ -78,6 +88,10 @@ export class ClusterFeed {
       seen.add(d.id);
       const prev = this.known.get(d.id);
       if (!prev || prev.serial < d.serial || prev.domain !== d.domain) await this.recheck(d.id, prev);
+      if (d.kind === 'slave') {
+        const transfer = await this.transferSerial(d.id);
+        if (transfer !== null && transfer !== this.transfers.get(d.id)) this.bus.emit({ domainId: d.id, domain: d.domain, serial: transfer, kind: 'mirror.transferred' });
+      }
     }
     for (const [id, prev] of [...this.known]) if (!seen.has(id)) await this.recheck(id, prev);
   }
@@ -95,5 +109,9 @@ export class ClusterFeed {
     else if (current.serial < now.serial || current.domain !== now.domain) {
       this.bus.emit({ domainId: id, domain: now.domain, serial: now.serial, kind: 'domain.updated', previousDomain: current.domain });
     }
+  }
+
+  private async transferSerial(id: number): Promise<number | null> {
+    return (await this.store.mirrorState(id))?.serial ?? null;
   }
 }

@@ -63,4 +63,16 @@ describe.skipIf(!DATABASE_URL)('a node on PostgreSQL', () => {
     const serial = (await reader.services.store.domainById(domainId))?.serial as number;
     await waitFor('the reconciled change', () => heard.some((c) => c.domainId === domainId && c.kind === 'domain.updated' && c.serial === serial), 20_000);
   }, 30_000);
+
+  it("catches up on a zone mirror's transfer whose notification never came", async () => {
+    // The master is a loopback address where no DNS server runs: the leader's first pull fails.
+    const created = await v3(writer.base, { api_action: 'domain.create', api_key: key, Domain: 'mirror.example', Type: 'slave', master_ips: '127.0.0.1' });
+    expect(created.ERRORARRAY).toEqual([]);
+    const domainId = created.DATA.DomainID as number;
+    await waitFor('the failed first pull', async () => (await writer.services.store.mirrorState(domainId))?.lastAttempt != null, 20_000);
+    // A transfer recorded without announcing it, as if the leader died before its NOTIFY went out.
+    const now = Date.now();
+    await writer.services.store.saveMirrorState({ domainId, serial: 4242, lastSuccess: now, lastAttempt: now, lastError: null, zone: null });
+    await waitFor('the reconciled transfer', () => heard.some((c) => c.domainId === domainId && c.kind === 'mirror.transferred' && c.serial === 4242), 20_000);
+  }, 60_000);
 });
