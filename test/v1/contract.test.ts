@@ -200,3 +200,25 @@ describe('real responses match the published schemas', () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe('the documentation page', () => {
+  it('is served at /docs from this server alone (no CDN, no outside calls)', async () => {
+    const page = await fetch(`${server.base}/docs/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).toMatch(/default-src 'self'/);
+    expect(csp).not.toMatch(/https?:|\*\.|validator\.swagger\.io/);
+    const html = await page.text();
+    expect(html).not.toMatch(/(?:src|href)="(?:https?:)?\/\//);
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] as string);
+    expect(assets.length).toBeGreaterThan(3);
+    for (const a of assets) expect((await fetch(new URL(a, `${server.base}/docs/`))).status, a).toBe(200);
+    const init = await (await fetch(`${server.base}/docs/static/swagger-initializer.js`)).text();
+    const code = init.split('\n').filter((line) => !line.trim().startsWith('//'));
+    expect(code.join('\n')).not.toMatch(/https?:\/\//);
+    expect(init).toMatch(/validatorUrl["']?\s*:\s*null/);
+    // The document the page renders is the published one.
+    expect(await (await fetch(`${server.base}/docs/json`)).json()).toEqual(doc);
+  });
+});
