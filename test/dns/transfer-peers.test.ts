@@ -37,6 +37,8 @@ const transfers: Record<string, (id: number) => Buffer[]> = {
   'nosoa.test': (id) => [answer(id, [a('www.nosoa.test', '192.0.2.1'), soa('nosoa.test')])],
   'refused.test': (id) => [answer(id, [], 5)],
   'apexcname.test': (id) => [answer(id, [soa('apexcname.test'), { type: 'CNAME', name: 'apexcname.test', ttl: 300, data: 'x.example.net' }, soa('apexcname.test')])],
+  // Never finishes: the connection stays open without an answer.
+  'hang.test': () => [],
   'rdlength.test': (id) => {
     // An A record whose RDLENGTH says 5: dns-packet alone would read 4 bytes and misparse the rest.
     const msg = answer(id, [soa('rdlength.test'), a('www.rdlength.test', '192.0.2.1'), soa('rdlength.test')]);
@@ -50,6 +52,8 @@ let server: TestServer;
 let key: string;
 let masterUdp: UdpSocket;
 let masterTcp: Server;
+/** Zones the scripted master was asked to transfer. */
+const asked: string[] = [];
 let secondary: UdpSocket;
 /** NOTIFY messages the scripted secondary received, and how many of them it leaves unanswered. */
 const notifies: dnsPacket.Packet[] = [];
@@ -69,12 +73,14 @@ beforeAll(async () => {
     socket.on('error', () => undefined);
     socket.once('data', (buf) => {
       const q = dnsPacket.decode(buf.subarray(2));
-      for (const msg of transfers[q.questions?.[0]?.name ?? '']?.(q.id ?? 0) ?? []) {
+      const zone = q.questions?.[0]?.name ?? '';
+      asked.push(zone);
+      for (const msg of transfers[zone]?.(q.id ?? 0) ?? []) {
         const len = Buffer.alloc(2);
         len.writeUInt16BE(msg.length);
         socket.write(Buffer.concat([len, msg]));
       }
-      socket.end();
+      if (zone !== 'hang.test') socket.end();
     });
   });
   await new Promise<void>((r) => masterTcp.listen(53, MASTER, () => r()));
@@ -137,6 +143,18 @@ describe('zone mirror transfers from a scripted master', () => {
       expect((await kdig(server, `www.${zone}`, 'A')).answer).toEqual([]);
     });
   }
+});
+
+describe('a node stopping during a transfer', () => {
+  it('cuts the transfer short instead of waiting for it', async () => {
+    const node = await startTestServer();
+    const { key: k } = await node.user('stopper');
+    await data(node.base, { api_action: 'domain.create', api_key: k, Domain: 'hang.test', Type: 'slave', master_ips: MASTER });
+    await eventually('the transfer under way', async () => asked.includes('hang.test'));
+    // Without the cut, close() would wait for the transfer's two-minute timeout and the test time out.
+    await node.close();
+    expect(node.dnsAddress).not.toBeNull();
+  });
 });
 
 describe('NOTIFY to a secondary', () => {

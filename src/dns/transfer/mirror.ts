@@ -58,6 +58,8 @@ export class MirrorPuller {
   private readonly again = new Set<number>();
   private unsubscribe: (() => void) | null = null;
   private stopped = false;
+  /** Cuts transfers under way short when the node stops. */
+  private readonly abort = new AbortController();
 
   constructor(
     private readonly services: Services,
@@ -72,6 +74,7 @@ export class MirrorPuller {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.abort.abort();
     this.unsubscribe?.();
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
@@ -134,7 +137,7 @@ export class MirrorPuller {
           await this.services.mirrors.transferred(id, domain.domain, haveSoa.serial, text);
           return this.schedule(id, timer(haveSoa.refresh));
         }
-        const content = await pullZone(master, domain, this.services.limits.recordsPerDomain);
+        const content = await pullZone(master, domain, this.services.limits.recordsPerDomain, this.abort.signal);
         const soa = soaData(content.soa);
         await this.services.mirrors.transferred(id, domain.domain, soa.serial, serialiseZone(content));
         this.opts.log.info({ domain: domain.domain, master, serial: soa.serial, records: content.answers.length }, 'zone mirror transferred');
@@ -143,6 +146,7 @@ export class MirrorPuller {
         errors.push(`${master}: ${(e as Error).message}`);
       }
     }
+    if (this.stopped) return;
     const error = errors.join('; ') || 'no master address';
     this.opts.log.warn({ domain: domain.domain, error }, 'zone mirror transfer failed');
     await this.services.mirrors.failed(id, error);
@@ -202,7 +206,7 @@ function udpExchange(host: string, query: Buffer, id: number): Promise<dnsPacket
 }
 
 /** Pulls the whole zone by AXFR and validates it; throws on anything that is not a clean, complete zone. */
-async function pullZone(master: string, domain: StoredDomain, maxRecords: number): Promise<ZoneContent> {
+async function pullZone(master: string, domain: StoredDomain, maxRecords: number, signal: AbortSignal): Promise<ZoneContent> {
   const zone = domain.domain;
   const id = randomInt(65536);
   const query = packet.encode({
@@ -241,7 +245,7 @@ async function pullZone(master: string, domain: StoredDomain, maxRecords: number
       }
       return complete;
     },
-    { timeoutMs: AXFR_TIMEOUT_MS, maxBytes: AXFR_MAX_BYTES },
+    { timeoutMs: AXFR_TIMEOUT_MS, maxBytes: AXFR_MAX_BYTES, signal },
   );
   if (!soa) throw new Error('the transfer holds no SOA');
   // Apex NS set first, as in the zones we build ourselves.

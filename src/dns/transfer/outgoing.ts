@@ -30,13 +30,13 @@ export async function handleTransfer(req: TransferRequest): Promise<Buffer[]> {
   if (!question || (question.type !== 'AXFR' && question.type !== 'IXFR') || (query.questions?.length ?? 0) !== 1) {
     return [response(query, RCODE.FORMERR)];
   }
+  // AXFR is defined over TCP only (RFC 5936 4.2); said before any lookup, as UDP senders may be forged.
+  if (question.type === 'AXFR' && req.transport === 'udp') return [response(query, RCODE.FORMERR)];
   const zone = normalizeZoneName(question.name);
   const domain = await services.store.domainByName(zone);
   if (!domain || !isServed(domain.status) || !addressIn(domain.axfrIps, req.remoteAddress)) {
     return [response(query, RCODE.REFUSED)];
   }
-  // AXFR is defined over TCP only (RFC 5936 4.2).
-  if (question.type === 'AXFR' && req.transport === 'udp') return [response(query, RCODE.FORMERR)];
 
   let clientSerial: number | null = null;
   if (question.type === 'IXFR') {

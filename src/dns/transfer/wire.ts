@@ -125,14 +125,15 @@ export function decodeStrict(buf: Buffer): dnsPacket.Packet {
 
 /**
  * One TCP exchange: sends `query` and hands each framed response message to `onMessage` until it
- * returns true (done). Rejects on timeout, on a connection closed early or above `maxBytes` received.
+ * returns true (done). Rejects on timeout, on a connection closed early, above `maxBytes` received, or
+ * when `signal` aborts.
  */
 export function tcpExchange(
   host: string,
   port: number,
   query: Buffer,
   onMessage: (msg: Buffer) => boolean,
-  opts: { timeoutMs: number; maxBytes: number },
+  opts: { timeoutMs: number; maxBytes: number; signal?: AbortSignal },
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket = new Socket();
@@ -143,11 +144,15 @@ export function tcpExchange(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', abort);
       socket.destroy();
       if (err) reject(err);
       else resolve();
     };
     const timer = setTimeout(() => finish(new Error(`no complete answer from ${host} within ${opts.timeoutMs / 1000} s`)), opts.timeoutMs);
+    const abort = () => finish(new Error('stopped'));
+    if (opts.signal?.aborted) return abort();
+    opts.signal?.addEventListener('abort', abort, { once: true });
     socket.on('error', (e) => finish(new Error(`TCP to ${host}: ${e.message}`)));
     socket.on('close', () => finish(new Error(`${host} closed the connection before the transfer ended`)));
     socket.on('data', (chunk: Buffer) => {
