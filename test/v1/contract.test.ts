@@ -61,6 +61,8 @@ function check(method: string, path: string, r: Reply): Reply {
     const validate = ajv.compile(media.schema);
     expect(validate(r.body), `${method} ${path} ${r.status}: ${JSON.stringify(validate.errors)}\n${r.text}`).toBe(true);
   }
+  // Published headers are sent (Link only when another page follows).
+  for (const h of Object.keys(spec.headers ?? {}).filter((h) => h !== 'Link')) expect(r.headers.get(h), `${method} ${path} ${r.status} ${h}`).not.toBeNull();
   if (r.status < 300) covered.add(`${method} ${template}`);
   return r;
 }
@@ -98,6 +100,10 @@ describe('the OpenAPI document', () => {
       expect(op.responses.default.content['application/problem+json'].schema, `${method} ${path}`).toBeDefined();
       const success = Object.keys(op.responses).filter((s) => /^2/.test(s));
       expect(success.length, `${method} ${path}`).toBe(1);
+      const ok = op.responses[success[0] as string];
+      expect(ok.description, `${method} ${path}`).not.toBe('Default Response');
+      if (success[0] === '201') expect(Object.keys(ok.headers ?? {}), `${method} ${path}`).toContain('Location');
+      if (method === 'GET' && path.endsWith('}')) expect(Object.keys(ok.headers ?? {}), `${method} ${path}`).toContain('ETag');
     }
     expect(doc.info.description).toMatch(/status/);
     expect(doc.components.securitySchemes).toMatchObject({ bearer: { scheme: 'bearer' }, basic: { scheme: 'basic' } });

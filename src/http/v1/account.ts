@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError } from '../../model/errors.js';
 import type { ChangeRow, ApiKeyRow } from '../../store/store.js';
-import { ApiKey, Event, EventQuery, KeyCreate, KeyParams, NewApiKey, PageQuery, problemResponse } from './schemas.js';
+import { ApiKey, Event, EventQuery, KeyCreate, KeyParams, NewApiKey, PageQuery, problemResponse, success } from './schemas.js';
 import { allowOnly, etagOf, isoTime, page, type RouteContext } from './support.js';
 
 const v1Key = (k: ApiKeyRow): Static<typeof ApiKey> => ({
@@ -44,7 +44,7 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
           'Takes the account\'s user name and password (no key needed) and answers 201 with the new key, shown only this once. Keys work on both interfaces. Wrong credentials answer 401; repeated failures for a user or from an address answer 429 with Retry-After.',
         security: [],
         body: KeyCreate,
-        response: { 201: NewApiKey, default: problemResponse },
+        response: { 201: success(NewApiKey, 'The new key (shown only this once)', ['Location']), default: problemResponse },
       },
     },
     async (req, reply) => {
@@ -66,7 +66,7 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
         summary: "List the account's API keys",
         description: 'Active (unexpired) keys, ordered by id. Only a short prefix of each key is shown; the server does not keep the keys themselves.',
         querystring: PageQuery,
-        response: { 200: Type.Array(ApiKey), default: problemResponse },
+        response: { 200: success(Type.Array(ApiKey), 'A page of keys', ['Link']), default: problemResponse },
       },
     },
     async (req, reply) => {
@@ -81,7 +81,7 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
   r.get(
     '/keys/:id',
     {
-      schema: { tags: ['keys'], summary: 'Read one API key', params: KeyParams, response: { 200: ApiKey, default: problemResponse } },
+      schema: { tags: ['keys'], summary: 'Read one API key', params: KeyParams, response: { 200: success(ApiKey, 'The key (without the key itself)', ['ETag']), default: problemResponse } },
     },
     async (req, reply) => {
       const key = (await services.accounts.listKeys(ctx.actor(req))).find((k) => k.id === req.params.id);
@@ -117,7 +117,7 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
         description:
           'Every change the account made through any interface, oldest first: who (key label, interface, client address), when, and the object before and after. Filter by domain id; the history of a deleted domain stays readable.',
         querystring: EventQuery,
-        response: { 200: Type.Array(Event), default: problemResponse },
+        response: { 200: success(Type.Array(Event), 'A page of changes, oldest first', ['Link']), default: problemResponse },
       },
     },
     async (req, reply) => {

@@ -20,6 +20,7 @@ import {
   MirrorReplace,
   NameQuery,
   problemResponse,
+  success,
 } from './schemas.js';
 import { allowOnly, checkIfMatch, etagOf, isoTime, page, type RouteContext } from './support.js';
 
@@ -88,7 +89,7 @@ function zoneRoutes(app: FastifyInstance, ctx: RouteContext, kind: DomainKind): 
         summary: `List ${what}s`,
         description: `The caller's ${what}s, ordered by id, one page at a time.`,
         querystring: NameQuery,
-        response: { 200: master ? Type.Array(Domain) : Type.Array(Mirror), default: problemResponse },
+        response: { 200: success(master ? Type.Array(Domain) : Type.Array(Mirror), `A page of ${what}s`, ['Link']), default: problemResponse },
       },
     },
     async (req, reply) => {
@@ -110,7 +111,7 @@ function zoneRoutes(app: FastifyInstance, ctx: RouteContext, kind: DomainKind): 
         summary: `Create a ${what}`,
         description: 'Answers 201 with the new resource (the same body as its GET), its Location and ETag. 409 when the name is taken.',
         body: master ? DomainCreate : MirrorCreate,
-        response: { 201: master ? Domain : Mirror, default: problemResponse },
+        response: { 201: success(master ? Domain : Mirror, `The new ${what}`, ['Location', 'ETag']), default: problemResponse },
       },
     },
     async (req, reply) => {
@@ -131,7 +132,7 @@ function zoneRoutes(app: FastifyInstance, ctx: RouteContext, kind: DomainKind): 
         summary: `Read a ${what}`,
         description: 'Carries an ETag for If-Match on later changes.',
         params: IdParams,
-        response: { 200: master ? Domain : Mirror, default: problemResponse },
+        response: { 200: success(master ? Domain : Mirror, `The ${what}`, ['ETag']), default: problemResponse },
       },
     },
     async (req, reply) => {
@@ -152,7 +153,7 @@ function zoneRoutes(app: FastifyInstance, ctx: RouteContext, kind: DomainKind): 
         description: `${put ? 'Omitted optional fields are reset to their defaults. ' : ''}With If-Match, answers 412 when the ${what} changed since it was read.`,
         params: IdParams,
         body: master ? (put ? DomainReplace : DomainPatch) : put ? MirrorReplace : MirrorPatch,
-        response: { 200: master ? Domain : Mirror, default: problemResponse },
+        response: { 200: success(master ? Domain : Mirror, `The ${what}`, ['ETag']), default: problemResponse },
       },
       handler: async (req, reply) => {
         const actor = ctx.actor(req);

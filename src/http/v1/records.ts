@@ -9,7 +9,7 @@ import { NotFoundError } from '../../model/errors.js';
 import { RECORD_TYPES, recordType, type RecordData, type RecordType, type StoredRecord } from '../../model/records/index.js';
 import type { Actor } from '../../services/index.js';
 import { mapFields, type FieldMap } from './problem.js';
-import { AnyRecord, IdParams, RecordListQuery, RecordParams, RECORD_SCHEMAS, TypeListQuery, problemResponse, type RecordSchemas } from './schemas.js';
+import { AnyRecord, IdParams, RecordListQuery, RecordParams, RECORD_SCHEMAS, TypeListQuery, problemResponse, success, type RecordSchemas } from './schemas.js';
 import { allowOnly, checkIfMatch, etagOf, page, type RouteContext } from './support.js';
 
 /** A record as interface B shows it: id, type and the type's own fields. */
@@ -62,7 +62,7 @@ export function recordRoutes(app: FastifyInstance, ctx: RouteContext): void {
         description: 'Every record of the domain, each with its id and type, ordered by id.',
         params: IdParams,
         querystring: RecordListQuery,
-        response: { 200: Type.Array(AnyRecord), default: problemResponse },
+        response: { 200: success(Type.Array(AnyRecord), 'A page of records', ['Link']), default: problemResponse },
       },
     },
     async (req, reply) => {
@@ -111,7 +111,7 @@ function typeRoutes(
         summary: `List the ${t.type} records of a domain`,
         params: IdParams,
         querystring: TypeListQuery,
-        response: { 200: Type.Array(s.record), default: problemResponse },
+        response: { 200: success(Type.Array(s.record), `A page of ${t.type} records`, ['Link']), default: problemResponse },
       },
     },
     async (req, reply) => {
@@ -134,7 +134,7 @@ function typeRoutes(
         description: 'Answers 201 with the new record (the same body as its GET), its Location and ETag. 409 when it clashes with a CNAME or duplicates a record.',
         params: IdParams,
         body: s.create,
-        response: { 201: s.record, default: problemResponse },
+        response: { 201: success(s.record, 'The new record', ['Location', 'ETag']), default: problemResponse },
       },
     },
     async (req, reply) => {
@@ -156,7 +156,7 @@ function typeRoutes(
         summary: `Read a ${t.type} record`,
         description: `404 when the record is not a ${t.type} record. Carries an ETag for If-Match on later changes.`,
         params: RecordParams,
-        response: { 200: s.record, default: problemResponse },
+        response: { 200: success(s.record, 'The record', ['ETag']), default: problemResponse },
       },
     },
     async (req, reply) => {
@@ -176,7 +176,7 @@ function typeRoutes(
         description: `${put ? 'Omitted optional fields are reset to their defaults. ' : ''}The type cannot change. With If-Match, answers 412 when the record changed since it was read.`,
         params: RecordParams,
         body: put ? s.replace : s.patch,
-        response: { 200: s.record, default: problemResponse },
+        response: { 200: success(s.record, 'The record', ['ETag']), default: problemResponse },
       },
       handler: async (req, reply) => {
         const actor = ctx.actor(req);

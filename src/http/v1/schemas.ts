@@ -235,6 +235,21 @@ export const AnyRecord = Type.Union(
 
 /** Response map entries shared by every route: errors are problem documents. */
 export const problemResponse = {
-  description: 'An error, as an RFC 9457 problem document',
+  description: 'An error, as an RFC 9457 problem document. A 401 carries WWW-Authenticate, a 405 Allow, a 429 Retry-After.',
   content: { 'application/problem+json': { schema: Problem } },
 };
+
+const HEADERS = {
+  ETag: 'Entity tag of the representation, for If-Match',
+  Location: 'URL of the new resource',
+  Link: 'The next page as <url>; rel="next", when more items follow',
+} as const;
+
+/** A success response for the OpenAPI document: the body schema, its description and the headers it carries. */
+export function success<T extends TSchema>(schema: T, description: string, headers: (keyof typeof HEADERS)[] = []): T {
+  return {
+    ...schema,
+    'x-response-description': description,
+    ...(headers.length ? { headers: Object.fromEntries(headers.map((h) => [h, { type: 'string', description: HEADERS[h] }])) } : {}),
+  };
+}
