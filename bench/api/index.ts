@@ -75,7 +75,7 @@ export async function apiBenchmark(opts: BenchOptions, log: (line: string) => vo
   }
   const header = ['operation', 'via', 'SQLite req/s', 'p50 ms', 'p99 ms', 'failed', 'PostgreSQL req/s', 'p50 ms', 'p99 ms', 'failed', 'PowerDNS req/s', 'p50 ms', 'p99 ms', 'failed', 'SQLite/PDNS', 'PG/PDNS'];
   return [
-    `API: ${CONNECTIONS} connections, ${opts.quick ? 2 : 10} s per case; req/s counts successful responses only; record list = 1000-record zone, domain list = 101 zones`,
+    `API: ${CONNECTIONS} connections, ${opts.quick ? 2 : 10} s per case; req/s counts successful operations only (an interface B list follows its pages of 500); record list = 1000-record zone, domain list = 101 zones`,
     table(header, rows),
     ...skipped.map((s) => `skipped: ${s}`),
   ].join('\n');

@@ -15,10 +15,15 @@ export interface LoadRequest {
   headers: Record<string, string>;
   /** Called once per request, so each can differ (e.g. a new record name). */
   body?: () => string;
+  /**
+   * Follow `Link: <…>; rel="next"` to the last page (interface B's cursor pages): the whole listing is
+   * one operation, timed and checked as one.
+   */
+  followNext?: boolean;
 }
 
 export interface Measure {
-  /** Successful responses per second. */
+  /** Successful operations (responses, or whole listings when following pages) per second. */
   rps: number;
   /** Latency percentiles over every response, in milliseconds. */
   p50: number;
@@ -34,7 +39,16 @@ export interface LoadOptions {
   ok(status: number, body: string): boolean;
 }
 
-function send(agent: http.Agent, base: URL, req: LoadRequest): Promise<{ status: number; body: string }> {
+interface Response {
+  status: number;
+  body: string;
+  next: string | null;
+}
+
+/** The target of a `Link: <…>; rel="next"` header. */
+export const NEXT_LINK = /<([^>]+)>\s*;\s*rel="?next"?/;
+
+function send(agent: http.Agent, base: URL, req: LoadRequest): Promise<Response> {
   const body = req.body?.();
   return new Promise((resolve, reject) => {
     const r = http.request(
@@ -49,7 +63,9 @@ function send(agent: http.Agent, base: URL, req: LoadRequest): Promise<{ status:
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        const link = res.headers.link;
+        const next = req.followNext && typeof link === 'string' ? (NEXT_LINK.exec(link)?.[1] ?? null) : null;
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), next }));
         res.on('error', reject);
       },
     );
@@ -74,9 +90,14 @@ export async function load(url: string, req: LoadRequest, opts: LoadOptions): Pr
         while (performance.now() < deadline) {
           const t0 = performance.now();
           try {
-            const res = await send(agent, base, req);
+            let res = await send(agent, base, req);
+            let good = opts.ok(res.status, res.body);
+            while (good && res.next) {
+              res = await send(agent, base, { ...req, path: res.next, method: 'GET' });
+              good = opts.ok(res.status, res.body);
+            }
             latencies.push(performance.now() - t0);
-            if (opts.ok(res.status, res.body)) ok++;
+            if (good) ok++;
             else failed++;
           } catch {
             failed++;

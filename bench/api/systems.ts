@@ -7,7 +7,7 @@
 import Database from 'better-sqlite3';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LoadRequest } from './load.js';
+import { NEXT_LINK, type LoadRequest } from './load.js';
 import { freePort, haveProgram, runCommand, startChild, tempDir, waitFor, ZONEHOST_BIN, type Child } from '../support.js';
 
 export type Operation = 'record create' | 'record list' | 'domain list';
@@ -65,6 +65,17 @@ function counter(): () => number {
   return () => n++;
 }
 
+/** Items in an interface B list, following its Link rel="next" pages. */
+async function countPages(url: string, path: string, headers: Record<string, string>): Promise<number> {
+  let total = 0;
+  for (let next: string | undefined = path; next; ) {
+    const res = await fetch(`${url}${next}`, { headers });
+    total += ((await res.json()) as unknown[]).length;
+    next = NEXT_LINK.exec(res.headers.get('link') ?? '')?.[1];
+  }
+  return total;
+}
+
 export async function startZonehost(db: string): Promise<System> {
   const password = 'bench password';
   runCommand(process.execPath, [ZONEHOST_BIN, 'user', 'add', 'bench', '--db', db], `${password}\n`);
@@ -91,6 +102,8 @@ export async function startZonehost(db: string): Promise<System> {
       await v3({ api_action: 'domain.resource.create', api_key: key, DomainID: listId, Type: 'A', Name: `r${i}`, Target: `192.0.2.${i % 250}` });
     });
     const createId = ids.get(0) as number;
+    const listed = ((await v3({ api_action: 'domain.resource.list', api_key: key, DomainID: listId })) as unknown[]).length;
+    if (listed < LIST_RECORDS) throw new Error(`seeding: interface A lists ${listed} records of list.example, expected ${LIST_RECORDS}`);
 
     const v3ok = (status: number, body: string) => status === 200 && body.includes('"ERRORARRAY":[]');
     const v3case = (operation: Operation, args: () => Record<string, string | number>): Case => ({
@@ -117,10 +130,13 @@ export async function startZonehost(db: string): Promise<System> {
     if (probe.status === 404) notes.push('interface B (/v1) is not served by this build: its cases are left out');
     else {
       const ok2xx = (status: number) => status >= 200 && status < 300;
+      const pagedB = await countPages(url, `/v1/domains/${listId}/records?limit=500`, bearer);
+      if (pagedB < LIST_RECORDS) throw new Error(`seeding: interface B lists ${pagedB} records of list.example, expected ${LIST_RECORDS}`);
       const nextB = counter();
       cases.push(
-        { operation: 'domain list', via: 'B', request: { method: 'GET', path: '/v1/domains', headers: bearer }, ok: ok2xx },
-        { operation: 'record list', via: 'B', request: { method: 'GET', path: `/v1/domains/${listId}/records`, headers: bearer }, ok: ok2xx },
+        // Lists are cursor-paged (at most 500 items a page): the whole list is read, as the others return it.
+        { operation: 'domain list', via: 'B', request: { method: 'GET', path: '/v1/domains?limit=500', headers: bearer, followNext: true }, ok: ok2xx },
+        { operation: 'record list', via: 'B', request: { method: 'GET', path: `/v1/domains/${listId}/records?limit=500`, headers: bearer, followNext: true }, ok: ok2xx },
         {
           operation: 'record create',
           via: 'B',
