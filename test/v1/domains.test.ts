@@ -144,6 +144,40 @@ describe('/v1/domains', () => {
   });
 });
 
+describe('HEAD, limits and the document', () => {
+  it('answers HEAD like GET without a body, with the ETag', async () => {
+    const c = await api.post('/v1/domains', { domain: 'head.example', soa: 'a@head.example' });
+    const h = await api.call('HEAD', `/v1/domains/${c.body.id}`);
+    expect(h.status).toBe(200);
+    expect(h.text).toBe('');
+    expect(h.headers.get('etag')).toBe(c.headers.get('etag'));
+  });
+
+  it('answers 409 when a count limit is reached', async () => {
+    const small = await startTestServer({ limits: { domainsPerAccount: 1, recordsPerDomain: 1 } });
+    try {
+      const { key: k } = await small.user('small');
+      const c = client(small.base, k);
+      const d = await c.post('/v1/domains', { domain: 'one.example', soa: 'a@one.example' });
+      expect(d.status).toBe(201);
+      expect(problemFields(await c.post('/v1/domains', { domain: 'two.example', soa: 'a@two.example' }), 409)).toEqual([null]);
+      expect((await c.post(`/v1/domains/${d.body.id}/A`, { address: '192.0.2.1' })).status).toBe(201);
+      expect(problemFields(await c.post(`/v1/domains/${d.body.id}/A`, { address: '192.0.2.2' }), 409)).toEqual([null]);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('serves the OpenAPI document without a key, and only with GET', async () => {
+    const r = await call(server.base, 'GET', '/v1/openapi.json');
+    expect(r.status).toBe(200);
+    expect(r.body.openapi).toBe('3.1.0');
+    const p = await api.post('/v1/openapi.json', {});
+    expectProblem(p, 405);
+    expect(p.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+  });
+});
+
 describe('interface B authentication', () => {
   it('takes the key as Bearer or as the Basic password', async () => {
     expect((await call(server.base, 'GET', '/v1/domains', { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);

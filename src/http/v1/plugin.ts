@@ -16,7 +16,7 @@ import { OPENAPI_INFO } from './openapi.js';
 import { fastifyProblem, HttpProblem, problem, problemFor, sendProblem } from './problem.js';
 import { recordRoutes } from './records.js';
 import { accountRoutes } from './account.js';
-import type { RouteContext } from './support.js';
+import { allowOnly, type RouteContext } from './support.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -112,6 +112,7 @@ function api(services: Services): FastifyPluginAsync {
     app.setNotFoundHandler((req, reply) => sendProblem(reply, problem(404, `There is no resource at ${req.url.split('?')[0]}.`)));
 
     app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
+    allowOnly(app, '/openapi.json', ['GET']);
 
     domainRoutes(app, ctx);
     mirrorRoutes(app, ctx);

@@ -132,7 +132,8 @@ export function problemFor(err: unknown, fieldMap: FieldMap = (f) => f): { body:
   if (err instanceof NotFoundError) return { body: problem(404, `No such ${err.what === 'mirror' ? 'zone mirror' : err.what}.`), headers: {} };
   if (err instanceof ValidationError) return { body: problem(400, 'The request is not valid.', entries(err.problems)), headers: {} };
   if (err instanceof ConflictError) return { body: problem(409, err.message, entries([{ field: err.field, message: err.message }])), headers: {} };
-  if (err instanceof LimitError) return { body: problem(409, err.message, entries([{ field: err.field, message: err.message }])), headers: {} };
+  // A count limit is about the account's data, not about a field of the request.
+  if (err instanceof LimitError) return { body: problem(409, err.message), headers: {} };
   return null;
 }
 
