@@ -146,8 +146,15 @@ function queryFile(dir: string, records: number): string {
   return path;
 }
 
-async function dnsperf(port: number, queries: string, seconds: number): Promise<PerfResult> {
-  const { stdout } = await run('dnsperf', ['-s', '127.0.0.1', '-p', String(port), '-d', queries, '-l', String(seconds), '-c', '4', '-q', '200', '-t', '2'], {
+/** The loads measured: a latency-bound one and a saturating one. */
+const LOADS = [
+  { name: '1 client, 20 in flight', args: ['-c', '1', '-T', '1', '-q', '20'] },
+  { name: '4 clients, 200 in flight', args: ['-c', '4', '-T', '2', '-q', '200'] },
+] as const;
+type Load = (typeof LOADS)[number];
+
+async function dnsperf(port: number, queries: string, seconds: number, load: Load): Promise<PerfResult> {
+  const { stdout } = await run('dnsperf', ['-s', '127.0.0.1', '-p', String(port), '-d', queries, '-l', String(seconds), '-t', '2', ...load.args], {
     timeout: (seconds + 30) * 1000,
   });
   const qps = Number(/Queries per second:\s+([\d.]+)/.exec(stdout)?.[1] ?? NaN);
@@ -165,37 +172,41 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
   const records = opts.quick ? 200 : 2000;
   const seconds = opts.quick ? 3 : 15;
   const dir = tempDir('zonehost-dnsbench-');
-  const results: [string, PerfResult][] = [];
+  const results = new Map<string, PerfResult>();
+  const measure = async (server: Server, queries: string) => {
+    if (!opts.quick) await dnsperf(server.port, queries, 3, LOADS[0]); // warm-up (JIT, caches)
+    for (const load of LOADS) {
+      const r = await dnsperf(server.port, queries, seconds, load);
+      log(`  ${server.name}, ${load.name}: ${r.qps.toFixed(0)} qps`);
+      results.set(`${server.name}/${load.name}`, r);
+    }
+  };
   try {
     const queries = queryFile(dir.path, records);
     const ours = await startZonehost(dir.path, records, log);
     let zoneFile: string;
     try {
       zoneFile = await exportZone(ours.port);
-      if (!opts.quick) await dnsperf(ours.port, queries, 3); // warm-up (JIT, caches)
-      const r = await dnsperf(ours.port, queries, seconds);
-      log(`  zonehost: ${r.qps.toFixed(0)} qps`);
-      results.push(['zonehost', r]);
+      await measure(ours, queries);
     } finally {
       await ours.stop();
     }
     const knot = await startKnot(dir.path, zoneFile);
     try {
-      if (!opts.quick) await dnsperf(knot.port, queries, 3);
-      const r = await dnsperf(knot.port, queries, seconds);
-      log(`  knotd: ${r.qps.toFixed(0)} qps`);
-      results.push(['knotd', r]);
+      await measure(knot, queries);
     } finally {
       await knot.stop();
     }
   } finally {
     dir.remove();
   }
-  const [ours, knot] = [results[0]?.[1], results[1]?.[1]];
-  const ratio = ours && knot ? (ours.qps / knot.qps).toFixed(2) : '-';
+  const rows = LOADS.map((load) => {
+    const [ours, knot] = [results.get(`zonehost/${load.name}`), results.get(`knotd/${load.name}`)];
+    const cells = (r: PerfResult | undefined) => (r ? [r.qps.toFixed(0), r.lost, r.latency] : ['-', '-', '-']);
+    return [load.name, ...cells(ours), ...cells(knot), ours && knot ? (ours.qps / knot.qps).toFixed(2) : '-'];
+  });
   return [
-    `DNS: dnsperf (4 clients, 200 outstanding) for ${seconds} s over UDP, ${records + 5}-record zone; knotd serves the zone exported from ours by AXFR, default workers`,
-    table(['server', 'qps', 'lost', 'avg latency s'], results.map(([name, r]) => [name, r.qps.toFixed(0), r.lost, r.latency])),
-    `zonehost/knotd: ${ratio}`,
+    `DNS: dnsperf for ${seconds} s per load over UDP, ${records + 5}-record zone (answers, NXDOMAIN, MX with additional, TXT, CNAME, wildcard); knotd serves the zone exported from ours by AXFR, with its default workers`,
+    table(['load', 'zonehost qps', 'lost', 'avg latency s', 'knotd qps', 'lost', 'avg latency s', 'zonehost/knotd'], rows),
   ].join('\n');
 }

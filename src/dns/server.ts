@@ -5,12 +5,13 @@
  */
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, isIPv6, type Server, type Socket } from 'node:net';
-import * as dnsPacket from 'dns-packet';
+import type * as dnsPacket from 'dns-packet';
 import type { Logger } from 'pino';
 import type { Services } from '../services/index.js';
 import { answerQuery, encodeResponse, rcodeOnly, TCP_MAX, udpLimit } from './answer.js';
 import { ResponseCache } from './cache.js';
 import { handleNotify, handleTransfer, type TransferRequest } from './transfer/index.js';
+import { decodeStrict } from './transfer/wire.js';
 import { OPCODE, parseQuery, RCODE, TYPE, type Malformed, type Query } from './wire.js';
 import { ZoneCache } from './zones.js';
 
@@ -94,11 +95,12 @@ export class DnsHandler {
     return hit.response;
   }
 
-  /** transfer/ works on dns-packet's decoding (null when that fails); our parser has already bounded the message. */
+  /** transfer/ works on dns-packet's decoding (null when the message does not decode strictly). */
   private transferRequest(raw: Buffer, remoteAddress: string, transport: Transport): TransferRequest | null {
     let query: dnsPacket.Packet;
     try {
-      query = dnsPacket.decode(raw);
+      // Strict: dns-packet alone accepts records whose data length disagrees with what it read (A rdata).
+      query = decodeStrict(raw);
     } catch {
       return null;
     }

@@ -291,6 +291,17 @@ describe('EDNS and truncation', () => {
     expect(small.flags).not.toContain('tc');
   });
 
+  it("negotiates the UDP size: the client's when smaller than 1232, at least 512", async () => {
+    // About 900 bytes of TXT: fits 1232 and 1000, not 600 (nor 512 without EDNS).
+    const { name } = await zone(Array.from({ length: 4 }, (_, i) => ({ Type: 'TXT', Name: 'mid', Target: `${i}${'m'.repeat(200)}` })));
+    const sizes = async (...args: string[]) => (await dig(server, `mid.${name}`, 'TXT', '+ignore', ...args)).flags.includes('tc');
+    expect(await sizes('+bufsize=4096')).toBe(false);
+    expect(await sizes('+bufsize=1000')).toBe(false);
+    expect(await sizes('+bufsize=600')).toBe(true);
+    expect(await sizes('+bufsize=100')).toBe(true);
+    expect(await sizes('+noedns')).toBe(true);
+  });
+
   it('answers several queries on one TCP connection', async () => {
     const { name } = await zone([{ Type: 'A', Name: 'www', Target: '192.0.2.1' }]);
     const out = await dig(server, '+tcp', '+keepopen', `www.${name}`, 'A', name, 'SOA', `nx.${name}`, 'A');
