@@ -61,7 +61,7 @@ export class DnsHandler {
         return q.opcode === OPCODE.NOTIFY ? [await handleNotify(req)] : await handleTransfer(req);
       }
       if (q.opcode !== OPCODE.QUERY) return [encodeResponse(q, rcodeOnly(RCODE.NOTIMP), limit)];
-      const pending = this.zones.pending;
+      const pending = this.zones.pendingFor(q.key);
       if (pending) await pending;
       return [this.answer(q, raw, limit)];
     } catch (e) {
@@ -77,9 +77,9 @@ export class DnsHandler {
 
   /** Answers a plain query at once (the hot path); null for anything that needs handle(). */
   answerNow(raw: Buffer, transport: Transport): Buffer | null {
-    if (this.zones.pending) return null;
     const q = parseQuery(raw);
     if (!q || 'malformed' in q || q.opcode !== OPCODE.QUERY || q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR || (q.edns && q.edns.version !== 0)) return null;
+    if (this.zones.pendingFor(q.key)) return null;
     return this.answer(q, raw, transport === 'udp' ? udpLimit(q) : TCP_MAX);
   }
 

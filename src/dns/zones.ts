@@ -1,7 +1,8 @@
 /**
  * The zones this node serves, in memory: loaded from the store at start and rebuilt one zone at a time
  * from change events. Events arrive synchronously right after commit, before the API answers, so each one
- * marks the cache as pending at once; queries wait for pending rebuilds and never see an older zone.
+ * marks the zone's names as pending at once; queries under those names wait for the rebuild and never see
+ * an older zone, while queries for other zones go on.
  */
 import type { StoredDomain } from '../model/domain.js';
 import { isServed } from '../model/domain.js';
@@ -85,6 +86,8 @@ function additionalOf(a: ZoneContent['soa'], zone: string): string | null {
   return target ? keyOf(target) : null;
 }
 
+const RETRY_MS = 5000;
+
 export interface ZoneCacheOptions {
   nameservers: readonly string[];
   log: { warn(obj: object, msg: string): void };
@@ -98,6 +101,10 @@ export class ZoneCache {
   /** Zone ids waiting for a rebuild, and the promise that settles when none are left. */
   private readonly queued = new Set<number>();
   private pendingPromise: Promise<void> | null = null;
+  /** Lookup keys of zones changed in the current rebuild round ('' stands for every name). */
+  private readonly waiting = new Set<string>();
+  /** Reloads that failed are tried again later, without holding up queries meanwhile. */
+  private readonly retries = new Map<number, NodeJS.Timeout>();
   private offBus: (() => void) | null = null;
 
   constructor(
@@ -110,16 +117,20 @@ export class ZoneCache {
     this.offBus = this.services.bus.on((c) => this.onChange(c));
     for (const d of await this.services.store.allDomains()) this.queued.add(d.id);
     this.schedule();
-    await this.pending;
+    await this.pendingPromise;
   }
 
   stop(): void {
     this.offBus?.();
+    for (const t of this.retries.values()) clearTimeout(t);
+    this.retries.clear();
   }
 
-  /** Settles when every zone change heard so far is in memory; null when there is nothing to wait for. */
-  get pending(): Promise<void> | null {
-    return this.pendingPromise;
+  /** What a query for `key` must wait for before it is answered: the rebuild of a changed zone above it, or null. */
+  pendingFor(key: string): Promise<void> | null {
+    if (!this.pendingPromise) return null;
+    for (const k of this.waiting) if (k === '' || key === k || key.endsWith('.' + k)) return this.pendingPromise;
+    return null;
   }
 
   /** The most specific zone containing the lookup key, if served now. */
@@ -140,6 +151,10 @@ export class ZoneCache {
     // A deleted zone goes at once; the queued reload also undoes a load that was in flight meanwhile.
     if (c.kind === 'domain.deleted') this.remove(c.domainId);
     this.opts.changed?.();
+    // The new name, the old one, and the name now in memory (events from other nodes may lack one of them).
+    const names = [c.domain, c.previousDomain, this.byId.get(c.domainId)?.key];
+    if (!c.domain) this.waiting.add('');
+    for (const n of names) if (n) this.waiting.add(keyOf(n));
     this.queued.add(c.domainId);
     this.schedule();
   }
@@ -154,6 +169,7 @@ export class ZoneCache {
   private schedule(): void {
     this.pendingPromise ??= this.drain().finally(() => {
       this.pendingPromise = null;
+      this.waiting.clear();
     });
   }
 
@@ -172,8 +188,20 @@ export class ZoneCache {
         this.opts.changed?.();
       } catch (e) {
         this.opts.log.warn({ domainId: id, err: (e as Error).message }, 'zone could not be loaded; keeping the previous copy');
+        this.retryLater(id);
       }
     }
+  }
+
+  private retryLater(id: number): void {
+    if (this.retries.has(id)) return;
+    const timer = setTimeout(() => {
+      this.retries.delete(id);
+      this.queued.add(id);
+      this.schedule();
+    }, RETRY_MS);
+    timer.unref();
+    this.retries.set(id, timer);
   }
 
   /** The zone as it should be served now, or null when the domain is gone, inactive or has no copy. */
