@@ -16,7 +16,7 @@ import { soaOf } from '../zone-content.js';
 import { mirrorCopy, type MirrorPuller } from './mirror.js';
 import type { TransferRequest } from './outgoing.js';
 import { OPCODE, RCODE } from '../wire.js';
-import { addressIn, decodeStrict, opcodeOf, queryFlags, rcodeOf, response, soaData } from './wire.js';
+import { addressIn, decodeStrict, opcodeOf, queryFlags, rcodeOf, response, serialNewer, soaData } from './wire.js';
 
 /**
  * Secondaries are listed as bare addresses (the API's axfr field) and are notified on the standard
@@ -82,8 +82,9 @@ export class NotifySender {
     const soa = await this.soaFor(domain);
     if (!soa) return;
     const serial = soaData(soa).serial;
-    // A mirror re-checked without news, or an event heard twice: nothing new to announce.
-    if (this.lastSent.get(domain.id) === serial) return;
+    // A mirror re-checked without news, an event heard twice, or one overtaken by a later change.
+    const last = this.lastSent.get(domain.id);
+    if (last !== undefined && !serialNewer(serial, last)) return;
     this.lastSent.set(domain.id, serial);
     for (const ip of domain.axfrIps) void this.notify(domain.domain, ip, soa, serial);
   }
