@@ -144,6 +144,19 @@ describe('transfers to kdig', () => {
     expect(after.records[0]).toMatch(/ 7200 /);
   });
 
+  it('sends the whole zone when it is shorter than the changes since the client serial', async () => {
+    const churn = await createDomain(server.base, key, 'churn.test', { axfr_ips: SECONDARY });
+    const rec = await createRecord(server.base, key, churn, { Type: 'A', Name: 'www', Target: '192.0.2.1' });
+    const before = serialOf((await transfer(server, SECONDARY, 'churn.test', 'AXFR')).records);
+    for (let i = 2; i <= 6; i++) {
+      await data(server.base, { api_action: 'domain.resource.update', api_key: key, DomainID: churn, ResourceID: rec, Target: `192.0.2.${i}` });
+    }
+    // Five changes against three records (two NS and the A): the whole zone, not five difference sequences.
+    const ixfr = await transfer(server, SECONDARY, 'churn.test', `IXFR=${before}`);
+    expect(ixfr.records).toEqual((await transfer(server, SECONDARY, 'churn.test', 'AXFR')).records);
+    expect(ixfr.records).toContain('www.churn.test. A 192.0.2.6');
+  });
+
   it('splits a large zone over several messages', async () => {
     const big = await createDomain(server.base, key, 'big.test', { axfr_ips: SECONDARY });
     const text = 'x'.repeat(2000);

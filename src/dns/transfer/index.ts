@@ -9,7 +9,6 @@ import { NotifySender, registerPuller } from './notify.js';
 
 export { handleTransfer, type TransferRequest } from './outgoing.js';
 export { handleNotify } from './notify.js';
-export { mirrorCopy, mirrorExpiry } from './mirror.js';
 
 export interface TransferOptions {
   /** The configured name servers (SOA MNAME and apex NS of master zones). */

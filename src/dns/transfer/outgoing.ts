@@ -55,7 +55,7 @@ export async function handleTransfer(req: TransferRequest): Promise<Buffer[]> {
     if (!serialNewer(current, clientSerial) || req.transport === 'udp') {
       return responses(query, RCODE.NOERROR, [content.soa]);
     }
-    const diffs = snapshot.domain ? incremental(snapshot.domain, snapshot.changes, clientSerial, req.nameservers) : null;
+    const diffs = snapshot.domain ? incremental(snapshot.domain, snapshot.changes, clientSerial, req.nameservers, content.answers.length) : null;
     if (diffs) return responses(query, RCODE.NOERROR, [content.soa, ...diffs, content.soa]);
   }
   return responses(query, RCODE.NOERROR, [content.soa, ...content.answers, content.soa]);
@@ -100,12 +100,19 @@ function served(domain: StoredDomain, rec: StoredRecord, nameservers: readonly s
 
 /**
  * The IXFR difference sequences from `clientSerial` to the domain's serial, or null when the journal
- * cannot say (serial unknown to us, or a change other than to records in between).
+ * cannot say (serial unknown to us, or a change other than to records in between) or when there are more
+ * changes than records, so the whole zone is the shorter answer.
  */
-function incremental(domain: StoredDomain, changes: ChangeRow[], clientSerial: number, nameservers: readonly string[]): dnsPacket.Answer[] | null {
+function incremental(
+  domain: StoredDomain,
+  changes: ChangeRow[],
+  clientSerial: number,
+  nameservers: readonly string[],
+  zoneSize: number,
+): dnsPacket.Answer[] | null {
   if (!changes.some((c) => c.serial === clientSerial)) return null;
   const later = changes.filter((c) => serialNewer(c.serial, clientSerial));
-  if (later.length === 0 || later.some((c) => !c.action.startsWith('record.'))) return null;
+  if (later.length === 0 || later.length > zoneSize || later.some((c) => !c.action.startsWith('record.'))) return null;
   if (later[later.length - 1]?.serial !== domain.serial) return null;
   const out: dnsPacket.Answer[] = [];
   let from = clientSerial;
