@@ -21,6 +21,8 @@ export interface DnsOptions {
   /** The configured name servers: SOA MNAME (the first) and apex NS set of every master zone. */
   nameservers: string[];
   log: Logger;
+  /** How long an idle TCP connection stays open (default 10 s). */
+  tcpIdleMs?: number;
 }
 
 export interface RunningDns {
@@ -148,9 +150,9 @@ function writeFramed(socket: Socket, msg: Buffer): Promise<void> {
 }
 
 /** Serves one TCP connection: several length-framed messages, answered in order; closed when idle. */
-function serveTcp(socket: Socket, handler: DnsHandler, log: Logger): void {
+function serveTcp(socket: Socket, handler: DnsHandler, log: Logger, idleMs: number): void {
   socket.setNoDelay(true);
-  socket.setTimeout(TCP_IDLE_MS, () => socket.destroy());
+  socket.setTimeout(idleMs, () => socket.destroy());
   socket.on('error', (e) => log.debug({ err: e.message }, 'DNS TCP connection error'));
   const remote = socket.remoteAddress ?? '';
   let buffered: Buffer = Buffer.alloc(0);
@@ -206,7 +208,7 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
   const tcp = createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
-    serveTcp(socket, handler, opts.log);
+    serveTcp(socket, handler, opts.log, opts.tcpIdleMs ?? TCP_IDLE_MS);
   });
   tcp.maxConnections = TCP_MAX_CONNECTIONS;
   tcp.on('error', (e) => opts.log.warn({ err: e.message }, 'DNS TCP server error'));

@@ -3,7 +3,9 @@ import { createSocket } from 'node:dgram';
 import { connect } from 'node:net';
 import * as dnsPacket from 'dns-packet';
 import fc from 'fast-check';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDns } from '../../src/dns/server.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createDomain, createRecord, dig, rrs } from './support.js';
 
@@ -193,5 +195,25 @@ describe('fuzzing', () => {
       [3, 'REFUSED'],
       [4, 'NOERROR'],
     ]);
+  });
+});
+
+describe('TCP connections', () => {
+  it('closes a connection that stays idle, after answering on it', async () => {
+    const dns = await startDns(server.services, { host: '127.0.0.1', port: 0, nameservers: ['ns1.zonehost.test'], log: pino({ level: 'silent' }), tcpIdleMs: 300 });
+    try {
+      const q = query(`www.${ZONE}`, 'A', 9);
+      const events: string[] = [];
+      await new Promise<void>((resolve) => {
+        const s = connect(dns.address.port, '127.0.0.1', () => s.write(Buffer.concat([Buffer.from([0, q.length]), q])));
+        s.on('data', (d: Buffer) => events.push(`answer ${d.readUInt16BE(2)}`));
+        s.on('error', () => events.push('error'));
+        s.on('close', () => resolve());
+      });
+      // The answer came, then the server hung up on its own (the client never closed).
+      expect(events).toEqual([`answer 9`]);
+    } finally {
+      await dns.close();
+    }
   });
 });
