@@ -13,7 +13,6 @@ export const OPCODE = { QUERY: 0, NOTIFY: 4 } as const;
 export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, BADVERS: 16 } as const;
 
 export const typeNumber = (name: string): number => dnsTypes.toType(name);
-export const typeName = (type: number): string => dnsTypes.toString(type);
 
 const FLAG_QR = 0x8000;
 const FLAG_AA = 0x0400;
