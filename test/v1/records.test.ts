@@ -210,6 +210,7 @@ describe('/records, filters and pagination', () => {
     expect((await api.get(`/v1/domains/${dom}/TXT?name=t1`)).body.map((x: any) => x.id)).toEqual([ids[1], ids[3], ids[5]]);
     const bad = await api.get(`/v1/domains/${dom}/records?type=CAA`);
     expect(problemFields(bad, 400)).toEqual(['type']);
+    expect(bad.body.errors[0].reason.startsWith(`must be one of ${RECORD_TYPE_NAMES.join(', ')}`)).toBe(true);
     const unknown = await api.get(`/v1/domains/${dom}/records?color=red`);
     expect(problemFields(unknown, 400)).toEqual(['color']);
   });

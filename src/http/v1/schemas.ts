@@ -182,7 +182,8 @@ export const RecordListQuery = Type.Object(
   {
     ...page,
     name: Type.Optional(Type.String({ maxLength: MAX_NAME_LENGTH + 1, description: 'Only records with this owner name as stored, relative to the domain ("" or "@" for the domain itself; SRV owners are _service._protocol[.name])' })),
-    type: Type.Optional(Type.Union(RECORD_TYPES.map((t) => Type.Literal(t.type)), { description: 'only records of this type' })),
+    // Read as "must be one of ..." in an error, and as the filter's values in the document.
+    type: Type.Optional(Type.Union(RECORD_TYPES.map((t) => Type.Literal(t.type)), { description: `one of ${RECORD_TYPES.map((t) => t.type).join(', ')}: only records of this type` })),
   },
   { additionalProperties: false },
 );
