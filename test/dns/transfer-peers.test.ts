@@ -16,12 +16,18 @@ const MASTER = '127.0.31.4';
 const SECONDARY = '127.0.31.5';
 const SERIAL = 77;
 
-const soa = (zone: string, serial = SERIAL): dnsPacket.Answer => ({
+/** Zones whose SOA differs from the default; timer.test's serial is raised by its test. */
+const soaFields: Record<string, Partial<dnsPacket.SoaData>> = {
+  // The copy expires five seconds after the transfer.
+  'expiring.test': { expire: 5 },
+  // Checked again (refresh) and retried (retry) as soon as we allow.
+  'timer.test': { refresh: 1, retry: 1, serial: SERIAL },
+};
+const soa = (zone: string, serial = soaFields[zone]?.serial ?? SERIAL): dnsPacket.Answer => ({
   type: 'SOA',
   name: zone,
   ttl: 300,
-  // expiring.test's copy expires five seconds after the transfer; the others' in a day.
-  data: { mname: `ns.${zone}`, rname: `admin.${zone}`, serial, refresh: 3600, retry: 600, expire: zone === 'expiring.test' ? 5 : 86400, minimum: 60 },
+  data: { mname: `ns.${zone}`, rname: `admin.${zone}`, refresh: 3600, retry: 600, expire: 86400, minimum: 60, ...soaFields[zone], serial },
 });
 const a = (name: string, ip: string): dnsPacket.Answer => ({ type: 'A', name, ttl: 300, data: ip });
 const answer = (id: number, answers: dnsPacket.Answer[], rcode = 0) =>
@@ -31,6 +37,11 @@ const answer = (id: number, answers: dnsPacket.Answer[], rcode = 0) =>
 const transfers: Record<string, (id: number) => Buffer[]> = {
   'good.test': (id) => [answer(id, [soa('good.test'), a('www.good.test', '192.0.2.1')]), answer(id, [a('mail.good.test', '192.0.2.2'), soa('good.test')])],
   'expiring.test': (id) => [answer(id, [soa('expiring.test'), a('www.expiring.test', '192.0.2.1'), soa('expiring.test')])],
+  'timer.test': (id) => {
+    if (timerFailures-- > 0) return [answer(id, [], 5)];
+    const serial = soaFields['timer.test']?.serial ?? SERIAL;
+    return [answer(id, [soa('timer.test'), a('www.timer.test', `192.0.2.${serial}`), soa('timer.test')])];
+  },
   'outside.test': (id) => [answer(id, [soa('outside.test'), a('www.elsewhere.test', '192.0.2.1'), soa('outside.test')])],
   'mismatch.test': (id) => [answer(id, [soa('mismatch.test'), a('www.mismatch.test', '192.0.2.1'), soa('mismatch.test', SERIAL + 1)])],
   'unfinished.test': (id) => [answer(id, [soa('unfinished.test'), a('www.unfinished.test', '192.0.2.1')])],
@@ -52,6 +63,8 @@ let server: TestServer;
 let key: string;
 let masterUdp: UdpSocket;
 let masterTcp: Server;
+/** How many more AXFRs of timer.test the scripted master refuses. */
+let timerFailures = 1;
 /** Zones the scripted master was asked to transfer. */
 const asked: string[] = [];
 let secondary: UdpSocket;
@@ -120,6 +133,17 @@ describe('zone mirror transfers from a scripted master', () => {
     await eventually('the copy expiring', async () => (await kdig(server, 'www.expiring.test', 'A')).answer.length === 0);
     expect(served.answer.map((r) => r.data)).toEqual(['192.0.2.1']);
     expect((await kdig(server, 'www.expiring.test', 'A')).flags).not.toContain('aa');
+  });
+
+  it('retries a failed transfer on the SOA retry timer and checks again on the refresh timer', async () => {
+    const id = await mirror('timer.test');
+    await eventually('the first, refused attempt', async () => (await server.services.mirrors.stateOf(id)).lastError !== null);
+    // Nothing but the retry timer brings the next attempt.
+    await eventually('the retry', async () => (await server.services.mirrors.stateOf(id)).serial === SERIAL);
+    expect((await kdig(server, 'www.timer.test', 'A')).answer.map((r) => r.data)).toEqual([`192.0.2.${SERIAL}`]);
+    (soaFields['timer.test'] as dnsPacket.SoaData).serial = SERIAL + 1;
+    // No NOTIFY: the refresh timer finds the new serial.
+    await eventually('the refresh', async () => (await kdig(server, 'www.timer.test', 'A')).answer.some((r) => r.data === `192.0.2.${SERIAL + 1}`));
   });
 
   const bad: [string, RegExp][] = [

@@ -18,15 +18,15 @@ import type { Services, ZoneChange } from '../../services/index.js';
 import type { TransferState } from '../../services/mirrors.js';
 import { parseZone, serialiseZone, type ZoneContent } from '../zone-content.js';
 import { OPCODE } from '../wire.js';
-import { addressIn, decodeStrict, queryFlags, rcodeOf, serialNewer, soaData, tcpExchange, truncated } from './wire.js';
+import { addressIn, decodeStrict, queryFlags, rcodeOf, serialNewer, soaData, tcpExchange, truncated, type Soa } from './wire.js';
 
 /** Masters are given as bare addresses (the API's master_ips); they serve DNS on the standard port. */
 const MASTER_PORT = 53;
 const SOA_TIMEOUT_MS = 3000;
 const AXFR_TIMEOUT_MS = 120_000;
 const AXFR_MAX_BYTES = 64 * 1024 * 1024;
-/** Floor for the master's refresh/retry, so a zero timer cannot make us poll in a loop. */
-const MIN_TIMER_S = 10;
+/** Floor for the master's refresh/retry, so a zero timer cannot make us poll in a loop (Knot's default too). */
+const MIN_TIMER_S = 2;
 /** How often a node that must not act (not the leader) looks again. */
 const STANDBY_MS = 30_000;
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
@@ -129,13 +129,16 @@ export class MirrorPuller {
     const have = text ? parseZone(text) : null;
     const haveSoa = have ? soaData(have.soa) : undefined;
     const errors: string[] = [];
+    // The timers to go by: a master's SOA answer of just now, else our copy's.
+    let timers: Soa | undefined = haveSoa;
     for (const master of domain.masterIps) {
       try {
-        const serial = await querySerial(master, domain.domain);
-        if (have && haveSoa && text && !serialNewer(serial, haveSoa.serial)) {
+        const masterSoa = await querySoa(master, domain.domain);
+        timers = masterSoa;
+        if (have && haveSoa && text && !serialNewer(masterSoa.serial, haveSoa.serial)) {
           // Up to date: a successful check, which restarts the expire clock.
           await this.services.mirrors.transferred(id, domain.domain, haveSoa.serial, text);
-          return this.schedule(id, timer(haveSoa.refresh));
+          return this.schedule(id, timer(masterSoa.refresh));
         }
         const content = await pullZone(master, domain, this.services.limits.recordsPerDomain, this.abort.signal);
         const soa = soaData(content.soa);
@@ -150,14 +153,14 @@ export class MirrorPuller {
     const error = errors.join('; ') || 'no master address';
     this.opts.log.warn({ domain: domain.domain, error }, 'zone mirror transfer failed');
     await this.services.mirrors.failed(id, error);
-    this.schedule(id, timer(haveSoa?.retry ?? (domain.retry || DEFAULT_TIMERS.retry)));
+    this.schedule(id, timer(timers?.retry ?? (domain.retry || DEFAULT_TIMERS.retry)));
   }
 }
 
 const timer = (seconds: number): number => Math.max(seconds, MIN_TIMER_S) * 1000;
 
-/** The master's current serial for the zone (UDP; TCP when the answer is truncated). */
-async function querySerial(master: string, zone: string): Promise<number> {
+/** The master's current SOA for the zone (UDP; TCP when the answer is truncated). */
+async function querySoa(master: string, zone: string): Promise<Soa> {
   const id = randomInt(65536);
   const query = packet.encode({
     type: 'query',
@@ -175,7 +178,7 @@ async function querySerial(master: string, zone: string): Promise<number> {
   if (rcode !== 0) throw new Error(`SOA query answered with rcode ${rcode}`);
   const soa = (answer.answers ?? []).find((a) => a.type === 'SOA' && a.name.toLowerCase() === zone);
   if (!soa) throw new Error('the master has no SOA for the zone');
-  return soaData(soa).serial;
+  return soaData(checkSoa(soa, zone));
 }
 
 function udpExchange(host: string, query: Buffer, id: number): Promise<dnsPacket.Packet> {
