@@ -73,6 +73,14 @@ export function buildZone(id: number, content: ZoneContent, expiresAt: number | 
   const soa = add(content.soa);
   if (!soa) throw new Error(`zone ${apex}: unusable SOA`);
   for (const a of content.answers) if (a.type !== 'SOA') add(a);
+  // RFC 2181 5.2: the records of one set share a TTL; records given different ones are served at the lowest.
+  for (const node of nodes.values()) {
+    for (const set of node.rrsets.values()) {
+      if (set.length < 2) continue;
+      const ttl = Math.min(...set.map((r) => r.ttl));
+      for (const r of set) r.ttl = ttl;
+    }
+  }
   return { id, key, labelCount: splitName(apex).length, soa, nodes, expiresAt };
 }
 

@@ -65,6 +65,12 @@ describe('answers', () => {
     expect(rrs(again.answer)).toEqual([`${lower}. 300 A 192.0.2.1`, `${lower}. 300 A 192.0.2.2`]);
     expect(rrs((await dig(server, upper, 'A')).answer)).toEqual([`${upper}. 300 A 192.0.2.1`, `${upper}. 300 A 192.0.2.2`]);
     const b = await kdig(server, `host.${name}`, 'AAAA');
+    // One set, one TTL (RFC 2181 5.2): records given different TTLs are served at the lowest.
+    const { name: mixed } = await zone([
+      { Type: 'A', Name: 'mix', Target: '192.0.2.1', TTL_sec: 3600 },
+      { Type: 'A', Name: 'mix', Target: '192.0.2.2', TTL_sec: 300 },
+    ]);
+    expect((await dig(server, `mix.${mixed}`, 'A')).answer.map((r) => r.ttl)).toEqual([300, 300]);
     expect(rrs(b.answer)).toEqual([`host.${name}. 3600 AAAA 2001:db8::1`]);
   });
 
