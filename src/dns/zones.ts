@@ -96,6 +96,17 @@ function additionalOf(a: ZoneContent['soa'], zone: string): string | null {
 
 const RETRY_MS = 5000;
 
+interface Deferred {
+  promise: Promise<void>;
+  resolve: () => void;
+}
+
+function deferred(): Deferred {
+  let resolve = () => {};
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
 export interface ZoneCacheOptions {
   nameservers: readonly string[];
   log: { warn(obj: object, msg: string): void };
@@ -109,8 +120,14 @@ export class ZoneCache {
   /** Zone ids waiting for a rebuild, and the promise that settles when none are left. */
   private readonly queued = new Set<number>();
   private pendingPromise: Promise<void> | null = null;
-  /** Lookup keys of zones changed in the current rebuild round ('' stands for every name). */
-  private readonly waiting = new Set<string>();
+  /** Per zone id: settles when the next rebuild of that zone (one not started yet) is done. */
+  private readonly nextLoad = new Map<number, Deferred>();
+  /**
+   * Lookup keys of changed zones, each with the rebuild a query under it must wait for ('' stands for
+   * every name). A query waits for at most the rebuild that starts after the last change it must see,
+   * so a stream of writes to a zone never holds its queries up for longer.
+   */
+  private readonly waiting = new Map<string, Deferred>();
   /** Reloads that failed are tried again later, without holding up queries meanwhile. */
   private readonly retries = new Map<number, NodeJS.Timeout>();
   private offBus: (() => void) | null = null;
@@ -134,11 +151,12 @@ export class ZoneCache {
     this.retries.clear();
   }
 
-  /** What a query for `key` must wait for before it is answered: the rebuild of a changed zone above it, or null. */
-  pendingFor(key: string): Promise<void> | null {
-    if (!this.pendingPromise) return null;
-    for (const k of this.waiting) if (k === '' || key === k || key.endsWith('.' + k)) return this.pendingPromise;
-    return null;
+  /** What a query for `key` must wait for before it is answered: rebuilds of changed zones above it, or null. */
+  pendingFor(key: string): Promise<unknown> | null {
+    if (this.waiting.size === 0) return null;
+    const waits: Promise<void>[] = [];
+    for (const [k, d] of this.waiting) if (k === '' || key === k || key.endsWith('.' + k)) waits.push(d.promise);
+    return waits.length === 0 ? null : waits.length === 1 ? (waits[0] as Promise<void>) : Promise.all(waits);
   }
 
   /** The most specific zone containing the lookup key, if served now. */
@@ -160,9 +178,11 @@ export class ZoneCache {
     if (c.kind === 'domain.deleted') this.remove(c.domainId);
     this.opts.changed?.();
     // The new name, the old one, and the name now in memory (events from other nodes may lack one of them).
+    let next = this.nextLoad.get(c.domainId);
+    if (!next) this.nextLoad.set(c.domainId, (next = deferred()));
     const names = [c.domain, c.previousDomain, this.byId.get(c.domainId)?.key];
-    if (!c.domain) this.waiting.add('');
-    for (const n of names) if (n) this.waiting.add(keyOf(n));
+    if (!c.domain) this.waiting.set('', next);
+    for (const n of names) if (n) this.waiting.set(keyOf(n), next);
     this.queued.add(c.domainId);
     this.schedule();
   }
@@ -177,7 +197,6 @@ export class ZoneCache {
   private schedule(): void {
     this.pendingPromise ??= this.drain().finally(() => {
       this.pendingPromise = null;
-      this.waiting.clear();
     });
   }
 
@@ -186,6 +205,9 @@ export class ZoneCache {
     while (this.queued.size > 0) {
       const id = this.queued.values().next().value as number;
       this.queued.delete(id);
+      // Changes heard from now on need a later rebuild than this one.
+      const done = this.nextLoad.get(id);
+      this.nextLoad.delete(id);
       try {
         const zone = await this.load(id);
         this.remove(id);
@@ -197,6 +219,11 @@ export class ZoneCache {
       } catch (e) {
         this.opts.log.warn({ domainId: id, err: (e as Error).message }, 'zone could not be loaded; keeping the previous copy');
         this.retryLater(id);
+      } finally {
+        if (done) {
+          for (const [k, d] of this.waiting) if (d === done) this.waiting.delete(k);
+          done.resolve();
+        }
       }
     }
   }
