@@ -60,9 +60,16 @@ describe('/v1/domains', () => {
     expect(expectProblem(array, 400).errors[0]).toEqual({ field: null, reason: 'the body must be a JSON object' });
   });
 
-  it('reports the rules of the model too (numeric TLD), naming the v1 field', async () => {
+  it('reports the rules of the model too (numeric TLD), naming the v1 field, together with schema problems', async () => {
     const r = await api.post('/v1/domains', { domain: 'example.123', soa: 'a@b.example' });
     expect(problemFields(r, 400)).toEqual(['domain']);
+    const both = await api.post('/v1/domains', { domain: 'example.123', soa: 'a@b.example', status: 'paused' });
+    expect(problemFields(both, 400)).toEqual(['status', 'domain']);
+    const c = await api.post('/v1/domains', { domain: 'rules.example', soa: 'a@rules.example' });
+    const p = await api.patch(`/v1/domains/${c.body.id}`, { domain: 'rules.123', default_ttl: 'x' });
+    expect(problemFields(p, 400)).toEqual(['default_ttl', 'domain']);
+    // Stand-in values are not judged: with a required field missing, only the schema speaks.
+    expect(problemFields(await api.post('/v1/domains', { domain: 'example.123' }), 400)).toEqual(['soa']);
   });
 
   it('answers 409 for a name already taken (by anyone)', async () => {

@@ -133,8 +133,17 @@ describe('record rules and errors', () => {
   it('names the v1 fields in schema and model problems', async () => {
     const r = await api.post(`/v1/domains/${domainId}/A`, { address: '2001:db8::1', ttl: 'x', priority: 1 });
     expect(problemFields(r, 400).sort()).toEqual(['address', 'priority', 'ttl']);
+    // Schema problems and the registry's rules are reported together.
     const mx = await api.post(`/v1/domains/${domainId}/MX`, { mail_server: 'bad..host', priority: 70000 });
-    expect(problemFields(mx, 400)).toEqual(['priority']);
+    expect(problemFields(mx, 400)).toEqual(['priority', 'mail_server']);
+    expect(mx.body.errors[1].reason).toMatch(/empty labels/);
+    const good = await api.post(`/v1/domains/${domainId}/MX`, { name: 'rules', mail_server: 'mx.example' });
+    const patched = await api.patch(`/v1/domains/${domainId}/MX/${good.body.id}`, { name: 'x.outside.example.', ttl: -5 });
+    expect(problemFields(patched, 400)).toEqual(['ttl', 'name']);
+    const put = await api.put(`/v1/domains/${domainId}/MX/${good.body.id}`, { name: 'x.outside.example.', mail_server: 'ok.example', extra: true });
+    expect(problemFields(put, 400)).toEqual(['extra', 'name']);
+    expect((await api.get(`/v1/domains/${domainId}/MX/${good.body.id}`)).body).toEqual(good.body);
+    await api.del(`/v1/domains/${domainId}/MX/${good.body.id}`);
     const mx2 = await api.post(`/v1/domains/${domainId}/MX`, { mail_server: 'bad..host', name: 'x.outside.example.' });
     expect(problemFields(mx2, 400).sort()).toEqual(['mail_server', 'name']);
     const cname = await api.post(`/v1/domains/${domainId}/CNAME`, { name: '', target: 'x.example' });

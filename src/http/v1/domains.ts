@@ -2,12 +2,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
-import { statusFromName, statusName, type DomainData, type DomainKind, type StatusName, type StoredDomain } from '../../model/domain.js';
+import { checkDomain, DOMAIN_DEFAULTS, statusFromName, statusName, type DomainData, type DomainKind, type StatusName, type StoredDomain } from '../../model/domain.js';
 import { NotFoundError } from '../../model/errors.js';
 import { normalizeZoneName } from '../../model/names.js';
 import type { Actor } from '../../services/index.js';
 import type { TransferState } from '../../services/mirrors.js';
-import { mapFields, type FieldMap } from './problem.js';
+import { bodyFailure, mapFields, rejectBody, type FieldMap } from './problem.js';
 import {
   Domain,
   DomainCreate,
@@ -77,6 +77,12 @@ function zoneRoutes(app: FastifyInstance, ctx: RouteContext, kind: DomainKind): 
     if (d.kind !== kind) throw new NotFoundError(master ? 'domain' : 'mirror');
     return d;
   }
+  /** What the core will check for a body: the current domain (or the defaults) with the body's fields laid over it. */
+  function proposed(body: DomainBody, reset: boolean, current?: StoredDomain): DomainData {
+    return { ...(current ?? { ...DOMAIN_DEFAULTS, domain: '', kind }), ...domainInput(body, reset, current) };
+  }
+  const createSchema = master ? DomainCreate : MirrorCreate;
+
   async function show(actor: Actor, d: StoredDomain) {
     return master ? v1Domain(d) : v1Mirror(d, await services.mirrors.state(actor, d.id));
   }
@@ -110,12 +116,15 @@ function zoneRoutes(app: FastifyInstance, ctx: RouteContext, kind: DomainKind): 
         tags: [tag],
         summary: `Create a ${what}`,
         description: 'Answers 201 with the new resource (the same body as its GET), its Location and ETag. 409 when the name is taken.',
-        body: master ? DomainCreate : MirrorCreate,
+        body: createSchema,
         response: { 201: success(master ? Domain : Mirror, `The new ${what}`, ['Location', 'ETag']), default: problemResponse },
       },
+      attachValidation: true,
     },
     async (req, reply) => {
       const actor = ctx.actor(req);
+      const failure = bodyFailure(req);
+      if (failure) rejectBody(failure, () => checkDomain(proposed(failure.accepted, true)).list, domainFieldMap, createSchema.required ?? []);
       const input = domainInput(req.body as DomainBody, true);
       const d = await services.domains.create(actor, { ...input, domain: input.domain ?? '', kind }).catch(mapErrors);
       const body = await show(actor, d);
@@ -144,20 +153,24 @@ function zoneRoutes(app: FastifyInstance, ctx: RouteContext, kind: DomainKind): 
 
   for (const method of ['PUT', 'PATCH'] as const) {
     const put = method === 'PUT';
+    const bodySchema = master ? (put ? DomainReplace : DomainPatch) : put ? MirrorReplace : MirrorPatch;
     r.route({
       method,
       url: one,
+      attachValidation: true,
       schema: {
         tags: [tag],
         summary: put ? `Replace a ${what}` : `Change some fields of a ${what}`,
         description: `${put ? 'Omitted optional fields are reset to their defaults. ' : ''}With If-Match, answers 412 when the ${what} changed since it was read.`,
         params: IdParams,
-        body: master ? (put ? DomainReplace : DomainPatch) : put ? MirrorReplace : MirrorPatch,
+        body: bodySchema,
         response: { 200: success(master ? Domain : Mirror, `The ${what}`, ['ETag']), default: problemResponse },
       },
       handler: async (req, reply) => {
         const actor = ctx.actor(req);
         const current = await load(actor, req.params.id);
+        const failure = bodyFailure(req);
+        if (failure) rejectBody(failure, () => checkDomain(proposed(failure.accepted, put, current)).list, domainFieldMap, bodySchema.required ?? []);
         checkIfMatch(req, etagOf(await show(actor, current)));
         const d = await services.domains.update(actor, current.id, domainInput(req.body as DomainBody, put, current)).catch(mapErrors);
         const body = await show(actor, d);

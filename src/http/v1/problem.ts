@@ -104,6 +104,41 @@ export function schemaErrors(errors: ErrorObject[], context: string): ProblemErr
 /** Maps the core's field names to interface B's for the resource at hand. */
 export type FieldMap = (field: string) => string;
 
+/** The outcome of a body that broke its schema (routes with attachValidation). */
+export interface BodyFailure {
+  problems: ProblemError[];
+  /** The top-level fields of the body that passed the schema. */
+  accepted: Record<string, unknown>;
+  rejected: Set<string>;
+}
+
+/**
+ * For routes registered with attachValidation: null when the body matched its schema, otherwise its
+ * schema problems and the part of it that passed. Failures of the path or query string are thrown as usual.
+ */
+export function bodyFailure(req: FastifyRequest): BodyFailure | null {
+  const err = req.validationError as FastifyError | undefined;
+  if (!err) return null;
+  const body = req.body;
+  if (err.validationContext !== 'body' || !body || typeof body !== 'object' || Array.isArray(body)) throw err;
+  const problems = schemaErrors(err.validation as ErrorObject[], 'body');
+  const rejected = new Set(problems.map((p) => (p.field ?? '').split('.')[0] as string));
+  const accepted = Object.fromEntries(Object.entries(body).filter(([k]) => !rejected.has(k)));
+  return { problems, accepted, rejected };
+}
+
+/**
+ * Answers a body that broke its schema with every problem found: the schema's, plus the model's rules
+ * on the fields that passed the schema and were sent. The rules are only meaningful when every
+ * required field passed (otherwise they would judge stand-in values), so then they are skipped.
+ */
+export function rejectBody(f: BodyFailure, rules: () => FieldProblem[], map: FieldMap, required: readonly string[]): never {
+  const judged = required.every((r) => !f.rejected.has(r));
+  const more = judged ? rules().map((p) => ({ field: map(p.field), reason: p.message })).filter((p) => p.field in f.accepted) : [];
+  const all = [...f.problems, ...more.filter((p, i) => more.findIndex((q) => q.field === p.field && q.reason === p.reason) === i)];
+  throw new HttpProblem(400, 'The request is not valid.', all);
+}
+
 /** A core error raised where its field names must be translated (see mapFields). */
 export class FieldMapped extends Error {
   constructor(

@@ -6,9 +6,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { NotFoundError } from '../../model/errors.js';
-import { RECORD_TYPES, recordType, type RecordData, type RecordType, type StoredRecord } from '../../model/records/index.js';
+import { checkRecord, RECORD_TYPES, recordType, type RecordContext, type RecordData, type RecordType, type StoredRecord } from '../../model/records/index.js';
 import type { Actor } from '../../services/index.js';
-import { mapFields, type FieldMap } from './problem.js';
+import { bodyFailure, mapFields, rejectBody, type FieldMap } from './problem.js';
 import { AnyRecord, IdParams, RecordListQuery, RecordParams, RECORD_SCHEMAS, TypeListQuery, problemResponse, success, type RecordSchemas } from './schemas.js';
 import { allowOnly, checkIfMatch, etagOf, page, type RouteContext } from './support.js';
 
@@ -89,7 +89,10 @@ function typeRoutes(
 ): void {
   const { services } = ctx;
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const mapErrors = mapFields(recordFieldMap(t));
+  const fieldMap = recordFieldMap(t);
+  const mapErrors = mapFields(fieldMap);
+  /** The registry's rules on a proposed v1 body (for bodies that also broke the schema). */
+  const rules = (body: Record<string, unknown>, rctx: RecordContext) => () => checkRecord(t.fromV1(body, rctx), rctx).list;
   const list = `/domains/:id/${t.type}`;
   const one = `${list}/:rid`;
   const tag = `${t.type} records`;
@@ -136,10 +139,13 @@ function typeRoutes(
         body: s.create,
         response: { 201: success(s.record, 'The new record', ['Location', 'ETag']), default: problemResponse },
       },
+      attachValidation: true,
     },
     async (req, reply) => {
       const actor = ctx.actor(req);
       const d = await domainOf(actor, req.params.id);
+      const failure = bodyFailure(req);
+      if (failure) rejectBody(failure, rules(failure.accepted, { zone: d.domain, ...remote(req) }), fieldMap, s.create.required ?? []);
       const created = await services.records
         .create(actor, d.id, t.fromV1(req.body as Record<string, unknown>, { zone: d.domain, ...remote(req) }), remote(req))
         .catch(mapErrors);
@@ -167,20 +173,28 @@ function typeRoutes(
 
   for (const method of ['PUT', 'PATCH'] as const) {
     const put = method === 'PUT';
+    const bodySchema = put ? s.replace : s.patch;
     r.route({
       method,
       url: one,
+      attachValidation: true,
       schema: {
         tags: [tag],
         summary: put ? `Replace a ${t.type} record` : `Change some fields of a ${t.type} record`,
         description: `${put ? 'Omitted optional fields are reset to their defaults. ' : ''}The type cannot change. With If-Match, answers 412 when the record changed since it was read.`,
         params: RecordParams,
-        body: put ? s.replace : s.patch,
+        body: bodySchema,
         response: { 200: success(s.record, 'The record', ['ETag']), default: problemResponse },
       },
       handler: async (req, reply) => {
         const actor = ctx.actor(req);
         const d = await domainOf(actor, req.params.id);
+        const failure = bodyFailure(req);
+        if (failure) {
+          const current = await load(actor, d.id, req.params.rid);
+          const proposed = put ? failure.accepted : { ...t.toV1(current), ...failure.accepted };
+          rejectBody(failure, rules(proposed, { zone: d.domain, ...remote(req) }), fieldMap, bodySchema.required ?? []);
+        }
         const body = req.body as Record<string, unknown>;
         const updated = await services.records
           .update(
