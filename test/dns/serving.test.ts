@@ -1,4 +1,6 @@
 /** Authoritative answers as dig and kdig see them, for zones written through interface A. */
+import { createSocket } from 'node:dgram';
+import * as dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serialiseZone, type ZoneContent } from '../../src/dns/zone-content.js';
 import { startServer } from '../../src/server.js';
@@ -226,6 +228,22 @@ describe('changes', () => {
     expect((await dig(server, `renamed-${name}`, 'SOA')).status).toBe('REFUSED');
   });
 
+  it('shows each write on the next query while other writes to the zone go on', async () => {
+    const { id, name } = await zone();
+    const other = await zone([{ Type: 'A', Name: 'www', Target: '192.0.2.1' }]);
+    await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        for (let j = 0; j < 3; j++) {
+          const host = `w${i}-${j}`;
+          await createRecord(server.base, key, id, { Type: 'A', Name: host, Target: `192.0.2.${i * 3 + j + 1}` });
+          // Asked from this process the moment the API has answered (dig would start too late to catch a race).
+          expect(await udpQuery(`${host}.${name}`)).toEqual([`192.0.2.${i * 3 + j + 1}`]);
+          expect(await udpQuery(`www.${other.name}`)).toEqual(['192.0.2.1']);
+        }
+      }),
+    );
+  });
+
   it('does not serve inactive domains; edit mode is served like active', async () => {
     const { id, name } = await zone([{ Type: 'A', Name: 'www', Target: '192.0.2.1' }]);
     await data(server.base, { api_action: 'domain.update', api_key: key, DomainID: id, status: 0 });
@@ -315,6 +333,18 @@ describe('EDNS and truncation', () => {
     expect(out.raw.match(/status: NXDOMAIN/g)).toHaveLength(1);
   });
 });
+
+/** A's of a name, asked over UDP from this process; NXDOMAIN and NODATA give []. */
+async function udpQuery(name: string): Promise<string[]> {
+  const socket = createSocket('udp4');
+  try {
+    const reply = new Promise<Buffer>((resolve) => socket.once('message', (m) => resolve(m)));
+    socket.send(dnsPacket.encode({ type: 'query', id: 1, questions: [{ type: 'A', name, class: 'IN' }] }), server.dnsAddress?.port, '127.0.0.1');
+    return (dnsPacket.decode(await reply).answers ?? []).map((a) => String((a as { data: unknown }).data));
+  } finally {
+    socket.close();
+  }
+}
 
 /** The name the next zone() call will create (for records that point into their own zone). */
 function name2(n: number): string {
