@@ -83,8 +83,9 @@ function zoneRoutes(app: FastifyInstance, ctx: RouteContext, kind: DomainKind): 
   }
   const createSchema = master ? DomainCreate : MirrorCreate;
 
-  async function show(actor: Actor, d: StoredDomain) {
-    return master ? v1Domain(d) : v1Mirror(d, await services.mirrors.state(actor, d.id));
+  /** `d` was read for the caller, so ownership is already established. */
+  async function show(d: StoredDomain) {
+    return master ? v1Domain(d) : v1Mirror(d, await services.mirrors.stateOf(d.id));
   }
 
   r.get(
@@ -105,7 +106,7 @@ function zoneRoutes(app: FastifyInstance, ctx: RouteContext, kind: DomainKind): 
         services.domains.list(actor, { ...pg, kind, ...(name === undefined ? {} : { name: normalizeZoneName(name) }) }),
       );
       // One handler serves both kinds; the schema of the kind at hand checks the shape.
-      return (await Promise.all(rows.map((d) => show(actor, d)))) as never;
+      return (await Promise.all(rows.map(show))) as never;
     },
   );
 
@@ -127,7 +128,7 @@ function zoneRoutes(app: FastifyInstance, ctx: RouteContext, kind: DomainKind): 
       if (failure) rejectBody(failure, () => checkDomain(proposed(failure.accepted, true)).list, domainFieldMap, createSchema.required ?? []);
       const input = domainInput(req.body as DomainBody, true);
       const d = await services.domains.create(actor, { ...input, domain: input.domain ?? '', kind }).catch(mapErrors);
-      const body = await show(actor, d);
+      const body = await show(d);
       return reply.code(201).header('location', `/v1${base}/${d.id}`).header('etag', etagOf(body)).send(body);
     },
   );
@@ -146,7 +147,7 @@ function zoneRoutes(app: FastifyInstance, ctx: RouteContext, kind: DomainKind): 
     },
     async (req, reply) => {
       const actor = ctx.actor(req);
-      const body = await show(actor, await load(actor, req.params.id));
+      const body = await show(await load(actor, req.params.id));
       return reply.header('etag', etagOf(body)).send(body);
     },
   );
@@ -171,9 +172,9 @@ function zoneRoutes(app: FastifyInstance, ctx: RouteContext, kind: DomainKind): 
         const current = await load(actor, req.params.id);
         const failure = bodyFailure(req);
         if (failure) rejectBody(failure, () => checkDomain(proposed(failure.accepted, put, current)).list, domainFieldMap, bodySchema.required ?? []);
-        checkIfMatch(req, etagOf(await show(actor, current)));
+        checkIfMatch(req, etagOf(await show(current)));
         const d = await services.domains.update(actor, current.id, domainInput(req.body as DomainBody, put, current)).catch(mapErrors);
-        const body = await show(actor, d);
+        const body = await show(d);
         return reply.header('etag', etagOf(body)).send(body);
       },
     });
@@ -193,7 +194,7 @@ function zoneRoutes(app: FastifyInstance, ctx: RouteContext, kind: DomainKind): 
     async (req, reply) => {
       const actor = ctx.actor(req);
       const current = await load(actor, req.params.id);
-      checkIfMatch(req, etagOf(await show(actor, current)));
+      checkIfMatch(req, etagOf(await show(current)));
       await services.domains.delete(actor, current.id);
       return reply.code(204).send(null);
     },
