@@ -26,7 +26,7 @@ const domains = async (k: string) => (await data(server.base, { api_action: 'dom
 
 // Each step starts a python process (lexicon's command line alone takes seconds on a loaded machine).
 describe('Apache libcloud LinodeDNSDriver (api_version 3.0)', { timeout: 180_000 }, () => {
-  it('lists zones, creates a zone, and creates, lists, updates and deletes records', async () => {
+  it('lists zones, creates a zone, creates, lists, updates and deletes records, updates and deletes the zone', async () => {
     expect(await ok('list-zones')).toEqual([]);
 
     const zone = await ok('create-zone', 'libcloud.example', 'hostmaster@libcloud.example');
@@ -70,6 +70,10 @@ describe('Apache libcloud LinodeDNSDriver (api_version 3.0)', { timeout: 180_000
 
     expect(await ok('delete-record', zid, String(txt.id))).toBe(true);
     expect((await records(server.base, key, zone.id)).map((r) => r.RESOURCEID)).toEqual([mx.id, a.id, srv.id].map(Number));
+
+    const renamed = await ok('update-zone', zid, 'renamed-libcloud.example', '7000');
+    expect(renamed).toMatchObject({ id: zid, domain: 'renamed-libcloud.example', ttl: 7200 });
+    expect((await domains(key))[0]).toMatchObject({ DOMAINID: Number(zid), DOMAIN: 'renamed-libcloud.example', TTL_SEC: 7200 });
 
     expect(await ok('delete-zone', zid)).toBe(true);
     expect(await domains(key)).toEqual([]);

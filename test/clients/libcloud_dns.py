@@ -1,7 +1,7 @@
 """Drives Apache libcloud's Linode DNS driver (python3-libcloud, api_version 3.0) against ZONEHOST_V3_ENDPOINT.
 
 Usage: python3 libcloud_dns.py KEY COMMAND [ARGS...]; prints the result as JSON. Commands:
-  list-zones | create-zone DOMAIN SOA_EMAIL | get-zone ZONE_ID | delete-zone ZONE_ID
+  list-zones | create-zone DOMAIN SOA_EMAIL | get-zone ZONE_ID | update-zone ZONE_ID DOMAIN TTL | delete-zone ZONE_ID
   list-records ZONE_ID | create-record ZONE_ID NAME TYPE DATA [EXTRA_JSON]
   update-record ZONE_ID RECORD_ID NAME DATA | delete-record ZONE_ID RECORD_ID
 A libcloud exception is printed as {"error": class name, "message": text} with exit status 3.
@@ -38,6 +38,10 @@ def run():
         return zone_json(driver.create_zone(domain, type="master", extra={"SOA_Email": email}))
     if command == "get-zone":
         return zone_json(driver.get_zone(int(args[0])))
+    if command == "update-zone":
+        zone_id, domain, ttl = args
+        driver.update_zone(driver.get_zone(int(zone_id)), domain=domain, ttl=int(ttl))
+        return zone_json(driver.get_zone(int(zone_id)))
     if command == "delete-zone":
         return driver.delete_zone(driver.get_zone(int(args[0])))
     if command == "list-records":
