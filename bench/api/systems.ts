@@ -2,7 +2,7 @@
  * The systems the API benchmark loads: zonehost (the built CLI, on SQLite or PostgreSQL) and PowerDNS
  * Authoritative with its SQLite backend. Each is started on loopback and seeded with the same data: one
  * zone of 1000 A records ("list.example"), 100 small zones (101 zones in all); record creates go to
- * "zone-000.example".
+ * "zone-000.example" (zonehost's interface B: "zone-001.example").
  */
 import Database from 'better-sqlite3';
 import { existsSync, readFileSync } from 'node:fs';
@@ -101,7 +101,8 @@ export async function startZonehost(db: string): Promise<System> {
     await inParallel(range(LIST_RECORDS), SEED_CONCURRENCY, async (i) => {
       await v3({ api_action: 'domain.resource.create', api_key: key, DomainID: listId, Type: 'A', Name: `r${i}`, Target: `192.0.2.${i % 250}` });
     });
-    const createId = ids.get(0) as number;
+    // Each interface creates in a zone of its own, so neither pays for the records the other added.
+    const [createIdA, createIdB] = [ids.get(0) as number, ids.get(1) as number];
     const listed = ((await v3({ api_action: 'domain.resource.list', api_key: key, DomainID: listId })) as unknown[]).length;
     if (listed < LIST_RECORDS) throw new Error(`seeding: interface A lists ${listed} records of list.example, expected ${LIST_RECORDS}`);
 
@@ -121,7 +122,7 @@ export async function startZonehost(db: string): Promise<System> {
     const cases: Case[] = [
       v3case('domain list', () => ({ api_action: 'domain.list' })),
       v3case('record list', () => ({ api_action: 'domain.resource.list', DomainID: listId })),
-      v3case('record create', () => ({ api_action: 'domain.resource.create', DomainID: createId, Type: 'A', Name: `a${nextA()}`, Target: '192.0.2.1' })),
+      v3case('record create', () => ({ api_action: 'domain.resource.create', DomainID: createIdA, Type: 'A', Name: `a${nextA()}`, Target: '192.0.2.1' })),
     ];
 
     const notes: string[] = [];
@@ -142,7 +143,7 @@ export async function startZonehost(db: string): Promise<System> {
           via: 'B',
           request: {
             method: 'POST',
-            path: `/v1/domains/${createId}/A`,
+            path: `/v1/domains/${createIdB}/A`,
             headers: { ...bearer, 'content-type': 'application/json' },
             body: () => JSON.stringify({ name: `b${nextB()}`, address: '192.0.2.1' }),
           },
