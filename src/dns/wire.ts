@@ -239,8 +239,6 @@ function txtRdata(data: unknown): Buffer {
   return out;
 }
 
-const COMPRESSED = new Set<number>([TYPE.NS, TYPE.CNAME, TYPE.MX, TYPE.SOA]);
-
 /** Turns one dns-packet answer into a WireRecord, checking what dns-packet would not. Throws WireError when unusable. */
 export function toWireRecord(a: { name: string; type: string; ttl?: number; data?: unknown }): WireRecord {
   const type = typeNumber(a.type);

@@ -10,7 +10,7 @@ import { relativeName } from '../model/names.js';
 import { recordType, type RecordData } from '../model/records/index.js';
 import type { Services, ZoneChange } from '../services/index.js';
 import { mirrorExpiry } from './transfer/mirror.js';
-import { keyOf, lowerAscii, parentKey, splitName, toWireRecord, type WireRecord } from './wire.js';
+import { keyOf, lowerAscii, parentKey, toWireRecord, type WireRecord } from './wire.js';
 import { parseZone, zoneContent, type ZoneContent } from './zone-content.js';
 
 /** A record as served, with the lookup key of the host name it wants addresses for (MX, SRV, NS targets). */
@@ -27,7 +27,6 @@ export interface Zone {
   id: number;
   /** Lookup key of the apex. */
   key: string;
-  labelCount: number;
   soa: ServedRecord;
   /** Every owner name and every name between an owner and the apex, by lookup key. */
   nodes: Map<string, ZoneNode>;
@@ -81,7 +80,7 @@ export function buildZone(id: number, content: ZoneContent, expiresAt: number | 
       for (const r of set) r.ttl = ttl;
     }
   }
-  return { id, key, labelCount: splitName(apex).length, soa, nodes, expiresAt };
+  return { id, key, soa, nodes, expiresAt };
 }
 
 /** The registry's additional-section target of a record, via its canonical form. */
