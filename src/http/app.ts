@@ -9,6 +9,8 @@ import { MAX_TXT_BYTES } from '../model/records/txt.js';
 import { isV3Target, v3ClientErrorResponse, v3LimitedReply, v3Routes } from './v3/plugin.js';
 import { isV1Path, v1Routes } from './v1/plugin.js';
 import { v1LimitedReply } from './v1/problem.js';
+import { installMetrics } from './metrics.js';
+import { registerPanel } from './panel.js';
 
 export interface HttpOptions {
   logger: FastifyBaseLogger;
@@ -90,11 +92,15 @@ export async function buildApp(services: Services, opts: HttpOptions): Promise<F
   }
 
   installRateLimits(app, opts.rateLimits ?? DEFAULT_RATE_LIMITS, (req) => (isV1Path(req.url) ? v1LimitedReply : v3LimitedReply));
+  // Before the routes are registered, so that every route's answers are counted.
+  installMetrics(app, services.metrics);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   await app.register(v3Routes(services), { prefix: '/' });
   await app.register(v3Routes(services), { prefix: '/api' });
   // Interface B at /v1 and its documentation page at /docs.
   await app.register(v1Routes(services));
+  // The control panel at /manager/ (a client of interface B).
+  await registerPanel(app);
   return app;
 }

@@ -4,6 +4,7 @@ import { DEFAULT_LIMITS, type Limits } from './actor.js';
 import { AccountService } from './accounts.js';
 import { AuditService } from './audit.js';
 import { DomainService } from './domains.js';
+import { Metrics } from './metrics.js';
 import { ChangeBus } from './events.js';
 import { MirrorService } from './mirrors.js';
 import { RecordService } from './records.js';
@@ -20,6 +21,7 @@ export class Services {
   readonly records: RecordService;
   readonly mirrors: MirrorService;
   readonly audit: AuditService;
+  readonly metrics: Metrics;
 
   constructor(
     readonly store: Store,
@@ -32,5 +34,6 @@ export class Services {
     this.records = new RecordService(store, this.writer, this.domains, limits);
     this.mirrors = new MirrorService(store, this.domains, this.bus, now);
     this.audit = new AuditService(store);
+    this.metrics = new Metrics(this.bus, now);
   }
 }

@@ -16,6 +16,7 @@ import { OPENAPI_INFO } from './openapi.js';
 import { fastifyProblem, HttpProblem, problem, problemFor, sendProblem } from './problem.js';
 import { recordRoutes } from './records.js';
 import { accountRoutes } from './account.js';
+import { metricsRoutes } from './metrics.js';
 import { allowOnly, type RouteContext } from './support.js';
 
 declare module 'fastify' {
@@ -118,6 +119,7 @@ function api(services: Services): FastifyPluginAsync {
     mirrorRoutes(app, ctx);
     recordRoutes(app, ctx);
     accountRoutes(app, ctx);
+    metricsRoutes(app, ctx);
   };
 }
 

@@ -1,0 +1,243 @@
+/**
+ * The control panel end to end: a user in Debian's Chromium signs in, manages a domain and its records,
+ * and the DNS server answers what the panel made. Screenshots of every page go to test-artifacts/panel/.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { dig } from '../dns/support.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { client } from '../v1/support.js';
+import { ensurePanelBuilt, openBrowser, shot, type Browser } from './browser.js';
+
+const USER = 'panel-user';
+const PASSWORD = 'a panel password for tests';
+const ZONE = 'panel-e2e.test';
+
+let server: TestServer;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  await ensurePanelBuilt();
+  server = await startTestServer();
+  await server.user(USER, PASSWORD);
+  browser = await openBrowser();
+  page = browser.page;
+  // Fail in seconds, not at the test timeout, when something does not appear.
+  page.setDefaultTimeout(30_000);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const addresses = async (name: string): Promise<string[]> => (await dig(server, name, 'A')).answer.map((r) => r.data).sort();
+/** The form of one record type's "Add" disclosure, opened. */
+async function addForm(type: string) {
+  const section = page.getByRole('region', { name: new RegExp(`^${type} records`) });
+  const form = section.getByRole('form', { name: `Add ${type} record` });
+  if (!(await form.isVisible())) await section.locator('summary').click();
+  return form;
+}
+const sessionKey = (): Promise<string | undefined> => page.evaluate("JSON.parse(sessionStorage.getItem('zonehost.session') ?? 'null')?.key");
+/** Text and name attribute of the element that has the keyboard focus. */
+const focused = (): Promise<{ text: string; name: string | null }> =>
+  page.evaluate('({ text: document.activeElement?.textContent ?? "", name: document.activeElement?.getAttribute("name") ?? null })');
+
+// A browser on a busy two-core machine: generous limits (they only bound a failure's wait).
+describe('control panel', { timeout: 120_000 }, () => {
+  it('is served at /manager/ with its own assets, while / still answers interface A', async () => {
+    const res = await fetch(`${server.base}/manager/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+    const html = await res.text();
+    // Every script and style comes from this server.
+    const urls = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    expect(urls.length).toBeGreaterThan(0);
+    for (const u of urls) expect(u).toMatch(/^\/manager\/assets\//);
+    const v3 = await (await fetch(`${server.base}/?api_action=test.echo`)).json();
+    expect(v3).toMatchObject({ ACTION: 'test.echo', DATA: expect.anything(), ERRORARRAY: expect.any(Array) });
+  });
+
+  it('signs in with user name and password, which creates a labelled expiring key', async () => {
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    await page.goto(`${server.base}/manager/`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await shot(page, '01-sign-in');
+    // A wrong password is refused in words.
+    await page.getByLabel('User name').fill(USER);
+    await page.getByLabel('Password').fill('wrong password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').innerText()).toMatch(/password|credentials|authenticat/i);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Domains' }).waitFor();
+    const key = await sessionKey();
+    expect(key).toBeTruthy();
+    const keys = (await client(server.base, key).get('/v1/keys')).body as { label: string; expires: string | null }[];
+    const mine = keys.find((k) => k.label.startsWith('control panel'));
+    expect(mine?.expires).not.toBeNull();
+    // Nothing was loaded from anywhere but this server.
+    for (const u of requests) expect(u.startsWith(server.base)).toBe(true);
+  });
+
+  it('creates a domain', async () => {
+    const form = page.getByRole('form', { name: 'Create a domain' });
+    await form.getByLabel('Domain name').fill(ZONE);
+    await form.getByLabel('SOA e-mail').fill(`hostmaster@${ZONE}`);
+    await form.getByLabel('AXFR allow-list').fill('192.0.2.53, 2001:db8::53');
+    await shot(page, '02-domains');
+    await form.getByRole('button', { name: 'Create domain' }).click();
+    await page.getByRole('heading', { name: new RegExp(ZONE) }).waitFor();
+    const list = (await client(server.base, await sessionKey()).get(`/v1/domains?name=${ZONE}`)).body;
+    expect(list).toMatchObject([{ domain: ZONE, soa: `hostmaster@${ZONE}`, status: 'active', axfr: ['192.0.2.53', '2001:db8::53'] }]);
+  });
+
+  it('adds an A record that the DNS server then answers', async () => {
+    const form = await addForm('A');
+    await form.getByLabel('Name').fill('www');
+    await form.getByLabel('Address').fill('192.0.2.10');
+    await form.getByRole('button', { name: 'Add A record' }).click();
+    await page.getByRole('region', { name: /^A records/ }).getByRole('cell', { name: '192.0.2.10' }).waitFor();
+    expect(await addresses(`www.${ZONE}`)).toEqual(['192.0.2.10']);
+  });
+
+  it('adds an MX and an SRV record with their own fields', async () => {
+    const mx = await addForm('MX');
+    await mx.getByLabel('Mail server').fill(`mail.${ZONE}`);
+    await mx.getByLabel('Priority').fill('5');
+    await mx.getByRole('button', { name: 'Add MX record' }).click();
+    await page.getByRole('region', { name: /^MX records/ }).getByRole('cell', { name: `mail.${ZONE}` }).waitFor();
+
+    const srv = await addForm('SRV');
+    await srv.getByLabel('Service').fill('sip');
+    await srv.getByLabel('Protocol').fill('tcp');
+    await srv.getByLabel('Port').fill('5060');
+    await srv.getByLabel('Target').fill(`sip.${ZONE}`);
+    await srv.getByRole('button', { name: 'Add SRV record' }).click();
+    await page.getByRole('region', { name: /^SRV records/ }).getByRole('cell', { name: '5060' }).waitFor();
+
+    expect((await dig(server, ZONE, 'MX')).answer.map((r) => r.data)).toEqual([`5 mail.${ZONE}.`]);
+    expect((await dig(server, `_sip._tcp.${ZONE}`, 'SRV')).answer.map((r) => r.data)).toEqual([`10 5 5060 sip.${ZONE}.`]);
+  });
+
+  it('shows a clear inline error for an invalid IP address, and creates nothing', async () => {
+    const form = await addForm('A');
+    await form.getByLabel('Name').fill('bad');
+    const address = form.getByLabel('Address');
+    await address.fill('192.0.2.300');
+    await form.getByRole('button', { name: 'Add A record' }).click();
+    await form.locator('.field-error').waitFor();
+    // The reason from the API's problem document sits under the field and is tied to it.
+    expect(await address.getAttribute('aria-invalid')).toBe('true');
+    const described = (await address.getAttribute('aria-describedby')) ?? '';
+    const reason = await page.locator(`[id="${described.split(' ').find((id) => id.endsWith('-err'))}"]`).innerText();
+    expect(reason).toMatch(/IPv4|address/i);
+    await shot(page, '03-invalid-address');
+    expect((await dig(server, `bad.${ZONE}`, 'A')).status).toBe('NXDOMAIN');
+    await page.getByRole('region', { name: /^A records/ }).locator('summary').click(); // close the form again
+  });
+
+  it('edits the A record, and the DNS server answers the new address', async () => {
+    const section = page.getByRole('region', { name: /^A records/ });
+    await section.getByRole('button', { name: /^Edit A record/ }).click();
+    const form = section.getByRole('form', { name: 'Edit A record' });
+    await form.getByLabel('Address').fill('192.0.2.20');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await section.getByRole('cell', { name: '192.0.2.20' }).waitFor();
+    expect(await addresses(`www.${ZONE}`)).toEqual(['192.0.2.20']);
+  });
+
+  it('shows the DNS queries per minute on the domain page', async () => {
+    await page.reload();
+    const chart = page.getByRole('img', { name: /DNS quer/ });
+    await chart.waitFor();
+    const label = (await chart.getAttribute('aria-label')) ?? '';
+    // The digs above: at least the A, MX, SRV and NXDOMAIN queries.
+    expect(Number(/(\d+) DNS quer/.exec(label)?.[1])).toBeGreaterThanOrEqual(4);
+    await shot(page, '04-domain-records');
+    await page.setViewportSize({ width: 375, height: 800 });
+    await shot(page, '05-domain-records-375px');
+    await page.setViewportSize({ width: 1440, height: 1000 });
+  });
+
+  it('deletes the A record after asking, and the DNS server stops answering it', async () => {
+    const section = page.getByRole('region', { name: /^A records/ });
+    await section.getByRole('button', { name: 'Delete' }).click();
+    const confirm = section.getByRole('group', { name: /Delete this A record/ });
+    await confirm.waitFor();
+    // Focus is on Cancel: Enter alone does not delete.
+    expect((await focused()).text).toBe('Cancel');
+    await confirm.getByRole('button', { name: 'Yes, delete' }).click();
+    await section.getByText('No A records.').waitFor();
+    expect((await dig(server, `www.${ZONE}`, 'A')).status).toBe('NXDOMAIN');
+  });
+
+  it('shows zone mirrors with their transfer state', async () => {
+    await page.getByRole('link', { name: 'Zone mirrors' }).click();
+    await page.getByRole('heading', { name: 'Zone mirrors' }).waitFor();
+    const form = page.getByRole('form', { name: 'Create a zone mirror' });
+    await form.getByLabel('Zone name').fill('mirror-e2e.test');
+    await form.getByLabel('Primary servers').fill('not-an-address');
+    await form.getByRole('button', { name: 'Create zone mirror' }).click();
+    await form.locator('.field-error').waitFor();
+    await form.getByLabel('Primary servers').fill('127.0.0.1');
+    await form.getByRole('button', { name: 'Create zone mirror' }).click();
+    const row = page.getByRole('row', { name: /mirror-e2e\.test/ });
+    await row.waitFor();
+    expect(await row.innerText()).toMatch(/127\.0\.0\.1/);
+    await shot(page, '06-zone-mirrors');
+  });
+
+  it('creates an API key shown once, and revokes it', async () => {
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    const form = page.getByRole('form', { name: 'Create an API key' });
+    await form.getByLabel('Label').fill('deploy script');
+    await form.getByLabel('Expires after').selectOption({ label: '30 days' });
+    await form.getByLabel('Your password').fill(PASSWORD);
+    await form.getByRole('button', { name: 'Create key' }).click();
+    const shown = page.getByLabel('The new API key');
+    await shown.waitFor();
+    const key = await shown.innerText();
+    await shot(page, '07-api-keys');
+    expect((await client(server.base, key).get('/v1/domains')).status).toBe(200);
+    const row = page.getByRole('row', { name: /deploy script/ });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await row.getByRole('button', { name: 'Yes, revoke' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect((await client(server.base, key).get('/v1/domains')).status).toBe(401);
+  });
+
+  it('signs out, which revokes the session key', async () => {
+    const key = await sessionKey();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await sessionKey()).toBeUndefined();
+    expect((await client(server.base, key).get('/v1/domains')).status).toBe(401);
+  });
+
+  it('can be used with the keyboard alone', async () => {
+    await page.goto(`${server.base}/manager/#/domains`);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    // The page starts with focus on its heading; the next stop is the first field.
+    await page.keyboard.press('Tab');
+    expect((await focused()).name).toBe('username');
+    await page.keyboard.type(USER);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Domains' }).waitFor();
+    // Tab reaches the domain's link; Enter opens it.
+    for (let i = 0; i < 30; i++) {
+      await page.keyboard.press('Tab');
+      if ((await focused()).text === ZONE) break;
+    }
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: new RegExp(ZONE) }).waitFor();
+  });
+});

@@ -1,0 +1,158 @@
+/**
+ * The panel's only way to the server: interface B (/v1) with the signed-in user's key, exactly as a
+ * script would call it. Errors arrive as RFC 9457 problem documents and are kept whole, so forms can put
+ * each `errors[].reason` next to the field it names.
+ */
+
+export interface FieldError {
+  field: string | null;
+  reason: string;
+}
+
+export interface Problem {
+  status: number;
+  title: string;
+  detail: string;
+  errors: FieldError[];
+}
+
+export class ApiError extends Error {
+  constructor(readonly problem: Problem) {
+    super(problem.detail || problem.title);
+  }
+}
+
+const KEY = 'zonehost.session';
+
+export interface Session {
+  key: string;
+  keyId: number;
+  username: string;
+}
+
+export function loadSession(): Session | null {
+  try {
+    const s = JSON.parse(sessionStorage.getItem(KEY) ?? 'null') as Session | null;
+    return s && typeof s.key === 'string' ? s : null;
+  } catch {
+    return null;
+  }
+}
+
+export function saveSession(s: Session | null): void {
+  if (s) sessionStorage.setItem(KEY, JSON.stringify(s));
+  else sessionStorage.removeItem(KEY);
+}
+
+/** Called when the server no longer accepts the key (expired or revoked elsewhere). */
+let onUnauthorised: () => void = () => {};
+export const setUnauthorisedHandler = (f: () => void): void => {
+  onUnauthorised = f;
+};
+
+async function problemOf(res: Response): Promise<Problem> {
+  try {
+    const body = (await res.json()) as Partial<Problem>;
+    return {
+      status: res.status,
+      title: body.title ?? res.statusText,
+      detail: body.detail ?? body.title ?? `The server answered ${res.status}.`,
+      errors: Array.isArray(body.errors) ? body.errors : [],
+    };
+  } catch {
+    return { status: res.status, title: res.statusText, detail: `The server answered ${res.status} ${res.statusText}.`, errors: [] };
+  }
+}
+
+interface Reply<T> {
+  body: T;
+  next: string | null;
+}
+
+async function send<T>(method: string, path: string, body?: unknown, key = loadSession()?.key): Promise<Reply<T>> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (key) headers.authorization = `Bearer ${key}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let res: Response;
+  try {
+    // No cookies or browser-held credentials: the key goes in the header. It also stops the browser from
+    // answering a 401's `WWW-Authenticate: Basic` challenge with its own login dialog.
+    res = await fetch(path, { method, headers, credentials: 'omit', ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  } catch {
+    throw new ApiError({ status: 0, title: 'Network error', detail: 'The server could not be reached. Check your connection and try again.', errors: [] });
+  }
+  if (!res.ok) {
+    const problem = await problemOf(res);
+    if (res.status === 401 && key) onUnauthorised();
+    throw new ApiError(problem);
+  }
+  const next = /<([^>]+)>;\s*rel="next"/.exec(res.headers.get('link') ?? '')?.[1] ?? null;
+  return { body: (res.status === 204 ? null : await res.json()) as T, next };
+}
+
+export const api = {
+  get: async <T>(path: string) => (await send<T>('GET', path)).body,
+  post: async <T>(path: string, body: unknown) => (await send<T>('POST', path, body)).body,
+  patch: async <T>(path: string, body: unknown) => (await send<T>('PATCH', path, body)).body,
+  del: async (path: string) => {
+    await send<null>('DELETE', path);
+  },
+  /** Every item of a list, following its Link rel="next" pages. */
+  async all<T>(path: string): Promise<T[]> {
+    const items: T[] = [];
+    for (let url: string | null = path; url; ) {
+      const r: Reply<T[]> = await send<T[]>('GET', url);
+      items.push(...r.body);
+      url = r.next;
+    }
+    return items;
+  },
+};
+
+/** Key creation takes the user name and password instead of a key. */
+export async function createKey(username: string, password: string, label: string, expires: number): Promise<NewKey> {
+  return (await send<NewKey>('POST', '/v1/keys', { username, password, label, expires }, '')).body;
+}
+
+export async function revokeKey(id: number, key?: string): Promise<void> {
+  await send<null>('DELETE', `/v1/keys/${id}`, undefined, key);
+}
+
+// The shapes of interface B (see /v1/openapi.json).
+export interface Domain {
+  id: number;
+  domain: string;
+  soa: string;
+  default_ttl: number;
+  status: 'active' | 'inactive';
+  axfr: string[];
+}
+
+export interface Mirror {
+  id: number;
+  domain: string;
+  masters: string[];
+  status: 'active' | 'inactive';
+  axfr: string[];
+  transfer: { serial: number | null; last_success: string | null; last_attempt: string | null; last_error: string | null };
+}
+
+export interface ApiKey {
+  id: number;
+  label: string;
+  created: string;
+  expires: string | null;
+  prefix: string;
+}
+
+export interface NewKey extends ApiKey {
+  key: string;
+}
+
+export type RecordItem = { id: number; type: string } & Record<string, unknown>;
+
+export interface QueryCounts {
+  start: string;
+  interval: number;
+  counts: number[];
+}

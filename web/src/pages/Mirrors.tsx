@@ -1,0 +1,125 @@
+/** Zone mirrors (secondary zones): their transfer state, creation, status and deletion. */
+import { useState, type FormEvent } from 'react';
+import { api, type Mirror, type Problem } from '../api';
+import { ConfirmButton, ErrorSummary, Field, listOf, problemOf, splitProblem, useLoad, when } from '../ui';
+
+function CreateMirror({ onCreated }: { onCreated: () => void }) {
+  const [domain, setDomain] = useState('');
+  const [masters, setMasters] = useState('');
+  const [axfr, setAxfr] = useState('');
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const { byField, general } = splitProblem(problem, ['domain', 'masters', 'axfr']);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    try {
+      await api.post<Mirror>('/v1/zonemirrors', { domain: domain.trim(), masters: listOf(masters), axfr: listOf(axfr) });
+      setProblem(null);
+      setDomain('');
+      setMasters('');
+      setAxfr('');
+      onCreated();
+    } catch (err) {
+      setProblem(problemOf(err));
+    }
+  }
+
+  return (
+    <form onSubmit={submit} noValidate aria-label="Create a zone mirror" className="grid-form">
+      <ErrorSummary messages={general} />
+      <Field label="Zone name" errors={byField.domain} required hint="The zone to transfer, e.g. example.org">
+        {(p) => <input {...p} name="domain" value={domain} onChange={(e) => setDomain(e.target.value)} autoComplete="off" />}
+      </Field>
+      <Field label="Primary servers" errors={byField.masters} required hint="IP addresses the zone is transferred from, separated by commas or spaces">
+        {(p) => <input {...p} name="masters" value={masters} onChange={(e) => setMasters(e.target.value)} autoComplete="off" />}
+      </Field>
+      <Field label="AXFR allow-list" errors={byField.axfr} hint="IP addresses allowed to transfer the mirrored zone from this server">
+        {(p) => <input {...p} name="axfr" value={axfr} onChange={(e) => setAxfr(e.target.value)} autoComplete="off" />}
+      </Field>
+      <div className="actions">
+        <button type="submit" className="primary">
+          Create zone mirror
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function transferState(m: Mirror): { text: string; cls: string } {
+  const t = m.transfer;
+  if (t.last_error && (!t.last_success || (t.last_attempt ?? '') > t.last_success)) return { text: `failing: ${t.last_error}`, cls: 'inactive' };
+  if (t.serial !== null) return { text: 'transferred', cls: 'active' };
+  return { text: 'waiting for the first transfer', cls: 'pending' };
+}
+
+export function Mirrors() {
+  const { data, error, reload } = useLoad(() => api.all<Mirror>('/v1/zonemirrors?limit=500'), []);
+  const [rowError, setRowError] = useState('');
+  const act = async (f: () => Promise<unknown>) => {
+    try {
+      await f();
+      setRowError('');
+    } catch (e) {
+      setRowError(problemOf(e).detail);
+    }
+    reload();
+  };
+  return (
+    <section>
+      <h1 tabIndex={-1}>Zone mirrors</h1>
+      <p>A zone mirror is a secondary zone: this server transfers it from its primary servers and serves the copy.</p>
+      <ErrorSummary messages={[error?.detail, rowError].filter((m): m is string => !!m)} />
+      {data && data.length === 0 ? <p>No zone mirrors yet.</p> : null}
+      {data && data.length > 0 ? (
+        <div className="table-wrap">
+          <table>
+            <caption className="sr-only">Your zone mirrors and their transfer state</caption>
+            <thead>
+              <tr>
+                <th scope="col">Zone</th>
+                <th scope="col">Primary servers</th>
+                <th scope="col">Status</th>
+                <th scope="col">Transfer</th>
+                <th scope="col">Serial</th>
+                <th scope="col">Last success</th>
+                <th scope="col">Last attempt</th>
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.map((m) => {
+                const s = transferState(m);
+                return (
+                  <tr key={m.id}>
+                    <th scope="row">{m.domain}</th>
+                    <td>{m.masters.join(', ')}</td>
+                    <td>
+                      <span className={`badge ${m.status}`}>{m.status}</span>
+                    </td>
+                    <td>
+                      <span className={`badge ${s.cls}`}>{s.text}</span>
+                    </td>
+                    <td>{m.transfer.serial ?? '—'}</td>
+                    <td>{when(m.transfer.last_success, 'never')}</td>
+                    <td>{when(m.transfer.last_attempt, 'never')}</td>
+                    <td className="row-actions">
+                      <button type="button" onClick={() => act(() => api.patch(`/v1/zonemirrors/${m.id}`, { status: m.status === 'active' ? 'inactive' : 'active' }))}>
+                        {m.status === 'active' ? 'Deactivate' : 'Activate'}
+                        <span className="sr-only"> {m.domain}</span>
+                      </button>
+                      <ConfirmButton label="Delete" question={`Delete the mirror of ${m.domain}?`} confirmLabel="Yes, delete" onConfirm={() => act(() => api.del(`/v1/zonemirrors/${m.id}`))} />
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <h2>Create a zone mirror</h2>
+      <CreateMirror onCreated={reload} />
+    </section>
+  );
+}

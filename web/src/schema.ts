@@ -1,0 +1,94 @@
+/**
+ * Record types and their fields, read from the server's OpenAPI document (which the server generates from
+ * its record-type registry), so the panel's forms follow the registry without a copy of it.
+ */
+
+export interface FieldSpec {
+  name: string;
+  kind: 'integer' | 'string';
+  required: boolean;
+  description: string;
+  default?: string | number;
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+}
+
+export interface TypeSpec {
+  type: string;
+  description: string;
+  fields: FieldSpec[];
+}
+
+interface JsonSchema {
+  type?: string;
+  description?: string;
+  required?: string[];
+  properties?: Record<string, JsonSchema>;
+  default?: string | number;
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+}
+
+interface OpenApi {
+  paths: Record<string, { post?: { requestBody?: { content?: Record<string, { schema?: JsonSchema }> } } }>;
+}
+
+const TYPE_PATH = /^\/v1\/domains\/\{id\}\/([A-Z0-9]+)$/;
+
+let cached: Promise<TypeSpec[]> | null = null;
+
+/** The record types in the server's order, each with the fields of its create schema. */
+export function recordTypes(): Promise<TypeSpec[]> {
+  cached ??= (async () => {
+    const res = await fetch('/v1/openapi.json');
+    if (!res.ok) throw new Error(`The API description could not be loaded (HTTP ${res.status}).`);
+    const doc = (await res.json()) as OpenApi;
+    const types: TypeSpec[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      const type = TYPE_PATH.exec(path)?.[1];
+      const schema = item.post?.requestBody?.content?.['application/json']?.schema;
+      if (!type || !schema?.properties) continue;
+      const required = new Set(schema.required ?? []);
+      types.push({
+        type,
+        description: schema.description ?? '',
+        fields: Object.entries(schema.properties).map(([name, s]) => ({
+          name,
+          kind: s.type === 'integer' ? 'integer' : 'string',
+          required: required.has(name),
+          description: s.description ?? '',
+          ...(s.default === undefined ? {} : { default: s.default }),
+          ...(s.minimum === undefined ? {} : { minimum: s.minimum }),
+          ...(s.maximum === undefined ? {} : { maximum: s.maximum }),
+          ...(s.maxLength === undefined ? {} : { maxLength: s.maxLength }),
+        })),
+      });
+    }
+    return types;
+  })();
+  cached.catch(() => {
+    cached = null; // try again next time
+  });
+  return cached;
+}
+
+/** Form text for a field's value. */
+export const toText = (v: unknown): string => (v === undefined || v === null ? '' : String(v));
+
+/**
+ * The body for the API from form texts: integers as numbers; a blank optional field is left out (the
+ * server applies its default on create, keeps the value on update).
+ */
+export function bodyOf(fields: FieldSpec[], values: Record<string, string>, only?: Set<string>): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const f of fields) {
+    if (only && !only.has(f.name)) continue;
+    const text = values[f.name] ?? '';
+    if (text.trim() === '' && !f.required && f.name !== 'name') continue;
+    // A number the user typed goes as a number; anything else as typed, for the server to explain.
+    body[f.name] = f.kind === 'integer' && /^\s*-?\d+\s*$/.test(text) ? Number(text) : text;
+  }
+  return body;
+}

@@ -1,0 +1,131 @@
+/** Small shared pieces: labelled fields with their errors, error summaries, confirmations, loading. */
+import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { ApiError, type Problem } from './api';
+
+/** A problem's entries split into those naming one of `fields` and the rest. */
+export function splitProblem(p: Problem | null, fields: string[]): { byField: Record<string, string[]>; general: string[] } {
+  const byField: Record<string, string[]> = {};
+  const general: string[] = [];
+  if (!p) return { byField, general };
+  for (const e of p.errors) {
+    // "axfr.1" is about the axfr field.
+    const head = e.field?.split('.')[0];
+    if (head && fields.includes(head)) (byField[head] ??= []).push(e.reason);
+    else general.push(e.reason);
+  }
+  if (general.length === 0 && Object.keys(byField).length === 0) general.push(p.detail);
+  return { byField, general };
+}
+
+export const problemOf = (e: unknown): Problem =>
+  e instanceof ApiError ? e.problem : { status: 0, title: 'Error', detail: e instanceof Error ? e.message : String(e), errors: [] };
+
+interface FieldProps {
+  label: string;
+  hint?: string;
+  errors?: string[] | undefined;
+  required?: boolean;
+  children: (props: { id: string; 'aria-describedby'?: string; 'aria-invalid'?: boolean; 'aria-required'?: boolean }) => ReactNode;
+}
+
+/** A label, the control, a hint and the API's reasons for this field, tied together for screen readers. */
+export function Field({ label, hint, errors, required, children }: FieldProps) {
+  const id = useId();
+  const described = [hint ? `${id}-hint` : '', errors?.length ? `${id}-err` : ''].filter(Boolean).join(' ');
+  return (
+    <div className={`field${errors?.length ? ' invalid' : ''}`}>
+      <label htmlFor={id}>
+        {label}
+        {required ? <span className="req"> (required)</span> : null}
+      </label>
+      {children({ id, ...(described ? { 'aria-describedby': described } : {}), ...(errors?.length ? { 'aria-invalid': true } : {}), ...(required ? { 'aria-required': true } : {}) })}
+      {hint ? (
+        <p className="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      ) : null}
+      {errors?.length ? (
+        <p className="field-error" id={`${id}-err`}>
+          {errors.join(' ')}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** Problems that name no field of the form (or a failure with no details), announced when they appear. */
+export function ErrorSummary({ messages }: { messages: string[] }) {
+  if (messages.length === 0) return null;
+  return (
+    <div className="error-summary" role="alert">
+      {messages.length === 1 ? <p>{messages[0]}</p> : <ul>{messages.map((m, i) => <li key={i}>{m}</li>)}</ul>}
+    </div>
+  );
+}
+
+/** A button that asks again before acting; focus moves to the safe choice. */
+export function ConfirmButton({ label, question, confirmLabel, onConfirm }: { label: string; question: string; confirmLabel: string; onConfirm: () => Promise<void> | void }) {
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const cancel = useRef<HTMLButtonElement>(null);
+  const opener = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking) cancel.current?.focus();
+  }, [asking]);
+  if (!asking)
+    return (
+      <button type="button" className="danger" ref={opener} onClick={() => setAsking(true)}>
+        {label}
+      </button>
+    );
+  return (
+    <span className="confirm" role="group" aria-label={question}>
+      <span className="confirm-question">{question}</span>
+      <button
+        type="button"
+        className="danger"
+        disabled={busy}
+        onClick={async () => {
+          setBusy(true);
+          try {
+            await onConfirm();
+          } finally {
+            setBusy(false);
+            setAsking(false);
+          }
+        }}
+      >
+        {confirmLabel}
+      </button>
+      <button type="button" ref={cancel} onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </span>
+  );
+}
+
+/** Loads data when `deps` change; `reload` fetches again. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | null; error: Problem | null; reload: () => void } {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<Problem | null>(null);
+  const [tick, setTick] = useState(0);
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const run = useCallback(load, deps);
+  useEffect(() => {
+    let live = true;
+    run().then(
+      (d) => live && (setData(d), setError(null)),
+      (e) => live && setError(problemOf(e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [run, tick]);
+  return { data, error, reload: () => setTick((t) => t + 1) };
+}
+
+/** "2026-11-23T01:02:03.000Z" as the reader's local date and time. */
+export const when = (iso: string | null, never = '—'): string => (iso ? new Date(iso).toLocaleString() : never);
+
+/** "a, b c" → ["a", "b", "c"]: address lists are typed as text. */
+export const listOf = (text: string): string[] => text.split(/[\s,]+/).filter(Boolean);
