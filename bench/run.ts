@@ -6,6 +6,7 @@
 import { cpus, totalmem } from 'node:os';
 import { apiBenchmark } from './api/index.js';
 import { dnsBenchmark } from './dns/index.js';
+import { propagationBenchmark } from './propagation/index.js';
 import type { BenchOptions } from './support.js';
 
 type Suite = (opts: BenchOptions, log: (line: string) => void) => Promise<string>;
@@ -13,6 +14,7 @@ type Suite = (opts: BenchOptions, log: (line: string) => void) => Promise<string
 const SUITES: Record<string, Suite> = {
   api: apiBenchmark,
   dns: dnsBenchmark,
+  propagation: propagationBenchmark,
 };
 
 const args = process.argv.slice(2);
