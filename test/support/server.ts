@@ -15,6 +15,8 @@ export interface TestServer extends RunningServer {
   /** e.g. http://127.0.0.1:41234 */
   base: string;
   db: string;
+  /** The name servers the node puts in every master zone's apex NS set and SOA. */
+  nameservers: readonly string[];
   /** Creates an account and returns a fresh API key for it. */
   user(name: string, password?: string): Promise<{ key: string; accountId: number }>;
 }
@@ -61,6 +63,7 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     ...server,
     base,
     db: url,
+    nameservers: config.nameservers,
     async user(name, password = 'correct horse battery staple') {
       const account = await server.services.accounts.createUser(name, password);
       const issued = await server.services.accounts.issueKey(name, password, { label: 'test' });

@@ -1,0 +1,107 @@
+/**
+ * The master-file export (src/dns/zonefile.ts): a zone holding every registry type, awkward TXT values, a
+ * wildcard and a delegation is accepted by named-checkzone, and holds the same RRsets our server sends by
+ * AXFR (both read through named-compilezone into BIND's canonical text, then compared line by line).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { zoneContent } from '../../src/dns/zone-content.js';
+import { zoneFile } from '../../src/dns/zonefile.js';
+import { RECORD_TYPE_NAMES } from '../../src/model/records/index.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { checkAllZones, namedCheckzone } from '../support/zonefile.js';
+import { createDomain, createRecord } from './support.js';
+
+const run = promisify(execFile);
+const ZONE = 'export.test';
+/** Source address of our AXFR client, in the zone's axfr list. */
+const CLIENT = '127.0.32.1';
+const LONG = 'v=long;' + 'é'.repeat(150) + 'x'.repeat(300); // 757 bytes: three strings, a cut between é's bytes avoided
+
+let server: TestServer;
+let dir: string;
+let domainId: number;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  dir = mkdtempSync(join(tmpdir(), 'zonehost-zonefile-test-'));
+  const { key } = await server.user('exporter');
+  domainId = await createDomain(server.base, key, ZONE, { axfr_ips: CLIENT });
+  const records: Record<string, string | number>[] = [
+    { Type: 'A', Name: '', Target: '192.0.2.1' },
+    { Type: 'A', Name: 'www', Target: '192.0.2.2' },
+    { Type: 'A', Name: 'mail', Target: '192.0.2.3' },
+    { Type: 'AAAA', Name: 'www', Target: '2001:db8::1' },
+    { Type: 'CNAME', Name: 'alias', Target: `www.${ZONE}` },
+    { Type: 'MX', Name: '', Target: `mail.${ZONE}`, Priority: 10 },
+    { Type: 'MX', Name: '', Target: 'mx.elsewhere.example', Priority: 20 },
+    // Delegation with glue.
+    { Type: 'NS', Name: 'sub', Target: `ns.sub.${ZONE}` },
+    { Type: 'A', Name: 'ns.sub', Target: '192.0.2.53' },
+    { Type: 'SRV', Name: '_sip._tcp', Target: `www.${ZONE}`, Priority: 5, Weight: 7, Port: 5060 },
+    { Type: 'TXT', Name: '', Target: 'say "hi" \\ back\\slash; (paren) @ $ORIGIN' },
+    { Type: 'TXT', Name: 'uni', Target: 'grüße 日本 🎉 tab\there' },
+    { Type: 'TXT', Name: 'long', Target: LONG },
+    { Type: 'TXT', Name: 'trail', Target: 'ends with a backslash \\' },
+    { Type: 'A', Name: '*', Target: '192.0.2.9' },
+    { Type: 'TXT', Name: '*.wild', Target: 'wildcard text' },
+  ];
+  for (const r of records) await createRecord(server.base, key, domainId, r);
+});
+
+afterAll(async () => {
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A master file read and written back by named-compilezone: BIND's canonical text, sorted. */
+async function canonical(file: string): Promise<string[]> {
+  const out = join(dir, `${Math.random().toString(36).slice(2)}.canonical`);
+  await run('named-compilezone', ['-i', 'local', '-s', 'full', '-f', 'text', '-F', 'text', '-o', out, ZONE, file]);
+  return readFileSync(out, 'utf8').split('\n').filter((l) => l && !l.startsWith(';')).map((l) => l.split(/\s+/).join(' ')).sort();
+}
+
+async function exported(): Promise<string> {
+  const domain = await server.services.store.domainById(domainId);
+  if (!domain) throw new Error('domain gone');
+  return zoneFile(zoneContent(domain, await server.services.store.listRecords(domainId), server.nameservers));
+}
+
+describe('zone file export', () => {
+  it('writes every registry type, quoted TXT strings, a wildcard and a delegation; named-checkzone accepts it', async () => {
+    const text = await exported();
+    const types = new Set(text.split('\n').filter(Boolean).map((l) => l.split('\t')[3]));
+    for (const t of RECORD_TYPE_NAMES) expect(types, `the test zone lacks a ${t} record`).toContain(t);
+    expect(text).toContain(`${ZONE}.\t`);
+    expect(text).toContain(`*.${ZONE}.\t`);
+    expect(text).toContain('"say \\"hi\\" \\\\ back\\\\slash; (paren) @ $ORIGIN"');
+    expect(text).toContain('"ends with a backslash \\\\"');
+    expect(text).toContain('tab\\009here');
+    // The long value spans three quoted strings of at most 255 bytes.
+    expect(text).toMatch(/long\.export\.test\.\t\d+\tIN\tTXT\t"v=long;[^"]*" "[^"]*" "[^"]*"\n/);
+    const file = join(dir, 'export.zone');
+    writeFileSync(file, text);
+    expect(await namedCheckzone(ZONE, file)).toBeNull();
+  });
+
+  it('holds the same RRsets our server sends by AXFR', async () => {
+    const file = join(dir, 'same.zone');
+    writeFileSync(file, await exported());
+    const port = String(server.dnsAddress?.port);
+    const { stdout } = await run('kdig', ['-p', port, '@127.0.0.1', '-b', CLIENT, '+noall', '+answer', '+time=5', 'AXFR', ZONE], { timeout: 20_000 });
+    const axfr = join(dir, 'axfr.zone');
+    // AXFR ends with the SOA again; a master file holds it once.
+    const lines = stdout.split('\n').filter((l) => l.trim() && !l.startsWith(';'));
+    writeFileSync(axfr, lines.slice(0, -1).join('\n') + '\n');
+    expect(lines.length).toBeGreaterThan(RECORD_TYPE_NAMES.length);
+    expect(await canonical(file)).toEqual(await canonical(axfr));
+  });
+
+  it('the shared check covers every master zone of the server', async () => {
+    await expect(checkAllZones(server)).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * Store invariant for the hostile-input suites: every master zone of a running test server, exported as
+ * the master file the server's content makes, is accepted by BIND's named-checkzone (Debian bind9-utils).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { zoneContent } from '../../src/dns/zone-content.js';
+import { zoneFile } from '../../src/dns/zonefile.js';
+import type { TestServer } from './server.js';
+
+const run = promisify(execFile);
+
+/** Runs `named-checkzone -i local`; resolves to null when it accepts the file, else to its output. */
+export async function namedCheckzone(zone: string, file: string): Promise<string | null> {
+  try {
+    await run('named-checkzone', ['-i', 'local', zone, file]);
+    return null;
+  } catch (e) {
+    const r = e as { stdout?: string; stderr?: string; message: string };
+    return `${r.stdout ?? ''}${r.stderr ?? ''}` || r.message;
+  }
+}
+
+/** Exports every master zone (whatever its status: it may be activated again) and fails listing each refusal. */
+export async function checkAllZones(server: TestServer): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'zonehost-zonefile-'));
+  const failures: string[] = [];
+  try {
+    const domains = (await server.services.store.allDomains()).filter((d) => d.kind === 'master');
+    for (const d of domains) {
+      let text: string;
+      try {
+        text = zoneFile(zoneContent(d, await server.services.store.listRecords(d.id), server.nameservers));
+      } catch (e) {
+        failures.push(`${d.domain}: cannot be exported: ${(e as Error).message}`);
+        continue;
+      }
+      const file = join(dir, `${d.id}.zone`);
+      writeFileSync(file, text);
+      const refusal = await namedCheckzone(d.domain, file);
+      if (refusal !== null) failures.push(`${d.domain}: named-checkzone refused it:\n${refusal}\n--- zone file (start) ---\n${text.slice(0, 4000)}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (failures.length > 0) throw new Error(`${failures.length} zone(s) fail the zone-file check:\n${failures.join('\n\n')}`);
+}
