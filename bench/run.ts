@@ -7,6 +7,7 @@ import { cpus, totalmem } from 'node:os';
 import { apiBenchmark } from './api/index.js';
 import { dnsBenchmark } from './dns/index.js';
 import { propagationBenchmark } from './propagation/index.js';
+import { scaleBenchmark } from './scale/index.js';
 import type { BenchOptions } from './support.js';
 
 type Suite = (opts: BenchOptions, log: (line: string) => void) => Promise<string>;
@@ -15,6 +16,7 @@ const SUITES: Record<string, Suite> = {
   api: apiBenchmark,
   dns: dnsBenchmark,
   propagation: propagationBenchmark,
+  scale: scaleBenchmark,
 };
 
 const args = process.argv.slice(2);

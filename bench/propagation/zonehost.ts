@@ -21,9 +21,10 @@ export function addUser(db: string): void {
   runCommand(process.execPath, [ZONEHOST_BIN, 'user', 'add', 'bench', '--db', db], `${PASSWORD}\n`);
 }
 
-/** Starts `zonehost serve` on loopback; resolves once HTTP answers. */
-export async function serve(db: string): Promise<Zonehost> {
-  const [http, dnsPort] = [await freePort(), await freePort()];
+/** Starts `zonehost serve` on loopback (DNS on `dnsPort` when given); resolves once HTTP answers. */
+export async function serve(db: string, dnsPort?: number): Promise<Zonehost> {
+  const http = await freePort();
+  dnsPort ??= await freePort();
   const child = startChild(process.execPath, [
     ZONEHOST_BIN, 'serve', '--db', db, '--http', `127.0.0.1:${http}`, '--dns', `127.0.0.1:${dnsPort}`, '--log-level', 'warn',
     '--rate-limit-address', '0', '--rate-limit-key', '0', '--max-records', '10000000', '--max-domains', '10000000',

@@ -1,0 +1,233 @@
+/**
+ * Scale (issue 8, item 4): a store of 100,000 domains with 10 A records each (1,000,000 records), loaded
+ * straight through the store layer, then served by `zonehost serve` as a child process: start-up to the
+ * first right DNS answer, resident memory (/proc of the child), one domain's records listed through
+ * interfaces A and B, and UDP query latency, each next to the same on a store holding one such domain.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { DomainData } from '../../src/model/domain.js';
+import { DOMAIN_DEFAULTS } from '../../src/model/domain.js';
+import { checkRecord, recordTypeOrThrow } from '../../src/model/records/index.js';
+import { openStore } from '../../src/store/open.js';
+import type { StoreOps } from '../../src/store/store.js';
+import { freePort, postgresSchema, table, tempDir, type BenchOptions } from '../support.js';
+import { addUser, apiKey, percentile, resolver, serve, v1, v3 } from '../propagation/zonehost.js';
+
+const RECORDS_PER_DOMAIN = 10;
+const DOMAINS_PER_TRANSACTION = 500;
+const REFERENCE = 'Knot loads a 1,000,000-record zone in about 1 s at about 290 MiB on this machine (issue 8)';
+const TARGETS = 'first DNS answer within 5 s of start, under 1 GiB resident; list and query within 2× of the empty store';
+
+const zoneName = (i: number) => `z${i}.scale.example`;
+const address = (i: number) => `192.0.2.${i % 250}`;
+
+interface Loaded {
+  /** Seconds to insert everything. */
+  seconds: number;
+  /** The domain the list and query measurements use (the last one loaded). */
+  probe: { id: number; zone: string };
+  domains: number;
+}
+
+/** Inserts `domains` domains of RECORDS_PER_DOMAIN A records for the user "bench", `parallel` transactions at a time. */
+async function load(db: string, domains: number, parallel: number, log: (line: string) => void): Promise<Loaded> {
+  const store = await openStore(db);
+  try {
+    const account = await store.accountByName('bench');
+    if (!account) throw new Error('no user bench');
+    const started = performance.now();
+    const now = Date.now();
+    const serial = Math.floor(now / 1000);
+    const ids: number[] = [];
+    const batch = async (tx: StoreOps, from: number, to: number) => {
+      for (let i = from; i < to; i++) {
+        const zone = zoneName(i);
+        const d: DomainData = { ...DOMAIN_DEFAULTS, domain: zone, kind: 'master', soaEmail: `hostmaster@${zone}` };
+        const { id } = await tx.insertDomain(account.id, d, serial, now);
+        ids[i] = id;
+        for (let r = 0; r < RECORDS_PER_DOMAIN; r++) {
+          const rec = recordTypeOrThrow('A').fromV1({ name: `h${r}`, address: address(i + r) }, { zone });
+          checkRecord(rec, { zone }).throwIfAny();
+          await tx.insertRecord(id, rec, now);
+        }
+      }
+    };
+    let next = 0;
+    let done = 0;
+    await Promise.all(
+      Array.from({ length: parallel }, async () => {
+        while (next < domains) {
+          const from = next;
+          const to = Math.min(domains, from + DOMAINS_PER_TRANSACTION);
+          next = to;
+          await store.transaction((tx) => batch(tx, from, to));
+          done += to - from;
+          if (done % 10_000 === 0) log(`    ${done} domains loaded (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+        }
+      }),
+    );
+    return { seconds: (performance.now() - started) / 1000, probe: { id: ids[domains - 1] as number, zone: zoneName(domains - 1) }, domains };
+  } finally {
+    await store.close();
+  }
+}
+
+/** Resident and peak resident memory of a process, MiB. */
+function memory(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rss: kib('VmRSS') / 1024, hwm: kib('VmHWM') / 1024 };
+}
+
+/** Median ms of `n` runs of `fn` (after two unmeasured ones). */
+async function median(n: number, fn: () => Promise<unknown>): Promise<number> {
+  await fn();
+  await fn();
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  return percentile(times, 50);
+}
+
+interface Served {
+  startSeconds: number;
+  rss: number;
+  hwm: number;
+  listA: number;
+  listB: number;
+  queryP50: number;
+  queryP99: number;
+}
+
+/** Starts `zonehost serve` on the loaded store and measures it; stops it again. */
+async function measureServed(db: string, loaded: Loaded, quick: boolean): Promise<Served> {
+  const dnsPort = await freePort();
+  const dns = resolver('127.0.0.1', dnsPort);
+  const host = `h${RECORDS_PER_DOMAIN - 1}.${loaded.probe.zone}`;
+  const expected = address(loaded.domains - 1 + RECORDS_PER_DOMAIN - 1);
+  const started = performance.now();
+  let answeredAt = 0;
+  // DNS is polled from the moment of spawning: the first right answer for the last zone loaded.
+  const firstAnswer = (async () => {
+    const deadline = started + 600_000;
+    while (performance.now() < deadline) {
+      if ((await dns.query(host, 'A', 200))?.includes(expected)) return (answeredAt = performance.now());
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    throw new Error(`no DNS answer for ${host} within 600 s`);
+  })();
+  const zh = await serve(db, dnsPort);
+  try {
+    await firstAnswer;
+    const mem = memory(zh.child.proc.pid as number);
+    const key = await apiKey(zh.url);
+    const runs = quick ? 20 : 100;
+    const listA = await median(runs, async () => {
+      const rows = (await v3(zh.url, { api_action: 'domain.resource.list', api_key: key, DomainID: loaded.probe.id })) as unknown[];
+      if (rows.length !== RECORDS_PER_DOMAIN) throw new Error(`interface A listed ${rows.length} records`);
+    });
+    const listB = await median(runs, async () => {
+      const rows = (await v1(zh.url, key, 'GET', `/domains/${loaded.probe.id}/records`)) as unknown[];
+      if (rows.length !== RECORDS_PER_DOMAIN) throw new Error(`interface B listed ${rows.length} records`);
+    });
+    // Queries for names spread over every loaded zone, one in flight.
+    const times: number[] = [];
+    const queries = quick ? 500 : 5000;
+    for (let q = 0; q < queries; q++) {
+      const i = (q * 7919) % loaded.domains;
+      const r = q % RECORDS_PER_DOMAIN;
+      const t = performance.now();
+      const answers = await dns.query(`h${r}.${zoneName(i)}`, 'A', 1000);
+      if (!answers?.includes(address(i + r))) throw new Error(`wrong DNS answer for h${r}.${zoneName(i)}: ${answers}`);
+      times.push(performance.now() - t);
+    }
+    return {
+      startSeconds: (answeredAt - started) / 1000,
+      rss: mem.rss,
+      hwm: memory(zh.child.proc.pid as number).hwm,
+      listA,
+      listB,
+      queryP50: percentile(times, 50),
+      queryP99: percentile(times, 99),
+    };
+  } finally {
+    dns.close();
+    await zh.stop();
+  }
+}
+
+interface Backend {
+  name: string;
+  /** A fresh empty database URL, or why there is none. */
+  fresh(label: string): Promise<{ db: string; drop: () => Promise<void> } | { skipped: string }>;
+  parallel: number;
+}
+
+export async function scaleBenchmark(opts: BenchOptions, log: (line: string) => void): Promise<string> {
+  const domains = opts.quick ? 1_000 : 100_000;
+  const dir = tempDir('zonehost-scalebench-');
+  const backends: Backend[] = [
+    { name: 'SQLite', parallel: 1, fresh: async (label) => ({ db: `sqlite:${join(dir.path, `${label}.db`)}`, drop: async () => {} }) },
+    {
+      name: 'PostgreSQL',
+      // Transactions on separate pooled connections overlap their round trips.
+      parallel: 4,
+      fresh: async (label) => {
+        const pg = await postgresSchema(`bench_scale_${label}`);
+        return 'skipped' in pg ? pg : { db: pg.url, drop: pg.drop };
+      },
+    },
+  ];
+  const rows: string[][] = [];
+  const notes: string[] = [];
+  try {
+    for (const backend of backends) {
+      const results: Record<string, { loaded: Loaded; served: Served }> = {};
+      for (const [label, n] of [['empty', 1], ['loaded', domains]] as const) {
+        const store = await backend.fresh(label);
+        if ('skipped' in store) {
+          notes.push(`${backend.name}: skipped, ${store.skipped}`);
+          break;
+        }
+        try {
+          log(`  ${backend.name}, ${label}: loading ${n} domains, ${n * RECORDS_PER_DOMAIN} records`);
+          addUser(store.db);
+          const loaded = await load(store.db, n, backend.parallel, log);
+          log(`  ${backend.name}, ${label}: loaded in ${loaded.seconds.toFixed(1)} s; serving`);
+          results[label] = { loaded, served: await measureServed(store.db, loaded, opts.quick) };
+        } finally {
+          await store.drop();
+        }
+      }
+      const [empty, loaded] = [results.empty, results.loaded];
+      if (!empty || !loaded) continue;
+      const f = (x: number, digits = 2) => x.toFixed(digits);
+      const row = (what: string, pick: (s: Served) => number, digits = 2) => [
+        backend.name, what, f(pick(loaded.served), digits), f(pick(empty.served), digits), f(pick(loaded.served) / pick(empty.served)),
+      ];
+      rows.push(
+        [backend.name, `load (store layer, ${backend.parallel} transaction${backend.parallel > 1 ? 's' : ''} at a time), s`, f(loaded.loaded.seconds, 1), f(empty.loaded.seconds, 3), '-'],
+        row('start to first DNS answer, s', (s) => s.startSeconds),
+        row('resident after start, MiB', (s) => s.rss, 0),
+        row('peak resident, MiB', (s) => s.hwm, 0),
+        row(`list ${RECORDS_PER_DOMAIN} records, interface A, ms (median)`, (s) => s.listA),
+        row(`list ${RECORDS_PER_DOMAIN} records, interface B, ms (median)`, (s) => s.listB),
+        row('DNS query p50, ms', (s) => s.queryP50, 3),
+        row('DNS query p99, ms', (s) => s.queryP99, 3),
+      );
+    }
+  } finally {
+    dir.remove();
+  }
+  return [
+    `Scale: ${domains.toLocaleString('en')} domains × ${RECORDS_PER_DOMAIN} A records (${(domains * RECORDS_PER_DOMAIN).toLocaleString('en')}) vs. one such domain ("empty"); loaded straight through the store layer (no journal), served by \`zonehost serve\` as a child (memory from its /proc); queries over UDP from this process, one in flight, spread over every zone`,
+    table(['store', 'measure', 'loaded', 'empty', 'loaded/empty'], rows),
+    `reference: ${REFERENCE}; targets: ${TARGETS}`,
+    ...notes,
+  ].join('\n');
+}
