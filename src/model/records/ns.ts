@@ -19,7 +19,11 @@ export const NS: RecordType = {
     return rec;
   },
   toV1: (rec) => ({ name: rec.name, nameserver: rec.target, ttl: rec.ttl }),
-  validate: (rec, _ctx, p) => validateHostTarget(rec, 'name server host name', p),
+  validate(rec, _ctx, p) {
+    // RFC 4592 4.2: a wildcard NS set has no defined meaning, and BIND refuses to load a zone holding one.
+    if (rec.name === '*' || rec.name.startsWith('*.')) p.add('name', `An NS record cannot have a wildcard name ('${rec.name}'); delegate a named sub-domain instead.`);
+    validateHostTarget(rec, 'name server host name', p);
+  },
   toWire: (rec) => rec.target,
   fromWire: (data) => ({ target: String(data), priority: 10, weight: 5, port: 80, protocol: '', tag: '' }),
 };
