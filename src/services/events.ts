@@ -10,7 +10,11 @@ export interface ZoneChange {
   domain: string;
   /** The zone's serial after the change; 0 when the domain was deleted. */
   serial: number;
-  kind: 'domain.created' | 'domain.updated' | 'domain.deleted' | 'records.changed' | 'mirror.transferred';
+  /**
+   * 'mirror.notified': one of a zone mirror's masters sent NOTIFY to a node that is not the leader, which
+   * passes it on so the leader checks the mirror at once; nothing stored changed.
+   */
+  kind: 'domain.created' | 'domain.updated' | 'domain.deleted' | 'records.changed' | 'mirror.transferred' | 'mirror.notified';
   /** The previous name when a domain was renamed or deleted. */
   previousDomain?: string;
 }

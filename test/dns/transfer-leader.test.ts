@@ -1,18 +1,28 @@
 /**
  * Two nodes on one PostgreSQL database: only the leader sends NOTIFY (it hears the other node's changes
- * through the cluster feed), and the survivor takes over when the leader stops. Needs PostgreSQL.
+ * through the cluster feed) and pulls zone mirrors (a master's NOTIFY to another node is passed on to it),
+ * and the survivor takes over when the leader stops. Needs PostgreSQL.
  */
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import * as dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../support/knot.js';
+import { eventually, startKnot } from '../support/knot.js';
 import { freshDatabase, startTestServer, type TestServer } from '../support/server.js';
+import { data } from '../v3/support.js';
 import { createDomain, createRecord } from './support.js';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 if (!DATABASE_URL) console.log('NOTIFY leadership tests skipped: they need PostgreSQL; set DATABASE_URL');
 
 const SECONDARY = '127.0.31.7';
+const PRIMARY = '127.0.31.6';
+const MIRRORED = 'leadmirror.test';
+const mirrorZone = (serial: number) => `$ORIGIN ${MIRRORED}.
+$TTL 3600
+@   SOA ns.${MIRRORED}. admin.${MIRRORED}. ${serial} 3600 600 86400 300
+@   NS  ns.${MIRRORED}.
+ns  A   192.0.2.53
+`;
 const db = freshDatabase();
 let nodes: TestServer[] = [];
 let secondary: UdpSocket;
@@ -40,6 +50,44 @@ afterAll(async () => {
 });
 
 describe.skipIf(!DATABASE_URL)('NOTIFY in a cluster', () => {
+  it("from a zone mirror's master to a node that is not the leader makes the leader pull at once", async () => {
+    await eventually('a leader', async () => nodes.some((n) => n.leadership.isLeader()));
+    const leader = nodes.find((n) => n.leadership.isLeader()) as TestServer;
+    const other = nodes.find((n) => n !== leader) as TestServer;
+    // The primary announces its changes to the node that is not the leader only.
+    const knot = await startKnot({
+      address: PRIMARY,
+      files: { 'mirror.zone': mirrorZone(1) },
+      config: `remote:
+  - id: follower
+    address: 127.0.0.1@${other.dnsAddress?.port}
+    via: {address}
+acl:
+  - id: xfr
+    address: 127.0.0.0/8
+    action: transfer
+zone:
+  - domain: ${MIRRORED}
+    file: "{dir}/mirror.zone"
+    notify: follower
+    acl: xfr
+    zonefile-sync: -1
+    journal-content: none
+`,
+    });
+    try {
+      const { key } = await other.user('mirrors');
+      const id = (await data(other.base, { api_action: 'domain.create', api_key: key, Domain: MIRRORED, Type: 'slave', master_ips: PRIMARY })).DomainID as number;
+      await eventually(`the first transfer\n${knot.log()}`, async () => (await leader.services.mirrors.stateOf(id)).serial === 1);
+      knot.writeFile('mirror.zone', mirrorZone(2));
+      await knot.knotc('zone-reload', MIRRORED);
+      // The SOA refresh is an hour, and the follower never pulls: only the passed-on NOTIFY makes the leader pull now.
+      await eventually(`the pull after the NOTIFY\n${knot.log()}`, async () => (await leader.services.mirrors.stateOf(id)).serial === 2, 10_000);
+    } finally {
+      await knot.stop();
+    }
+  });
+
   it('is sent once, by the leader, for a change made on another node; the survivor takes over', async () => {
     await eventually('a leader', async () => nodes.some((n) => n.leadership.isLeader()));
     const leader = nodes.find((n) => n.leadership.isLeader()) as TestServer;

@@ -81,13 +81,18 @@ export class MirrorPuller {
     await Promise.allSettled([...this.running.values()]);
   }
 
-  /** A master announced a change (the caller has checked it is one of the mirror's masters). */
-  notified(domainId: number): void {
-    this.check(domainId);
+  /**
+   * A master announced a change (the caller has checked it is one of the mirror's masters). Only the
+   * leader pulls, so another node passes the news on through the store, which reaches every node.
+   */
+  notified(domain: StoredDomain): void {
+    if (this.opts.shouldAct()) return this.check(domain.id);
+    const change: ZoneChange = { domainId: domain.id, domain: domain.domain, serial: domain.serial, kind: 'mirror.notified' };
+    this.services.store.announce(change).catch((e: unknown) => this.opts.log.warn({ err: e, domain: domain.domain }, 'NOTIFY could not be passed on to the leader'));
   }
 
   private onChange(c: ZoneChange): void {
-    if (c.kind === 'domain.created' || c.kind === 'domain.updated') this.check(c.domainId);
+    if (c.kind === 'domain.created' || c.kind === 'domain.updated' || c.kind === 'mirror.notified') this.check(c.domainId);
     else if (c.kind === 'domain.deleted') this.cancel(c.domainId);
   }
 

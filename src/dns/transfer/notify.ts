@@ -181,6 +181,6 @@ export async function handleNotify(req: TransferRequest): Promise<Buffer> {
   if (question.type !== 'SOA' || !domain || domain.kind !== 'slave' || !addressIn(domain.masterIps, req.remoteAddress)) {
     return response(query, RCODE.REFUSED);
   }
-  pullers.get(req.services)?.notified(domain.id);
+  pullers.get(req.services)?.notified(domain);
   return response(query, RCODE.NOERROR);
 }
