@@ -23,7 +23,7 @@ export function QueryChart({ path }: { path: string }) {
   const total = data.counts.reduce((a, b) => a + b, 0);
   const lastHour = data.counts.slice(-60).reduce((a, b) => a + b, 0);
   const peak = Math.max(...bars);
-  const scale = peak > 0 ? (H - 20) / peak : 0;
+  const scale = peak > 0 ? (H - 4) / peak : 0;
   const bw = W / bars.length;
   const summary = `${total} DNS ${total === 1 ? 'query' : 'queries'} in the last 24 hours, ${lastHour} in the last hour; busiest ${BAR_MINUTES} minutes: ${peak}.`;
 
@@ -35,23 +35,22 @@ export function QueryChart({ path }: { path: string }) {
           Refresh
         </button>
       </figcaption>
-      <svg viewBox={`0 0 ${W} ${H + 18}`} role="img" aria-label={`Bar chart: ${summary}`} preserveAspectRatio="none">
-        <line x1="0" y1={H} x2={W} y2={H} className="axis" />
+      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`Bar chart: ${summary}`} preserveAspectRatio="none">
+        <line x1="0" y1={H - 0.5} x2={W} y2={H - 0.5} className="axis" />
         {bars.map((n, i) =>
-          n > 0 ? <rect key={i} x={i * bw + 1} y={H - n * scale} width={Math.max(bw - 2, 1)} height={n * scale} className="bar"><title>{`${n}`}</title></rect> : null,
+          n > 0 ? (
+            <rect key={i} x={i * bw + 1} y={H - n * scale} width={Math.max(bw - 2, 1)} height={n * scale} className="bar">
+              <title>{`${n}`}</title>
+            </rect>
+          ) : null,
         )}
-        <text x="2" y={H + 14} className="tick">
-          24 h ago
-        </text>
-        <text x={W - 2} y={H + 14} textAnchor="end" className="tick">
-          now
-        </text>
-        {peak > 0 ? (
-          <text x="2" y="12" className="tick">
-            {peak} per {BAR_MINUTES} min
-          </text>
-        ) : null}
       </svg>
+      {/* Axis labels in HTML, so they keep their size when the chart is stretched to the page's width. */}
+      <div className="chart-axis" aria-hidden="true">
+        <span>24 h ago</span>
+        <span>{peak > 0 ? `tallest bar: ${peak} per ${BAR_MINUTES} min` : 'no queries yet'}</span>
+        <span>now</span>
+      </div>
     </figure>
   );
 }
