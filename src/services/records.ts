@@ -2,7 +2,7 @@
 import type { StoredDomain } from '../model/domain.js';
 import { ConflictError, LimitError, NotFoundError, ValidationError } from '../model/errors.js';
 import { checkRecord, recordType, type RecordContext, type RecordData, type StoredRecord } from '../model/records/index.js';
-import type { RecordFilter, StoreOps, Store } from '../store/store.js';
+import { pageLimit, type Page, type StoreOps, type Store } from '../store/store.js';
 import type { Actor, Limits } from './actor.js';
 import type { DomainService } from './domains.js';
 import type { ZoneWriter } from './write.js';
@@ -16,7 +16,70 @@ const sameData = (a: RecordData, b: RecordData) =>
   a.port === b.port &&
   a.tag === b.tag;
 
+export interface RecordFilter extends Page {
+  type?: string;
+  /** Relative owner name, compared case-insensitively. */
+  name?: string;
+}
+
+/** Whole record lists of recently listed zones kept by the cache below, counted in records. */
+export const LIST_CACHE_RECORDS = 200_000;
+
+/**
+ * The record lists of recently listed zones, each valid for one serial of its zone: every change to a
+ * zone's records raises its serial in the same transaction, so a list read after the serial is still the
+ * current one (at least as new, never older). Spares a large zone's list a store round trip on every read;
+ * on several nodes each checks the serial in the shared store, so a change made elsewhere is never missed.
+ * Least recently used lists go first.
+ */
+class ZoneListCache {
+  private readonly lists = new Map<number, { serial: number; records: readonly StoredRecord[] }>();
+  private size = 0;
+
+  constructor(private readonly maxRecords: number) {}
+
+  get(domain: StoredDomain): readonly StoredRecord[] | undefined {
+    const hit = this.lists.get(domain.id);
+    if (!hit || hit.serial !== domain.serial) return undefined;
+    this.lists.delete(domain.id);
+    this.lists.set(domain.id, hit);
+    return hit.records;
+  }
+
+  /** `records` were read after `domain` (so they are at least as new as its serial). */
+  set(domain: StoredDomain, records: StoredRecord[]): readonly StoredRecord[] {
+    const old = this.lists.get(domain.id);
+    if (old) this.size -= old.records.length;
+    this.lists.delete(domain.id);
+    for (const r of records) Object.freeze(r);
+    const frozen = Object.freeze(records);
+    if (records.length > this.maxRecords) return frozen;
+    this.lists.set(domain.id, { serial: domain.serial, records: frozen });
+    this.size += records.length;
+    for (const [id, e] of this.lists) {
+      if (this.size <= this.maxRecords) break;
+      this.lists.delete(id);
+      this.size -= e.records.length;
+    }
+    return frozen;
+  }
+}
+
+/** The page of `records` (ordered by id) that `filter` selects, as the store would select it. */
+function select(records: readonly StoredRecord[], filter: RecordFilter = {}): StoredRecord[] {
+  const name = filter.name?.toLowerCase();
+  const limit = filter.limit === undefined ? Infinity : pageLimit(filter.limit);
+  const out: StoredRecord[] = [];
+  for (const r of records) {
+    if (out.length >= limit) break;
+    if ((filter.after === undefined || r.id > filter.after) && (!filter.type || r.type === filter.type) && (name === undefined || r.name.toLowerCase() === name)) out.push(r);
+  }
+  return out;
+}
+
 export class RecordService {
+  private readonly lists = new ZoneListCache(LIST_CACHE_RECORDS);
+
   constructor(
     private readonly store: Store,
     private readonly writer: ZoneWriter,
@@ -24,9 +87,12 @@ export class RecordService {
     private readonly limits: Limits,
   ) {}
 
+  /** A new array each time, ordered by id; its records are shared and frozen. */
   async list(actor: Actor, domainId: number, filter?: RecordFilter): Promise<StoredRecord[]> {
-    await this.domains.owned(this.store, actor, domainId);
-    return this.store.listRecords(domainId, filter);
+    // The domain (and its serial) first: the records read after it are at least as new.
+    const domain = await this.domains.owned(this.store, actor, domainId);
+    const all = this.lists.get(domain) ?? this.lists.set(domain, await this.store.listRecords(domainId));
+    return select(all, filter);
   }
 
   async get(actor: Actor, domainId: number, id: number): Promise<StoredRecord> {

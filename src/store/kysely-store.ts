@@ -6,9 +6,7 @@ import { isPostgres } from './migrations/helpers.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database, DomainsTable, RecordsTable } from './schema.js';
 import type { ZoneChange } from '../services/events.js';
-import type { Account, ApiKeyRow, ChangeRow, DomainFilter, LeaderLock, MirrorState, NewChange, RecordFilter, Store, StoreOps } from './store.js';
-
-export const DEFAULT_PAGE = 100;
+import { pageLimit, type Account, type ApiKeyRow, type ChangeRow, type DomainFilter, type LeaderLock, type MirrorState, type NewChange, type Store, type StoreOps } from './store.js';
 
 // PostgreSQL returns bigint as a string; all our bigints (ms times, serials) fit a double exactly.
 const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
@@ -81,7 +79,6 @@ function toKey(row: { id: unknown; account_id: unknown; prefix: string; label: s
   };
 }
 
-const pageLimit = (limit?: number) => Math.max(1, Math.min(limit ?? DEFAULT_PAGE, 10_000));
 
 /** Store operations over a Kysely handle: the database itself or an open transaction. */
 export class KyselyOps implements StoreOps {
@@ -257,18 +254,14 @@ export class KyselyOps implements StoreOps {
     return row && toRecord(row);
   }
 
-  async listRecords(domainId: number, filter: RecordFilter = {}): Promise<StoredRecord[]> {
-    let q = this.db.selectFrom('records').selectAll().where('domain_id', '=', domainId);
-    if (filter.type) q = q.where('type', '=', filter.type);
-    if (filter.name !== undefined) q = q.where(sql`lower(name)`, '=', filter.name.toLowerCase());
-    if (filter.after !== undefined) q = q.where('id', '>', filter.after);
-    if (filter.limit !== undefined) q = q.limit(pageLimit(filter.limit));
-    const rows = await q.orderBy('id').execute();
+  async listRecords(domainId: number): Promise<StoredRecord[]> {
+    const rows = await this.db.selectFrom('records').selectAll().where('domain_id', '=', domainId).orderBy('id').execute();
     return rows.map(toRecord);
   }
 
-  recordsAt(domainId: number, name: string): Promise<StoredRecord[]> {
-    return this.listRecords(domainId, { name });
+  async recordsAt(domainId: number, name: string): Promise<StoredRecord[]> {
+    const rows = await this.db.selectFrom('records').selectAll().where('domain_id', '=', domainId).where(sql`lower(name)`, '=', name.toLowerCase()).orderBy('id').execute();
+    return rows.map(toRecord);
   }
 
   async countRecords(domainId: number): Promise<number> {

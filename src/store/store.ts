@@ -55,15 +55,14 @@ export interface Page {
   limit?: number;
 }
 
+export const DEFAULT_PAGE = 100;
+
+/** The number of rows a page holds: `limit` kept within 1..10000, DEFAULT_PAGE when not given. */
+export const pageLimit = (limit?: number) => Math.max(1, Math.min(limit ?? DEFAULT_PAGE, 10_000));
+
 export interface DomainFilter extends Page {
   kind?: DomainData['kind'];
   /** Exact (lower-case) domain name. */
-  name?: string;
-}
-
-export interface RecordFilter extends Page {
-  type?: string;
-  /** Relative owner name, compared case-insensitively. */
   name?: string;
 }
 
@@ -103,7 +102,8 @@ export interface StoreOps {
   insertRecord(domainId: number, r: RecordData, now: number): Promise<StoredRecord>;
   record(domainId: number, id: number): Promise<StoredRecord | undefined>;
   recordById(id: number): Promise<StoredRecord | undefined>;
-  listRecords(domainId: number, filter?: RecordFilter): Promise<StoredRecord[]>;
+  /** Every record of the domain, ordered by id. */
+  listRecords(domainId: number): Promise<StoredRecord[]>;
   /** Records of the domain whose owner equals `name` case-insensitively. */
   recordsAt(domainId: number, name: string): Promise<StoredRecord[]>;
   countRecords(domainId: number): Promise<number>;

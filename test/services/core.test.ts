@@ -49,6 +49,30 @@ describe('core services', () => {
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).problems.map((p) => p.field).sort()).toEqual(['name', 'target', 'ttl']);
   });
+
+  it('lists records as they are now, also after changes made by another node on the same database', async () => {
+    const other = new Services(await openStore(db.url));
+    try {
+      const d = await services.domains.create(alice, { domain: 'example.com', kind: 'master', soaEmail: 'h@example.com' });
+      const a = await services.records.create(alice, d.id, { ...V3_DEFAULTS, type: 'A', name: 'b', target: '192.0.2.1' });
+      const names = async () => (await services.records.list(alice, d.id)).map((r) => `${r.name} ${r.target}`);
+      expect(await names()).toEqual(['b 192.0.2.1']);
+      // The caller may reorder what it gets without changing the next answer.
+      await other.records.create(alice, d.id, { ...V3_DEFAULTS, type: 'A', name: 'a', target: '192.0.2.2' });
+      const listed = await services.records.list(alice, d.id);
+      listed.sort((x, y) => x.name.localeCompare(y.name));
+      expect(await names()).toEqual(['b 192.0.2.1', 'a 192.0.2.2']);
+      await other.records.update(alice, d.id, a.id, (current) => ({ ...current, target: '192.0.2.9' }));
+      expect(await names()).toEqual(['b 192.0.2.9', 'a 192.0.2.2']);
+      expect((await services.records.list(alice, d.id, { name: 'A' })).map((r) => r.target)).toEqual(['192.0.2.2']);
+      expect((await services.records.list(alice, d.id, { after: a.id, limit: 1 })).map((r) => r.name)).toEqual(['a']);
+      await other.records.delete(alice, d.id, a.id);
+      expect(await names()).toEqual(['a 192.0.2.2']);
+      await expect(services.records.list(bob, d.id)).rejects.toBeInstanceOf(NotFoundError);
+    } finally {
+      await other.store.close();
+    }
+  });
 });
 
 describe('audit trail', () => {
