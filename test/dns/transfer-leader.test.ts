@@ -6,7 +6,7 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import * as dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startKnot } from '../support/knot.js';
+import { eventually, startPrimary } from '../support/knot.js';
 import { freshDatabase, startTestServer, type TestServer } from '../support/server.js';
 import { data } from '../v3/support.js';
 import { createDomain, createRecord } from './support.js';
@@ -55,31 +55,12 @@ describe.skipIf(!DATABASE_URL)('NOTIFY in a cluster', () => {
     const leader = nodes.find((n) => n.leadership.isLeader()) as TestServer;
     const other = nodes.find((n) => n !== leader) as TestServer;
     // The primary announces its changes to the node that is not the leader only.
-    const knot = await startKnot({
-      address: PRIMARY,
-      files: { 'mirror.zone': mirrorZone(1) },
-      config: `remote:
-  - id: follower
-    address: 127.0.0.1@${other.dnsAddress?.port}
-    via: {address}
-acl:
-  - id: xfr
-    address: 127.0.0.0/8
-    action: transfer
-zone:
-  - domain: ${MIRRORED}
-    file: "{dir}/mirror.zone"
-    notify: follower
-    acl: xfr
-    zonefile-sync: -1
-    journal-content: none
-`,
-    });
+    const knot = await startPrimary(PRIMARY, MIRRORED, mirrorZone(1), other.dnsAddress?.port);
     try {
       const { key } = await other.user('mirrors');
       const id = (await data(other.base, { api_action: 'domain.create', api_key: key, Domain: MIRRORED, Type: 'slave', master_ips: PRIMARY })).DomainID as number;
       await eventually(`the first transfer\n${knot.log()}`, async () => (await leader.services.mirrors.stateOf(id)).serial === 1);
-      knot.writeFile('mirror.zone', mirrorZone(2));
+      knot.writeFile(`${MIRRORED}.zone`, mirrorZone(2));
       await knot.knotc('zone-reload', MIRRORED);
       // The SOA refresh is an hour, and the follower never pulls: only the passed-on NOTIFY makes the leader pull now.
       await eventually(`the pull after the NOTIFY\n${knot.log()}`, async () => (await leader.services.mirrors.stateOf(id)).serial === 2, 10_000);

@@ -6,7 +6,7 @@
 import { createSocket } from 'node:dgram';
 import * as dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startKnot, transfer, type Knot } from '../support/knot.js';
+import { eventually, startPrimary, transfer, type Knot } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { data } from '../v3/support.js';
 import { kdig } from './support.js';
@@ -38,26 +38,7 @@ async function publish(content: string): Promise<void> {
 beforeAll(async () => {
   server = await startTestServer();
   ({ key } = await server.user('mirror'));
-  knot = await startKnot({
-    address: PRIMARY,
-    files: { [`${ZONE}.zone`]: zoneFile(2024010101) },
-    config: `remote:
-  - id: zonehost
-    address: 127.0.0.1@${server.dnsAddress?.port}
-    via: {address}
-acl:
-  - id: xfr
-    address: 127.0.0.0/8
-    action: transfer
-zone:
-  - domain: ${ZONE}
-    file: "{dir}/${ZONE}.zone"
-    notify: zonehost
-    acl: xfr
-    zonefile-sync: -1
-    journal-content: none
-`,
-  });
+  knot = await startPrimary(PRIMARY, ZONE, zoneFile(2024010101), server.dnsAddress?.port);
 });
 
 afterAll(async () => {

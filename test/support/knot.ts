@@ -108,6 +108,33 @@ ${body}
   };
 }
 
+/**
+ * A Knot primary for one zone: serves `zone` from `{dir}/<zone>.zone` (the zone file given in `files`),
+ * lets all of 127.0.0.0/8 transfer it, and sends NOTIFY to our DNS port on 127.0.0.1.
+ */
+export function startPrimary(address: string, zone: string, zoneFile: string, notifyPort: number | undefined): Promise<Knot> {
+  return startKnot({
+    address,
+    files: { [`${zone}.zone`]: zoneFile },
+    config: `remote:
+  - id: zonehost
+    address: 127.0.0.1@${notifyPort}
+    via: {address}
+acl:
+  - id: xfr
+    address: 127.0.0.0/8
+    action: transfer
+zone:
+  - domain: ${zone}
+    file: "{dir}/${zone}.zone"
+    notify: zonehost
+    acl: xfr
+    zonefile-sync: -1
+    journal-content: none
+`,
+  });
+}
+
 /** Runs kdig against a Knot server (never spawnSync: the server under test runs in this process). */
 export async function kdigAt(knot: Pick<Knot, 'address' | 'port'>, ...args: string[]): Promise<DigAnswer> {
   const { stdout } = await run('kdig', ['-p', String(knot.port), `@${knot.address}`, '+norec', '+time=2', '+retry=0', ...args], { timeout: 15_000 });
