@@ -2,7 +2,8 @@
  * The zones this node serves, in memory: loaded from the store at start and rebuilt one zone at a time
  * from change events. Events arrive synchronously right after commit, before the API answers, so each one
  * marks the zone's names as pending at once; queries under those names wait for the rebuild and never see
- * an older zone, while queries for other zones go on.
+ * an older zone, while queries for other zones go on. A changed zone is rebuilt at once when a query needs
+ * it, otherwise REBUILD_DELAY_MS later, so a burst of writes to a large zone costs one rebuild, not one each.
  */
 import type { StoredDomain } from '../model/domain.js';
 import { isServed } from '../model/domain.js';
@@ -94,6 +95,8 @@ function additionalOf(a: ZoneContent['soa'], zone: string): string | null {
 }
 
 const RETRY_MS = 5000;
+/** How long a changed zone waits for more changes before it is rebuilt, unless a query needs it first. */
+export const REBUILD_DELAY_MS = 100;
 
 interface Deferred {
   promise: Promise<void>;
@@ -129,6 +132,11 @@ export class ZoneCache {
   private readonly waiting = new Map<string, Deferred>();
   /** Reloads that failed are tried again later, without holding up queries meanwhile. */
   private readonly retries = new Map<number, NodeJS.Timeout>();
+  /** The delayed rebuild of changed zones, when one is planned. */
+  private delayed: NodeJS.Timeout | undefined;
+  /** A query waits for a zone that a running rebuild round does not cover: start the next round at once. */
+  private urgent = false;
+  private stopped = false;
   private offBus: (() => void) | null = null;
 
   constructor(
@@ -145,7 +153,9 @@ export class ZoneCache {
   }
 
   stop(): void {
+    this.stopped = true;
     this.offBus?.();
+    clearTimeout(this.delayed);
     for (const t of this.retries.values()) clearTimeout(t);
     this.retries.clear();
   }
@@ -155,7 +165,10 @@ export class ZoneCache {
     if (this.waiting.size === 0) return null;
     const waits: Promise<void>[] = [];
     for (const [k, d] of this.waiting) if (k === '' || key === k || key.endsWith('.' + k)) waits.push(d.promise);
-    return waits.length === 0 ? null : waits.length === 1 ? (waits[0] as Promise<void>) : Promise.all(waits);
+    if (waits.length === 0) return null;
+    this.urgent = true;
+    if (!this.pendingPromise) this.schedule();
+    return waits.length === 1 ? (waits[0] as Promise<void>) : Promise.all(waits);
   }
 
   /** The most specific zone containing the lookup key, if served now. */
@@ -183,7 +196,13 @@ export class ZoneCache {
     if (!c.domain) this.waiting.set('', next);
     for (const n of names) if (n) this.waiting.set(keyOf(n), next);
     this.queued.add(c.domainId);
-    this.schedule();
+    this.later();
+  }
+
+  private later(): void {
+    if (this.delayed || this.pendingPromise || this.stopped) return;
+    this.delayed = setTimeout(() => this.schedule(), REBUILD_DELAY_MS);
+    this.delayed.unref();
   }
 
   private remove(id: number): void {
@@ -194,15 +213,21 @@ export class ZoneCache {
   }
 
   private schedule(): void {
+    clearTimeout(this.delayed);
+    this.delayed = undefined;
     this.pendingPromise ??= this.drain().finally(() => {
       this.pendingPromise = null;
+      // Zones changed during the round: at once if a query waits for one, else after the delay.
+      if (this.queued.size === 0) return;
+      if (this.urgent) this.schedule();
+      else this.later();
     });
   }
 
-  /** Rebuilds queued zones one after another until the queue is empty; a failure leaves the old copy. */
+  /** Rebuilds the zones queued when the round starts, one after another; a failure leaves the old copy. */
   private async drain(): Promise<void> {
-    while (this.queued.size > 0) {
-      const id = this.queued.values().next().value as number;
+    this.urgent = false;
+    for (const id of [...this.queued]) {
       this.queued.delete(id);
       // Changes heard from now on need a later rebuild than this one.
       const done = this.nextLoad.get(id);
