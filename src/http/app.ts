@@ -9,6 +9,7 @@ import { MAX_TXT_BYTES } from '../model/records/txt.js';
 import { isV3Target, v3ClientErrorResponse, v3LimitedReply, v3Routes } from './v3/plugin.js';
 import { isV1Path, v1Routes } from './v1/plugin.js';
 import { v1LimitedReply } from './v1/problem.js';
+import { redactTarget, requestLogSerializers } from './log.js';
 import { installMetrics } from './metrics.js';
 import { registerPanel } from './panel.js';
 
@@ -77,7 +78,7 @@ export async function buildApp(services: Services, opts: HttpOptions): Promise<F
   const app = Fastify({
     ...(opts.tls ? { https: httpsOptions(opts.tls) } : { http: { maxHeaderSize: MAX_HEADER_SIZE } }),
     clientErrorHandler: clientError,
-    loggerInstance: opts.logger,
+    loggerInstance: opts.logger.child({}, { serializers: requestLogSerializers }),
     ...(opts.trustProxy?.length ? { trustProxy: opts.trustProxy } : {}),
     bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
     // Interface A is case-insensitive about parameter names, not paths, but /API/ should still work.
@@ -95,6 +96,11 @@ export async function buildApp(services: Services, opts: HttpOptions): Promise<F
   // Before the routes are registered, so that every route's answers are counted.
   installMetrics(app, services.metrics);
 
+  // Fastify's own 404 answer, but logged with the URL redacted (its default logs the key a GET client sent).
+  app.setNotFoundHandler((req, reply) => {
+    req.log.info(`Route ${req.method}:${redactTarget(req.url)} not found`);
+    return reply.code(404).send({ message: `Route ${req.method}:${req.url} not found`, error: 'Not Found', statusCode: 404 });
+  });
   app.get('/healthz', async () => ({ status: 'ok' }));
   await app.register(v3Routes(services), { prefix: '/' });
   await app.register(v3Routes(services), { prefix: '/api' });

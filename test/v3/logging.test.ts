@@ -45,8 +45,8 @@ afterAll(async () => {
   await db.cleanup();
 });
 
-describe('interface A request log', () => {
-  it('redacts api_key and password in logged URLs, whatever their case or encoding, and keeps the rest', async () => {
+describe('the request log', () => {
+  it('redacts api_key and password in logged URLs on any path, whatever their case or encoding, and keeps the rest', async () => {
     const issued = await call(base, { api_action: 'user.getapikey', username: 'alice', password: PASSWORD });
     const key = issued.body.DATA.API_KEY as string;
     expect(key).toMatch(/^[A-Za-z0-9]{64}$/);
@@ -57,6 +57,9 @@ describe('interface A request log', () => {
     const encoded = await fetch(`${base}/api/?api_action=test.echo&api%5Fkey=${key}&visible=${marker}-encoded`).then((r) => r.json() as Promise<{ ERRORARRAY: unknown[] }>);
     expect(encoded.ERRORARRAY).toEqual([]);
     await call(base, { api_action: 'test.echo', api_key: key, visible: `${marker}-post` }, { transport: 'POST-form' });
+    // A mistyped path is logged too (a 404), and redacted the same way.
+    expect((await fetch(`${base}/apii/?api_key=${key}&visible=${marker}-typo`)).status).toBe(404);
+    await logLine(new RegExp(`${marker}-typo`));
 
     await logLine(new RegExp(`${marker}-encoded`));
     await logLine(/"method":"POST"/);

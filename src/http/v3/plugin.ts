@@ -42,35 +42,6 @@ export function v3ClientErrorResponse(target: string): string {
   return `HTTP/1.1 200 OK\r\nContent-Type: ${CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
-/** Arguments never written to the request log: GET clients (lexicon, libcloud) put the key in the URL. */
-const SECRET_ARGS = new Set(['api_key', 'password']);
-
-/** A request target with the values of secret arguments replaced (names compared as the parser sees them). */
-export function redactTarget(target: string): string {
-  const q = target.indexOf('?');
-  if (q < 0) return target;
-  const pairs = target
-    .slice(q + 1)
-    .split('&')
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      const raw = eq < 0 ? pair : pair.slice(0, eq);
-      let name = raw;
-      try {
-        name = decodeURIComponent(raw.replace(/\+/g, ' '));
-      } catch {
-        // an undecodable name cannot match a secret argument's name either
-      }
-      return SECRET_ARGS.has(name.toLowerCase()) ? `${raw}=[redacted]` : pair;
-    });
-  return `${target.slice(0, q)}?${pairs.join('&')}`;
-}
-
-/** Fastify's request log entry, with the URL redacted. */
-const logSerializers = {
-  req: (req: FastifyRequest) => ({ method: req.method, url: redactTarget(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort }),
-};
-
 export function v3Routes(services: Services): FastifyPluginAsync {
   return async (app) => {
     await app.register(formbody);
@@ -157,13 +128,12 @@ export function v3Routes(services: Services): FastifyPluginAsync {
       if (state.retryAfter !== undefined && !Array.isArray(body)) reply.code(429).header('Retry-After', String(state.retryAfter));
       return send(reply, body);
     };
-    app.get('/', { logSerializers }, handler);
-    app.post('/', { logSerializers }, handler);
+    app.get('/', handler);
+    app.post('/', handler);
     // Only GET and POST carry calls; other methods still get an envelope, never a bare 404.
     app.route({
       method: ['PUT', 'DELETE', 'PATCH', 'OPTIONS'],
       url: '/',
-      logSerializers,
       handler: async (req, reply) => {
         const action = Args.from(req.query).raw('api_action') ?? '';
         return send(reply, failed(findAction(action)?.name ?? action, [{ ERRORCODE: CODES.badRequest, ERRORMESSAGE: `Bad request: use GET or POST, not ${req.method}.` }]));
