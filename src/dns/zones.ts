@@ -96,7 +96,7 @@ function additionalOf(a: ZoneContent['soa'], zone: string): string | null {
 
 const RETRY_MS = 5000;
 /** How long a changed zone waits for more changes before it is rebuilt, unless a query needs it first. */
-export const REBUILD_DELAY_MS = 100;
+const REBUILD_DELAY_MS = 100;
 
 interface Deferred {
   promise: Promise<void>;
@@ -160,7 +160,10 @@ export class ZoneCache {
     this.retries.clear();
   }
 
-  /** What a query for `key` must wait for before it is answered: rebuilds of changed zones above it, or null. */
+  /**
+   * What a query for `key` must wait for before it is answered: rebuilds of changed zones above it, or null.
+   * A query that must wait starts the rebuild at once rather than after REBUILD_DELAY_MS.
+   */
   pendingFor(key: string): Promise<unknown> | null {
     if (this.waiting.size === 0) return null;
     const waits: Promise<void>[] = [];

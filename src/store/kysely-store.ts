@@ -79,7 +79,6 @@ function toKey(row: { id: unknown; account_id: unknown; prefix: string; label: s
   };
 }
 
-
 /** Store operations over a Kysely handle: the database itself or an open transaction. */
 export class KyselyOps implements StoreOps {
   constructor(
@@ -254,14 +253,16 @@ export class KyselyOps implements StoreOps {
     return row && toRecord(row);
   }
 
+  private recordsOf(domainId: number) {
+    return this.db.selectFrom('records').selectAll().where('domain_id', '=', domainId).orderBy('id');
+  }
+
   async listRecords(domainId: number): Promise<StoredRecord[]> {
-    const rows = await this.db.selectFrom('records').selectAll().where('domain_id', '=', domainId).orderBy('id').execute();
-    return rows.map(toRecord);
+    return (await this.recordsOf(domainId).execute()).map(toRecord);
   }
 
   async recordsAt(domainId: number, name: string): Promise<StoredRecord[]> {
-    const rows = await this.db.selectFrom('records').selectAll().where('domain_id', '=', domainId).where(sql`lower(name)`, '=', name.toLowerCase()).orderBy('id').execute();
-    return rows.map(toRecord);
+    return (await this.recordsOf(domainId).where(sql`lower(name)`, '=', name.toLowerCase()).execute()).map(toRecord);
   }
 
   async countRecords(domainId: number): Promise<number> {

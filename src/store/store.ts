@@ -55,7 +55,7 @@ export interface Page {
   limit?: number;
 }
 
-export const DEFAULT_PAGE = 100;
+const DEFAULT_PAGE = 100;
 
 /** The number of rows a page holds: `limit` kept within 1..10000, DEFAULT_PAGE when not given. */
 export const pageLimit = (limit?: number) => Math.max(1, Math.min(limit ?? DEFAULT_PAGE, 10_000));

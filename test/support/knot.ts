@@ -109,7 +109,7 @@ ${body}
 }
 
 /**
- * A Knot primary for one zone: serves `zone` from `{dir}/<zone>.zone` (the zone file given in `files`),
+ * A Knot primary for one zone: serves `zone` from `zoneFile` (written as `<zone>.zone`, replace it with writeFile),
  * lets all of 127.0.0.0/8 transfer it, and sends NOTIFY to our DNS port on 127.0.0.1.
  */
 export function startPrimary(address: string, zone: string, zoneFile: string, notifyPort: number | undefined): Promise<Knot> {
