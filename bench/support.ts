@@ -1,6 +1,6 @@
 /** What every benchmark suite needs: free loopback ports, child processes it stops, temporary places, tables. */
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,6 +81,49 @@ export function startChild(command: string, args: string[], options: SpawnOption
       }
     },
   };
+}
+
+/**
+ * Starts knotd (default worker counts) serving `zone` from the master file `zoneFile` on a free loopback
+ * port; returns at once, without waiting for it to answer.
+ */
+export async function spawnKnot(dir: string, zone: string, zoneFile: string): Promise<{ child: Child; port: number }> {
+  const port = await freePort();
+  writeFileSync(join(dir, `${zone}.zone`), zoneFile);
+  const child = startKnotd(
+    dir,
+    `127.0.0.1@${port}`,
+    `template:
+  - id: default
+    storage: "${dir}"
+    zonefile-sync: -1
+    journal-content: none
+zone:
+  - domain: ${zone}
+    file: "${zone}.zone"
+`,
+  );
+  return { child, port };
+}
+
+/** Starts knotd listening on `listen` (address@port) with its state in `dir`, warnings on stderr, and `zones` (the rest of its configuration). */
+export function startKnotd(dir: string, listen: string, zones: string): Child {
+  const conf = join(dir, 'knot.conf');
+  writeFileSync(
+    conf,
+    `server:
+    rundir: "${dir}"
+    listen: ${listen}
+database:
+    storage: "${dir}"
+control:
+    listen: "${join(dir, 'knot.sock')}"
+log:
+  - target: stderr
+    any: warning
+${zones}`,
+  );
+  return startChild('knotd', ['-c', conf]);
 }
 
 /** Runs a command to completion (not for talking to a server in this process). */

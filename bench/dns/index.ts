@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort, haveProgram, runCommand, startChild, table, tempDir, waitFor, ZONEHOST_BIN, type BenchOptions, type Child } from '../support.js';
+import { freePort, haveProgram, runCommand, spawnKnot, startChild, table, tempDir, waitFor, ZONEHOST_BIN, type BenchOptions, type Child } from '../support.js';
 
 const run = promisify(execFile);
 
@@ -94,32 +94,7 @@ async function exportZone(port: number): Promise<string> {
 
 /** knotd with its default worker counts, serving the exported zone. */
 async function startKnot(dir: string, zoneFile: string): Promise<Server> {
-  const port = await freePort();
-  writeFileSync(join(dir, `${ZONE}.zone`), zoneFile);
-  const conf = join(dir, 'knot.conf');
-  writeFileSync(
-    conf,
-    `server:
-    rundir: "${dir}"
-    listen: 127.0.0.1@${port}
-database:
-    storage: "${dir}"
-control:
-    listen: "${join(dir, 'knot.sock')}"
-log:
-  - target: stderr
-    any: warning
-template:
-  - id: default
-    storage: "${dir}"
-    zonefile-sync: -1
-    journal-content: none
-zone:
-  - domain: ${ZONE}
-    file: "${ZONE}.zone"
-`,
-  );
-  const child = startChild('knotd', ['-c', conf]);
+  const { child, port } = await spawnKnot(dir, ZONE, zoneFile);
   try {
     await waitFor(`knotd (${child.output()})`, () => answers(port));
   } catch (e) {

@@ -3,12 +3,11 @@
  * own DNS server and by a knotd secondary fed by our NOTIFY and IXFR. One record is changed at a time,
  * through interface A (domain.resource.update) and interface B (PATCH /v1/domains/{id}/A/{rid}); after
  * each write this process polls both servers over UDP, one query in flight each, until they answer with
- * the new address. The next change starts when both have it.
+ * the new address. The next change starts when both have it. One unmeasured change goes first (see measure()).
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { haveProgram, postgresSchema, startChild, table, tempDir, waitFor, type BenchOptions, type Child } from '../support.js';
+import { haveProgram, postgresSchema, startKnotd, table, tempDir, waitFor, type BenchOptions, type Child } from '../support.js';
 import { addUser, apiKey, percentile, resolver, serve, v1, v3, type Resolver } from './zonehost.js';
 
 const ZONE = 'prop.example';
@@ -21,20 +20,10 @@ const TARGETS = { own: 50, knot: 1000 };
 
 /** knotd as a secondary of our server for ZONE, on SECONDARY port 53. */
 async function startSecondary(dir: string, primaryPort: number): Promise<Child> {
-  const conf = join(dir, 'knot.conf');
-  writeFileSync(
-    conf,
-    `server:
-    rundir: "${dir}"
-    listen: ${SECONDARY}@53
-database:
-    storage: "${dir}"
-control:
-    listen: "${join(dir, 'knot.sock')}"
-log:
-  - target: stderr
-    any: warning
-remote:
+  return startKnotd(
+    dir,
+    `${SECONDARY}@53`,
+    `remote:
   - id: zonehost
     address: 127.0.0.1@${primaryPort}
     via: ${SECONDARY}
@@ -50,7 +39,6 @@ zone:
     zonefile-sync: -1
 `,
   );
-  return startChild('knotd', ['-c', conf]);
 }
 
 /** Milliseconds from `start` until `r` answers `name` A with `address`, or null when it gave up. */
@@ -91,6 +79,12 @@ async function measure(db: string, changes: number, log: (line: string) => void)
       A: (address) => v3(zh.url, { api_action: 'domain.resource.update', api_key: key, DomainID: id, ResourceID: ridA, Target: address }),
       B: (address) => v1(zh.url, key, 'PATCH', `/domains/${id}/A/${ridB}`, { address }),
     };
+    // One change first, not measured: knotd acknowledges the first NOTIFY after its initial AXFR at once but
+    // sometimes starts that refresh only 0.6-1 s later (its own start-up, seen on both stores), which says
+    // nothing about later changes.
+    await writes.A?.('10.255.255.255');
+    const warm = performance.now();
+    await Promise.all([seen(own, `a.${ZONE}`, '10.255.255.255', warm), seen(secondary, `a.${ZONE}`, '10.255.255.255', warm)]);
     const results = new Map<string, Samples>();
     let n = 0;
     for (const [via, write] of Object.entries(writes)) {

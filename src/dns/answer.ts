@@ -4,7 +4,7 @@
  */
 import type * as dnsPacket from 'dns-packet';
 import { keyOf, parentKey, RCODE, ResponseWriter, splitName, TYPE, type Malformed, type Query } from './wire.js';
-import type { ServedRecord, Zone, ZoneCache, ZoneNode } from './zones.js';
+import { setOf, type RRset, type Zone, type ZoneCache, type ZoneNode } from './zones.js';
 
 /** Types that answer "where is this host" in the additional section (RFC 1035 3.3: type A additional processing). */
 const ADDRESS_TYPES = [TYPE.A, TYPE.AAAA];
@@ -16,7 +16,7 @@ const CLASSIC_UDP_SIZE = 512;
 export const TCP_MAX = 65535;
 
 interface Entry {
-  rr: ServedRecord;
+  set: RRset;
   /** Owner labels as written (the query's or the CNAME target's case); the record's own when absent. */
   owner?: readonly string[];
   ttl?: number;
@@ -41,10 +41,10 @@ export function udpLimit(q: Query): number {
 const inZone = (key: string, zone: Zone): boolean => key === zone.key || key.endsWith('.' + zone.key);
 
 function negative(zone: Zone, r: Result, rcode: number): Result {
-  const soa = zone.soa.data as dnsPacket.SoaData;
+  const soa = zone.soa.items[0] as dnsPacket.SoaData;
   r.rcode = rcode;
   // RFC 2308 section 5: negative answers are cached for min(SOA TTL, SOA MINIMUM).
-  r.authority.push({ rr: zone.soa, ttl: Math.min(zone.soa.ttl, (soa.minimum ?? 0) >>> 0) });
+  r.authority.push({ set: zone.soa, ttl: Math.min(zone.soa.ttl, (soa.minimum ?? 0) >>> 0) });
   return r;
 }
 
@@ -52,12 +52,16 @@ function negative(zone: Zone, r: Result, rcode: number): Result {
 function addAdditional(zone: Zone, r: Result, from: Entry[]): void {
   const seen = new Set<string>();
   for (const e of from) {
-    const target = e.rr.additional;
-    if (!target || seen.has(target)) continue;
-    seen.add(target);
-    const node = zone.nodes.get(target);
-    if (!node) continue;
-    for (const t of ADDRESS_TYPES) for (const rr of node.rrsets.get(t) ?? []) r.additional.push({ rr });
+    for (const target of e.set.additional ?? []) {
+      if (!target || seen.has(target)) continue;
+      seen.add(target);
+      const node = zone.nodes.get(target);
+      if (!node) continue;
+      for (const t of ADDRESS_TYPES) {
+        const set = setOf(node, t);
+        if (set) r.additional.push({ set });
+      }
+    }
   }
 }
 
@@ -73,31 +77,38 @@ export function resolve(zone: Zone, q: Query): Result {
     const path: string[] = [];
     for (let k = key; k !== zone.key && k !== ''; k = parentKey(k)) path.push(k);
     let encloser = zone.key;
-    let exact: ZoneNode | null = path.length === 0 ? (zone.nodes.get(zone.key) ?? null) : null;
+    // Whether the name exists (an empty non-terminal does, with no records), and its record sets.
+    let exact = path.length === 0;
+    let node: ZoneNode = exact ? (zone.nodes.get(zone.key) ?? null) : null;
     for (let i = path.length - 1; i >= 0; i--) {
       const k = path[i] as string;
-      const node = zone.nodes.get(k);
-      if (!node) break;
+      const here = zone.nodes.get(k);
+      if (here === undefined) break;
       encloser = k;
-      const ns = node.rrsets.get(TYPE.NS);
+      const ns = setOf(here, TYPE.NS);
       // DS belongs to the parent side of the cut, so a DS query at the cut itself is answered here.
       if (ns && !(i === 0 && q.qtype === TYPE.DS)) {
         if (step > 0) return r; // a CNAME into a delegated name: the alias is ours, the rest is not
         const ref = result(RCODE.NOERROR, false);
-        for (const rr of ns) ref.authority.push({ rr });
+        ref.authority.push({ set: ns });
         addAdditional(zone, ref, ref.authority);
         return ref;
       }
-      if (i === 0) exact = node;
+      if (i === 0) {
+        exact = true;
+        node = here;
+      }
     }
-    // RFC 4592: a name that does not exist is synthesised from "*" at its closest encloser.
-    const node = exact ?? zone.nodes.get('*.' + encloser) ?? null;
-    if (!node) return negative(zone, r, RCODE.NXDOMAIN);
-    const cname = node.rrsets.get(TYPE.CNAME);
+    if (!exact) {
+      // RFC 4592: a name that does not exist is synthesised from "*" at its closest encloser.
+      const wild = zone.nodes.get('*.' + encloser);
+      if (wild === undefined) return negative(zone, r, RCODE.NXDOMAIN);
+      node = wild;
+    }
+    const cname = setOf(node, TYPE.CNAME);
     if (cname && q.qtype !== TYPE.CNAME && q.qtype !== TYPE.ANY) {
-      const rr = cname[0] as ServedRecord;
-      r.answer.push({ rr, owner: labels });
-      const target = String(rr.data);
+      r.answer.push({ set: cname, owner: labels });
+      const target = cname.items[0] as string;
       const tkey = keyOf(target);
       if (visited.has(tkey) || step + 1 >= MAX_CHAIN || !inZone(tkey, zone)) return r;
       labels = splitName(target);
@@ -106,8 +117,11 @@ export function resolve(zone: Zone, q: Query): Result {
     }
     const start = r.answer.length;
     if (q.qtype === TYPE.ANY) {
-      for (const set of node.rrsets.values()) for (const rr of set) r.answer.push({ rr, owner: labels });
-    } else for (const rr of node.rrsets.get(q.qtype) ?? []) r.answer.push({ rr, owner: labels });
+      for (let set = node; set; set = set.next) r.answer.push({ set, owner: labels });
+    } else {
+      const set = setOf(node, q.qtype);
+      if (set) r.answer.push({ set, owner: labels });
+    }
     if (r.answer.length === start) return negative(zone, r, RCODE.NOERROR);
     addAdditional(zone, r, r.answer);
     return r;
@@ -122,6 +136,7 @@ export function answerQuery(zones: ZoneCache, q: Query, now: number): { result: 
   if (q.qtype === TYPE.OPT) return { result: result(RCODE.FORMERR), zone: null };
   if (q.qtype === TYPE.MAILA || q.qtype === TYPE.MAILB) return { result: result(RCODE.NOTIMP), zone: null };
   const zone = q.qclass === 1 ? zones.find(q.key, now) : null;
+  if (!zone && q.qclass === 1 && zones.unavailable(q.key)) return { result: result(RCODE.SERVFAIL), zone: null };
   return { result: zone ? resolve(zone, q) : result(RCODE.REFUSED), zone };
 }
 
@@ -140,15 +155,16 @@ export function encodeResponse(q: Query | Malformed, r: Result, limit: number): 
   const room = limit - (edns ? 11 : 0);
   const afterQuestion = w.mark();
   let tc = false;
-  for (const e of r.answer) w.record(1, e.rr, e.owner, e.ttl);
-  for (const e of r.authority) w.record(2, e.rr, e.owner, e.ttl);
+  const write = (section: 1 | 2 | 3, e: Entry) => w.rrset(section, e.owner ?? splitName(e.set.owner), e.set.type, e.ttl ?? e.set.ttl, e.set.items);
+  for (const e of r.answer) write(1, e);
+  for (const e of r.authority) write(2, e);
   if (w.length > room) {
     w.rollback(afterQuestion);
     tc = true;
   } else {
     for (const e of r.additional) {
       const before = w.mark();
-      w.record(3, e.rr, e.owner, e.ttl);
+      write(3, e);
       if (w.length > room) {
         w.rollback(before);
         break;

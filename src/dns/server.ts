@@ -93,7 +93,7 @@ export class DnsHandler {
       hit = { response: encodeResponse(q, result, limit), zone };
       this.responses.put(q, hit.response, limit, zone);
     }
-    if (hit.zone) this.services.metrics.countQuery(hit.zone.id, hit.zone.soa.name);
+    if (hit.zone) this.services.metrics.countQuery(hit.zone.id, hit.zone.name);
     return hit.response;
   }
 
@@ -112,7 +112,10 @@ export class DnsHandler {
 
 function listenUdp(host: string, port: number, onMessage: (msg: Buffer, from: { address: string; port: number }, socket: UdpSocket) => void): Promise<UdpSocket> {
   return new Promise((resolve, reject) => {
-    const socket = createSocket({ type: isIPv6(host) ? 'udp6' : 'udp4' });
+    const type = isIPv6(host) ? 'udp6' : 'udp4';
+    // Answers go to the address a query came from, always an IP: passed through as it is, so a send does
+    // not wait a tick for dns.lookup() to say so.
+    const socket = createSocket({ type, lookup: (address, _family, done) => done(null, address, type === 'udp6' ? 6 : 4) });
     socket.once('error', reject);
     socket.on('message', (msg, rinfo) => onMessage(msg, rinfo, socket));
     socket.bind(port, host, () => {
@@ -185,6 +188,10 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
   const responses = new ResponseCache();
   const zones = new ZoneCache(services, { nameservers: opts.nameservers, log: opts.log, changed: () => responses.clear() });
   await zones.start();
+  const gauges = [
+    services.metrics.gauge('zonehost_dns_zones', 'Zones the DNS server answers for from memory.', () => zones.size),
+    services.metrics.gauge('zonehost_dns_zones_loading', 'Zones listed at start that are not in memory yet (0 once the start-up load is done).', () => zones.loading),
+  ];
   const handler = new DnsHandler(services, zones, responses, opts.nameservers, opts.log);
   const onUdp = (msg: Buffer, from: { address: string; port: number }, socket: UdpSocket) => {
     let out: Buffer | null = null;
@@ -224,6 +231,7 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
       udp.close();
       if (opts.port !== 0 || attempt >= 10) {
         zones.stop();
+        for (const off of gauges) off();
         throw e;
       }
     }
@@ -237,6 +245,7 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
     zones,
     async close() {
       zones.stop();
+      for (const off of gauges) off();
       await new Promise<void>((resolve) => udpSocket.close(() => resolve()));
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => tcp.close(() => resolve()));

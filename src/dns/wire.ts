@@ -94,8 +94,11 @@ export function splitName(name: string): string[] {
   return labels;
 }
 
-/** The lookup key of a presentation name. */
-export const keyOf = (name: string): string => keyOfLabels(splitName(name));
+/** The lookup key of a presentation name (without escapes, the name itself when it is lower case already). */
+export function keyOf(name: string): string {
+  if (name.includes('\\')) return keyOfLabels(splitName(name));
+  return lowerAscii(name.endsWith('.') ? name.slice(0, -1) : name);
+}
 
 /** Reads a (possibly compressed) name; bounded: no loops, labels <= 63, name <= 255 octets. */
 function readName(buf: Buffer, offset: number): { labels: string[]; end: number } {
@@ -190,35 +193,54 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
   }
 }
 
-/** A record ready for the writer: owner, type, TTL and its rdata, pre-encoded where nothing can be compressed. */
+/**
+ * One record's rdata as the writer takes it. Types whose rdata holds names the writer compresses keep
+ * their data: NS and CNAME the host name, MX and SOA dns-packet's object. Every other type is encoded
+ * once, ahead of time, as a latin1 string of its rdata (without RDLENGTH): a string is the smallest thing
+ * V8 keeps bytes in, and zones hold a million of them.
+ */
+export type Rdata = string | dnsPacket.MxData | dnsPacket.SoaData;
+
+/** Types whose rdata the writer builds itself, compressing the names in it (RFC 3597 4: only these). */
+const NAMED_RDATA: ReadonlySet<number> = new Set([TYPE.NS, TYPE.CNAME, TYPE.MX, TYPE.SOA]);
+
+/** A record ready for the writer. */
 export interface WireRecord {
   /** Owner as stored (case kept), presentation form. */
   name: string;
   labels: string[];
   type: number;
   ttl: number;
-  /** dns-packet data, for the types whose names the writer compresses (NS, CNAME, MX, SOA). */
-  data: unknown;
-  /** rdlength + rdata, for every other type. */
-  rdata: Buffer | null;
+  rdata: Rdata;
 }
 
 type RdataCodec = { encode(data: unknown): Buffer };
 const recordCodec = (dnsPacket as unknown as { record(type: string): RdataCodec }).record;
 
-function checkName(name: string): void {
-  const labels = splitName(name);
+/** Throws WireError unless `name` fits the wire: labels of 1..63 octets, 255 octets in all. */
+export function checkName(name: string): void {
+  const labels = name.includes('\\') ? splitName(name) : null;
   let total = 1;
-  for (const l of labels) {
-    const len = Buffer.byteLength(l, 'latin1');
+  const label = (len: number) => {
     if (len === 0 || len > MAX_LABEL) throw new WireError(`bad label in ${name}`);
     total += len + 1;
+  };
+  if (labels) for (const l of labels) label(Buffer.byteLength(l, 'latin1'));
+  else {
+    // Without escapes a label's octets are its characters (latin1): measured without splitting.
+    const end = name.endsWith('.') ? name.length - 1 : name.length;
+    for (let start = 0, i = 0; end > 0 && i <= end; i++) {
+      if (i === end || name.charCodeAt(i) === 46) {
+        label(i - start);
+        start = i + 1;
+      }
+    }
   }
   if (total > MAX_NAME_WIRE) throw new WireError(`name too long: ${name}`);
 }
 
 /** TXT character-strings, each at most 255 bytes (dns-packet would silently truncate the length byte). */
-function txtRdata(data: unknown): Buffer {
+function txtRdata(data: unknown): string {
   const parts = (Array.isArray(data) ? data : [data]) as unknown[];
   const strings: Buffer[] = [];
   for (const p of parts) {
@@ -228,39 +250,40 @@ function txtRdata(data: unknown): Buffer {
   }
   const len = strings.reduce((n, s) => n + 1 + s.length, 0);
   if (len > 65535) throw new WireError('TXT rdata too long');
-  const out = Buffer.alloc(2 + len);
-  out.writeUInt16BE(len, 0);
-  let o = 2;
+  const out = Buffer.alloc(len);
+  let o = 0;
   for (const s of strings) {
     out[o++] = s.length;
     s.copy(out, o);
     o += s.length;
   }
-  return out;
+  return out.toString('latin1');
 }
 
-/** Turns one dns-packet answer into a WireRecord, checking what dns-packet would not. Throws WireError when unusable. */
-export function toWireRecord(a: { name: string; type: string; ttl?: number; data?: unknown }): WireRecord {
-  const type = typeNumber(a.type);
-  if (!type || type === TYPE.OPT) throw new WireError(`unsupported type ${a.type}`);
-  checkName(a.name);
-  const base = { name: a.name, labels: splitName(a.name), type, ttl: Math.max(0, Math.min(a.ttl ?? 0, 0x7fffffff)) };
-  const d = a.data;
+/** The type number of a dns-packet type name; throws WireError for one we cannot serve. */
+export function servedType(name: string): number {
+  const type = typeNumber(name);
+  if (!type || type === TYPE.OPT) throw new WireError(`unsupported type ${name}`);
+  return type;
+}
+
+/** Encodes the data of one dns-packet answer, checking what dns-packet would not. Throws WireError when unusable. */
+export function encodeRdata(type: number, typeName: string, d: unknown): Rdata {
   switch (type) {
     case TYPE.NS:
     case TYPE.CNAME:
       checkName(String(d));
-      return { ...base, data: String(d), rdata: null };
+      return String(d);
     case TYPE.MX: {
       const mx = d as dnsPacket.MxData;
       checkName(mx.exchange);
-      return { ...base, data: { preference: (mx.preference ?? 0) & 0xffff, exchange: mx.exchange }, rdata: null };
+      return { preference: (mx.preference ?? 0) & 0xffff, exchange: mx.exchange };
     }
     case TYPE.SOA: {
       const soa = d as dnsPacket.SoaData;
       checkName(soa.mname);
       checkName(soa.rname);
-      return { ...base, data: soa, rdata: null };
+      return soa;
     }
     case TYPE.A:
       if (typeof d !== 'string' || !isIPv4(d)) throw new WireError(`bad IPv4 address ${String(d)}`);
@@ -269,14 +292,24 @@ export function toWireRecord(a: { name: string; type: string; ttl?: number; data
       if (typeof d !== 'string' || !isIPv6(d) || d.includes('%')) throw new WireError(`bad IPv6 address ${String(d)}`);
       break;
     case TYPE.TXT:
-      return { ...base, data: null, rdata: txtRdata(d) };
+      return txtRdata(d);
     case TYPE.SRV:
       checkName((d as dnsPacket.SrvData).target);
       break;
   }
-  const rdata = recordCodec(a.type).encode(d);
+  const rdata = recordCodec(typeName).encode(d);
   if (rdata.length > 65537) throw new WireError('rdata too long');
-  return { ...base, data: null, rdata };
+  return rdata.toString('latin1', 2);
+}
+
+/** The TTL as it goes on the wire (RFC 2181 8: 0..2^31-1). */
+export const wireTtl = (ttl: number | undefined): number => Math.max(0, Math.min(ttl ?? 0, 0x7fffffff));
+
+/** Turns one dns-packet answer into a WireRecord. Throws WireError when unusable. */
+export function toWireRecord(a: { name: string; type: string; ttl?: number; data?: unknown }): WireRecord {
+  const type = servedType(a.type);
+  checkName(a.name);
+  return { name: a.name, labels: splitName(a.name), type, ttl: wireTtl(a.ttl), rdata: encodeRdata(type, a.type, a.data) };
 }
 
 /** Builds one response message into a scratch buffer, compressing names (case-insensitively). */
@@ -318,34 +351,44 @@ export class ResponseWriter {
   /** Appends a record to section 1 (answer), 2 (authority) or 3 (additional); `owner` overrides its name. */
   record(section: 1 | 2 | 3, r: WireRecord, owner: readonly string[] = r.labels, ttl = r.ttl): void {
     this.writeName(owner);
+    this.rdata(r.type, ttl, r.rdata);
+    this.counts[section]++;
+  }
+
+  /** Appends every record of a set under one owner, which is written once and pointed at after that. */
+  rrset(section: 1 | 2 | 3, owner: readonly string[], type: number, ttl: number, items: readonly Rdata[]): void {
+    for (const item of items) {
+      this.writeName(owner);
+      this.rdata(type, ttl, item);
+    }
+    this.counts[section] += items.length;
+  }
+
+  /** Type, class, TTL, RDLENGTH and rdata of a record whose owner has just been written. */
+  private rdata(type: number, ttl: number, rdata: Rdata): void {
     const b = this.buf;
-    b.writeUInt16BE(r.type, this.offset);
+    b.writeUInt16BE(type, this.offset);
     b.writeUInt16BE(CLASS_IN, this.offset + 2);
     b.writeUInt32BE(ttl, this.offset + 4);
-    this.offset += 8;
-    if (r.rdata) {
-      r.rdata.copy(b, this.offset);
-      this.offset += r.rdata.length;
-    } else {
-      const lenAt = this.offset;
+    const lenAt = this.offset + 8;
+    this.offset += 10;
+    if (!NAMED_RDATA.has(type)) {
+      this.offset += b.write(rdata as string, this.offset, 'latin1');
+    } else if (type === TYPE.MX) {
+      const mx = rdata as dnsPacket.MxData;
+      b.writeUInt16BE(mx.preference ?? 0, this.offset);
       this.offset += 2;
-      if (r.type === TYPE.MX) {
-        const mx = r.data as dnsPacket.MxData;
-        b.writeUInt16BE(mx.preference ?? 0, this.offset);
-        this.offset += 2;
-        this.writeName(splitName(mx.exchange));
-      } else if (r.type === TYPE.SOA) {
-        const soa = r.data as dnsPacket.SoaData;
-        this.writeName(splitName(soa.mname));
-        this.writeName(splitName(soa.rname));
-        for (const v of [soa.serial, soa.refresh, soa.retry, soa.expire, soa.minimum]) {
-          b.writeUInt32BE((v ?? 0) >>> 0, this.offset);
-          this.offset += 4;
-        }
-      } else this.writeName(splitName(String(r.data)));
-      b.writeUInt16BE(this.offset - lenAt - 2, lenAt);
-    }
-    this.counts[section]++;
+      this.writeName(splitName(mx.exchange));
+    } else if (type === TYPE.SOA) {
+      const soa = rdata as dnsPacket.SoaData;
+      this.writeName(splitName(soa.mname));
+      this.writeName(splitName(soa.rname));
+      for (const v of [soa.serial, soa.refresh, soa.retry, soa.expire, soa.minimum]) {
+        b.writeUInt32BE((v ?? 0) >>> 0, this.offset);
+        this.offset += 4;
+      }
+    } else this.writeName(splitName(rdata as string));
+    b.writeUInt16BE(this.offset - lenAt - 2, lenAt);
   }
 
   /** The OPT record: our UDP size, the upper rcode bits, DO echoed. */

@@ -40,10 +40,10 @@ export function quoteString(bytes: Buffer): string {
   return out + '"';
 }
 
-/** The character-strings of an encoded TXT rdata (after its 2-byte length), each quoted. */
+/** The character-strings of an encoded TXT rdata, each quoted. */
 function txtText(rdata: Buffer): string {
   const parts: string[] = [];
-  for (let o = 2; o < rdata.length; ) {
+  for (let o = 0; o < rdata.length; ) {
     const len = rdata[o] as number;
     parts.push(quoteString(rdata.subarray(o + 1, o + 1 + len)));
     o += 1 + len;
@@ -53,12 +53,12 @@ function txtText(rdata: Buffer): string {
 
 /** Type mnemonic and rdata text of one encoded record. */
 function rdataText(a: Answer, wire: WireRecord): [string, string] {
-  const d = wire.data as Record<string, unknown>;
+  const d = wire.rdata as unknown as Record<string, unknown>;
   const given = (a as { data?: unknown }).data;
   switch (wire.type) {
     case TYPE.NS:
     case TYPE.CNAME:
-      return [a.type, presentName(String(wire.data))];
+      return [a.type, presentName(wire.rdata as string)];
     case TYPE.MX:
       return [a.type, `${String(d.preference)} ${presentName(String(d.exchange))}`];
     case TYPE.SOA: {
@@ -73,9 +73,9 @@ function rdataText(a: Answer, wire: WireRecord): [string, string] {
       return [a.type, `${s.priority} ${s.weight} ${s.port} ${presentName(s.target)}`];
     }
     case TYPE.TXT:
-      return [a.type, txtText(wire.rdata as Buffer)];
+      return [a.type, txtText(Buffer.from(wire.rdata as string, 'latin1'))];
     default: {
-      const rdata = (wire.rdata as Buffer).subarray(2);
+      const rdata = Buffer.from(wire.rdata as string, 'latin1');
       return [`TYPE${wire.type}`, `\\# ${rdata.length}${rdata.length ? ' ' + rdata.toString('hex') : ''}`];
     }
   }

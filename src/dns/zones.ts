@@ -1,35 +1,50 @@
 /**
- * The zones this node serves, in memory: loaded from the store at start and rebuilt one zone at a time
- * from change events. Events arrive synchronously right after commit, before the API answers, so each one
- * marks the zone's names as pending at once; queries under those names wait for the rebuild and never see
- * an older zone, while queries for other zones go on. A changed zone is rebuilt at once when a query needs
+ * The zones this node serves, in memory: loaded from the store at start (in bulk, while already
+ * answering) and rebuilt one zone at a time from change events. Events arrive synchronously right after
+ * commit, before the API answers, so each one marks the zone's names as pending at once; queries under
+ * those names wait for the rebuild and never see an older zone, while queries for other zones go on. A changed zone is rebuilt at once when a query needs
  * it, otherwise REBUILD_DELAY_MS later, so a burst of writes to a large zone costs one rebuild, not one each.
  */
 import type { StoredDomain } from '../model/domain.js';
 import { isServed } from '../model/domain.js';
 import { relativeName } from '../model/names.js';
-import { recordType, type RecordData } from '../model/records/index.js';
+import { recordType, type RecordData, type StoredRecord } from '../model/records/index.js';
 import type { Services, ZoneChange } from '../services/index.js';
+import type { DomainKey } from '../store/store.js';
 import { mirrorExpiry } from './transfer/mirror.js';
-import { keyOf, lowerAscii, parentKey, toWireRecord, type WireRecord } from './wire.js';
+import { checkName, encodeRdata, keyOf, lowerAscii, parentKey, servedType, wireTtl, type Rdata } from './wire.js';
 import { parseZone, zoneContent, type ZoneContent } from './zone-content.js';
 
-/** A record as served, with the lookup key of the host name it wants addresses for (MX, SRV, NS targets). */
-export interface ServedRecord extends WireRecord {
-  additional: string | null;
+/** One RRset as served: every record of one type at one name. */
+export interface RRset {
+  type: number;
+  /** RFC 2181 5.2: the records of one set share a TTL; records given different ones are served at the lowest. */
+  ttl: number;
+  /** Owner as stored (case kept), presentation form. */
+  owner: string;
+  items: Rdata[];
+  /** Per item, the lookup key of the host it wants addresses for (MX, SRV, NS targets); null when none does. */
+  additional: (string | null)[] | null;
+  /** The next set at the same name (a chain rather than an array: one object less for every name). */
+  next: RRset | null;
 }
 
-export interface ZoneNode {
-  /** Record sets by type number; empty for an empty non-terminal. */
-  rrsets: Map<number, ServedRecord[]>;
-}
+/** The record sets at one name: the first of its chain, or null at an empty non-terminal. */
+export type ZoneNode = RRset | null;
+
+export const setOf = (node: ZoneNode, type: number): RRset | undefined => {
+  for (let set = node; set; set = set.next) if (set.type === type) return set;
+  return undefined;
+};
 
 export interface Zone {
   id: number;
   /** Lookup key of the apex. */
   key: string;
-  soa: ServedRecord;
-  /** Every owner name and every name between an owner and the apex, by lookup key. */
+  /** The apex as stored. */
+  name: string;
+  soa: RRset;
+  /** Every owner name and every name between an owner and the apex (null there), by lookup key. */
   nodes: Map<string, ZoneNode>;
   /** Epoch ms after which a mirror's copy is no longer served; null for master zones. */
   expiresAt: number | null;
@@ -43,16 +58,13 @@ export function buildZone(id: number, content: ZoneContent, expiresAt: number | 
   const apex = lowerAscii(content.soa.name);
   const key = keyOf(apex);
   const nodes = new Map<string, ZoneNode>();
-  const nodeAt = (k: string): ZoneNode => {
-    let n = nodes.get(k);
-    if (!n) nodes.set(k, (n = { rrsets: new Map() }));
-    return n;
-  };
-  const add = (a: ZoneContent['soa']): ServedRecord | null => {
-    let served: ServedRecord;
+  const add = (a: ZoneContent['soa']): RRset | null => {
+    let type: number;
+    let rdata: Rdata;
     try {
-      const wire = toWireRecord(a as { name: string; type: string; ttl?: number; data?: unknown });
-      served = { ...wire, additional: additionalOf(a, apex) };
+      type = servedType(a.type);
+      checkName(a.name);
+      rdata = encodeRdata(type, a.type, (a as { data?: unknown }).data);
     } catch (e) {
       skip(`${a.name} ${a.type}: ${(e as Error).message}`);
       return null;
@@ -62,26 +74,39 @@ export function buildZone(id: number, content: ZoneContent, expiresAt: number | 
       skip(`${a.name} ${a.type}: outside the zone ${apex}`);
       return null;
     }
-    const node = nodeAt(k);
-    const set = node.rrsets.get(served.type);
-    if (set) set.push(served);
-    else node.rrsets.set(served.type, [served]);
+    const ttl = wireTtl((a as { ttl?: number }).ttl);
+    const extra = additionalOf(a, apex);
+    // Arrays start as literals: V8 sizes those exactly, while a push onto [] makes room for 17.
+    const node = nodes.get(k) ?? null;
+    let set = setOf(node, type);
+    if (!set) {
+      set = { type, ttl, owner: a.name, items: [rdata], additional: extra === null ? null : [extra], next: null };
+      let last = node;
+      while (last?.next) last = last.next;
+      if (last) last.next = set;
+      else nodes.set(k, set);
+    } else {
+      if (ttl < set.ttl) set.ttl = ttl;
+      if (extra !== null && !set.additional) set.additional = set.items.map(() => null);
+      set.items.push(rdata);
+      set.additional?.push(extra);
+    }
     // Names between the owner and the apex exist (empty non-terminals): NODATA there, not NXDOMAIN.
-    for (let p = parentKey(k); p !== key && p !== ''; p = parentKey(p)) nodeAt(p);
-    return served;
+    for (let p = parentKey(k); p !== key && p !== ''; p = parentKey(p)) if (!nodes.has(p)) nodes.set(p, null);
+    return set;
   };
   const soa = add(content.soa);
   if (!soa) throw new Error(`zone ${apex}: unusable SOA`);
   for (const a of content.answers) if (a.type !== 'SOA') add(a);
-  // RFC 2181 5.2: the records of one set share a TTL; records given different ones are served at the lowest.
+  // Sets that grew by push are copied to arrays of their exact length.
   for (const node of nodes.values()) {
-    for (const set of node.rrsets.values()) {
-      if (set.length < 2) continue;
-      const ttl = Math.min(...set.map((r) => r.ttl));
-      for (const r of set) r.ttl = ttl;
+    for (let set = node; set; set = set.next) {
+      if (set.items.length < 2) continue;
+      set.items = set.items.slice();
+      if (set.additional) set.additional = set.additional.slice();
     }
   }
-  return { id, key, soa, nodes, expiresAt };
+  return { id, key, name: content.soa.name, soa, nodes, expiresAt };
 }
 
 /** The registry's additional-section target of a record, via its canonical form. */
@@ -97,45 +122,68 @@ function additionalOf(a: ZoneContent['soa'], zone: string): string | null {
 const RETRY_MS = 5000;
 /** How long a changed zone waits for more changes before it is rebuilt, unless a query needs it first. */
 const REBUILD_DELAY_MS = 100;
+/** Master zones read per store query when every zone is loaded at start (small enough that a batch's rows die young). */
+const LOAD_CHUNK = 250;
 
-interface Deferred {
+/** A load of one zone that queries may wait for. */
+interface Pending {
+  id: number;
   promise: Promise<void>;
   resolve: () => void;
+  /** The lookup keys under which it is waited for (see `waiting`). */
+  keys: string[];
 }
 
-function deferred(): Deferred {
+function pendingLoad(id: number): Pending {
   let resolve = () => {};
   const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
+  return { id, promise, resolve, keys: [] };
 }
 
 export interface ZoneCacheOptions {
   nameservers: readonly string[];
-  log: { warn(obj: object, msg: string): void };
+  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   /** Called when a change is heard and again when a zone has been replaced (to drop derived caches). */
   changed?: () => void;
 }
 
+/**
+ * The zones this node serves, in memory. At start every served zone is read in a few large store queries
+ * while the server already answers: a query for a zone not read yet has that zone loaded first, on its
+ * own, and waits only for it. After that each zone is rebuilt from change events.
+ */
 export class ZoneCache {
   private readonly byKey = new Map<string, Zone>();
   private readonly byId = new Map<number, Zone>();
-  /** Zone ids waiting for a rebuild, and the promise that settles when none are left. */
+  /** Zone ids waiting for a load of their own, and the promise that settles when none are left. */
   private readonly queued = new Set<number>();
   private pendingPromise: Promise<void> | null = null;
-  /** Per zone id: settles when the next rebuild of that zone (one not started yet) is done. */
-  private readonly nextLoad = new Map<number, Deferred>();
+  /** Per zone id: settles when the next load of that zone (one not started yet) is done. */
+  private readonly nextLoad = new Map<number, Pending>();
   /**
-   * Lookup keys of changed zones, each with the rebuild a query under it must wait for ('' stands for
-   * every name). A query waits for at most the rebuild that starts after the last change it must see,
-   * so a stream of writes to a zone never holds its queries up for longer.
+   * Lookup keys of zones changed or not loaded yet, each with the load a query under it must wait for
+   * ('' stands for every name). A query waits for at most the load that starts after the last change it
+   * must see, so a stream of writes to a zone never holds its queries up for longer.
    */
-  private readonly waiting = new Map<string, Deferred>();
-  /** Reloads that failed are tried again later, without holding up queries meanwhile. */
+  private readonly waiting = new Map<string, Pending>();
+  /** Loads that failed are tried again later, without holding up queries meanwhile. */
   private readonly retries = new Map<number, NodeJS.Timeout>();
   /** The delayed rebuild of changed zones, when one is planned. */
   private delayed: NodeJS.Timeout | undefined;
   /** A query waits for a zone that a running rebuild round does not cover: start the next round at once. */
   private urgent = false;
+  /** While the start-up load runs: zones changed since it began, which it must leave to their own loads. */
+  private changedDuringLoad: Set<number> | null = null;
+  private initialLoad: Promise<void> = Promise.resolve();
+  /**
+   * Zones listed at start that have not been loaded yet (a failed load stays here until it succeeds), by
+   * id and by lookup key. A query under one makes its Pending on demand, so the start-up load of 100,000
+   * zones does not hold 100,000 promises.
+   */
+  private readonly notLoaded = new Map<number, string>();
+  private readonly notLoadedKeys = new Map<string, number>();
+  /** Zones whose last load failed, until a retry succeeds; one never loaded is answered SERVFAIL meanwhile. */
+  private readonly failing = new Set<number>();
   private stopped = false;
   private offBus: (() => void) | null = null;
 
@@ -144,12 +192,25 @@ export class ZoneCache {
     private readonly opts: ZoneCacheOptions,
   ) {}
 
-  /** Subscribes to changes first (so none is missed), then loads every served zone. */
+  /**
+   * Subscribes to changes first (so none is missed) and lists the served zones; queries for them wait
+   * from now on until their zone is in memory. Loading every zone goes on in the background (`loaded`).
+   */
   async start(): Promise<void> {
     this.offBus = this.services.bus.on((c) => this.onChange(c));
-    for (const d of await this.services.store.allDomains()) this.queued.add(d.id);
-    this.schedule();
-    await this.pendingPromise;
+    this.changedDuringLoad = new Set();
+    const domains = (await this.services.store.domainKeys()).filter((d) => isServed(d.status));
+    for (const d of domains) {
+      const key = keyOf(d.domain);
+      this.notLoaded.set(d.id, key);
+      this.notLoadedKeys.set(key, d.id);
+    }
+    this.initialLoad = this.loadAll(domains);
+  }
+
+  /** Settles once every zone served at start has been loaded (or has failed to load and is retried). */
+  get loaded(): Promise<void> {
+    return this.initialLoad;
   }
 
   stop(): void {
@@ -161,17 +222,27 @@ export class ZoneCache {
   }
 
   /**
-   * What a query for `key` must wait for before it is answered: rebuilds of changed zones above it, or null.
-   * A query that must wait starts the rebuild at once rather than after REBUILD_DELAY_MS.
+   * What a query for `key` must wait for before it is answered: loads of zones above it, or null. A zone
+   * the query must wait for is loaded at once rather than after REBUILD_DELAY_MS or in its turn at start.
    */
   pendingFor(key: string): Promise<unknown> | null {
-    if (this.waiting.size === 0) return null;
-    const waits: Promise<void>[] = [];
-    for (const [k, d] of this.waiting) if (k === '' || key === k || key.endsWith('.' + k)) waits.push(d.promise);
+    if (this.waiting.size === 0 && this.notLoadedKeys.size === 0) return null;
+    const waits: Pending[] = [];
+    const all = this.waiting.get('');
+    if (all) waits.push(all);
+    for (let k = key; k !== ''; k = parentKey(k)) {
+      let p = this.waiting.get(k);
+      const unloaded = p ? undefined : this.notLoadedKeys.get(k);
+      // A zone that failed to load is retried on its timer, not once for every query.
+      if (unloaded !== undefined && !this.failing.has(unloaded)) this.waitFor(k, (p = this.pendingOf(unloaded)));
+      if (p && p !== all) waits.push(p);
+    }
     if (waits.length === 0) return null;
+    // Queued unless that load has already begun.
+    for (const p of waits) if (this.nextLoad.get(p.id) === p) this.queued.add(p.id);
     this.urgent = true;
     if (!this.pendingPromise) this.schedule();
-    return waits.length === 1 ? (waits[0] as Promise<void>) : Promise.all(waits);
+    return waits.length === 1 ? (waits[0] as Pending).promise : Promise.all(waits.map((p) => p.promise));
   }
 
   /** The most specific zone containing the lookup key, if served now. */
@@ -184,20 +255,68 @@ export class ZoneCache {
     }
   }
 
+  /** Whether the most specific zone containing the key is one listed at start that failed to load (SERVFAIL). */
+  unavailable(key: string): boolean {
+    for (let k = key; ; k = parentKey(k)) {
+      const id = this.notLoadedKeys.get(k);
+      if (id !== undefined) return this.failing.has(id);
+      if (k === '') return false;
+    }
+  }
+
+  /** Zones in memory. */
   get size(): number {
     return this.byId.size;
+  }
+
+  /** Zones listed at start not in memory yet: 0 once the start-up load is done. */
+  get loading(): number {
+    return this.notLoaded.size;
+  }
+
+  private pendingOf(id: number): Pending {
+    let next = this.nextLoad.get(id);
+    if (!next) this.nextLoad.set(id, (next = pendingLoad(id)));
+    return next;
+  }
+
+  private waitFor(key: string, p: Pending): void {
+    this.waiting.set(key, p);
+    p.keys.push(key);
+  }
+
+  /** Installs a loaded zone (null: not served) in place of the one in memory, and releases its waiters. */
+  private install(id: number, zone: Zone | null, done: Pending | undefined): void {
+    this.failing.delete(id);
+    const key = this.notLoaded.get(id);
+    if (key !== undefined) {
+      this.notLoaded.delete(id);
+      if (this.notLoadedKeys.get(key) === id) this.notLoadedKeys.delete(key);
+    }
+    this.remove(id);
+    if (zone) {
+      this.byId.set(id, zone);
+      this.byKey.set(zone.key, zone);
+    }
+    this.release(done);
+  }
+
+  private release(done: Pending | undefined): void {
+    if (!done) return;
+    for (const k of done.keys) if (this.waiting.get(k) === done) this.waiting.delete(k);
+    done.resolve();
   }
 
   private onChange(c: ZoneChange): void {
     // A deleted zone goes at once; the queued reload also undoes a load that was in flight meanwhile.
     if (c.kind === 'domain.deleted') this.remove(c.domainId);
+    this.changedDuringLoad?.add(c.domainId);
     this.opts.changed?.();
     // The new name, the old one, and the name now in memory (events from other nodes may lack one of them).
-    let next = this.nextLoad.get(c.domainId);
-    if (!next) this.nextLoad.set(c.domainId, (next = deferred()));
+    const next = this.pendingOf(c.domainId);
     const names = [c.domain, c.previousDomain, this.byId.get(c.domainId)?.key];
-    if (!c.domain) this.waiting.set('', next);
-    for (const n of names) if (n) this.waiting.set(keyOf(n), next);
+    if (!c.domain) this.waitFor('', next);
+    for (const n of names) if (n) this.waitFor(keyOf(n), next);
     this.queued.add(c.domainId);
     this.later();
   }
@@ -227,32 +346,29 @@ export class ZoneCache {
     });
   }
 
-  /** Rebuilds the zones queued when the round starts, one after another; a failure leaves the old copy. */
+  /** Loads the zones queued when the round starts, one after another; a failure leaves the old copy. */
   private async drain(): Promise<void> {
     this.urgent = false;
     for (const id of [...this.queued]) {
       this.queued.delete(id);
-      // Changes heard from now on need a later rebuild than this one.
+      // Changes heard from now on need a later load than this one.
       const done = this.nextLoad.get(id);
       this.nextLoad.delete(id);
       try {
-        const zone = await this.load(id);
-        this.remove(id);
-        if (zone) {
-          this.byId.set(id, zone);
-          this.byKey.set(zone.key, zone);
-        }
+        this.install(id, await this.load(id), done);
         this.opts.changed?.();
       } catch (e) {
-        this.opts.log.warn({ domainId: id, err: (e as Error).message }, 'zone could not be loaded; keeping the previous copy');
-        this.retryLater(id);
-      } finally {
-        if (done) {
-          for (const [k, d] of this.waiting) if (d === done) this.waiting.delete(k);
-          done.resolve();
-        }
+        this.failed(id, done, e);
       }
     }
+  }
+
+  /** A load failed: the copy in memory (if any) stays, waiting queries go on, and the load is retried later. */
+  private failed(id: number, done: Pending | undefined, e: unknown): void {
+    this.opts.log.warn({ domainId: id, err: (e as Error).message }, 'zone could not be loaded; keeping the previous copy, trying again later');
+    this.failing.add(id);
+    this.retryLater(id);
+    this.release(done);
   }
 
   private retryLater(id: number): void {
@@ -266,20 +382,80 @@ export class ZoneCache {
     this.retries.set(id, timer);
   }
 
+  /**
+   * The start-up load: master zones LOAD_CHUNK at a time, each chunk's domains and records in one store
+   * query each, other work let through between chunks. Zones changed meanwhile, or already loaded because
+   * a query asked, are left to their own loads; mirrors are queued for theirs.
+   */
+  private async loadAll(domains: readonly DomainKey[]): Promise<void> {
+    const started = Date.now();
+    const masters: number[] = [];
+    for (const d of domains) {
+      if (d.kind === 'master') masters.push(d.id);
+      else this.queued.add(d.id);
+    }
+    if (this.queued.size > 0) this.later();
+    for (let i = 0; i < masters.length && !this.stopped; ) {
+      const chunk = masters.slice(i, i + LOAD_CHUNK);
+      const [first, last] = [chunk[0] as number, chunk[chunk.length - 1] as number];
+      let rows: [StoredDomain[], StoredRecord[]];
+      try {
+        rows = await Promise.all([this.services.store.domainsInRange(first, last), this.services.store.recordsOfDomains(first, last)]);
+      } catch (e) {
+        if (this.stopped) break; // the store closes with the node
+        this.opts.log.warn({ err: (e as Error).message }, 'zones could not be loaded; trying again');
+        await new Promise((r) => setTimeout(r, RETRY_MS).unref());
+        continue;
+      }
+      const [domainRows, records] = rows;
+      const byId = new Map(domainRows.map((d) => [d.id, d]));
+      const byDomain = new Map<number, StoredRecord[]>();
+      for (const r of records) {
+        const list = byDomain.get(r.domainId);
+        if (list) list.push(r);
+        else byDomain.set(r.domainId, [r]);
+      }
+      for (const id of chunk) {
+        if (!this.notLoaded.has(id) || this.changedDuringLoad?.has(id)) continue;
+        // A query may have queued it meanwhile: this load serves that query as well.
+        const done = this.nextLoad.get(id);
+        this.nextLoad.delete(id);
+        this.queued.delete(id);
+        const d = byId.get(id);
+        try {
+          this.install(id, d && isServed(d.status) && d.kind === 'master' ? this.masterZone(d, byDomain.get(id) ?? []) : null, done);
+        } catch (e) {
+          this.failed(id, done, e);
+        }
+      }
+      this.opts.changed?.();
+      i += LOAD_CHUNK;
+      // Queries and API requests go on between chunks (a SQLite read holds the event loop).
+      await new Promise((r) => setImmediate(r));
+    }
+    this.changedDuringLoad = null;
+    if (!this.stopped) this.opts.log.info({ zones: this.byId.size, ms: Date.now() - started }, 'zones loaded');
+  }
+
+  private masterZone(d: StoredDomain, records: readonly StoredRecord[]): Zone {
+    return buildZone(d.id, zoneContent(d, records, this.opts.nameservers), null, this.skipper(d));
+  }
+
+  /** Reports a record of `d` left out of its zone. */
+  private skipper(d: StoredDomain): (why: string) => void {
+    return (why) => this.opts.log.warn({ domain: d.domain, why }, 'record not served');
+  }
+
   /** The zone as it should be served now, or null when the domain is gone, inactive or has no copy. */
   private async load(id: number): Promise<Zone | null> {
     const d: StoredDomain | undefined = await this.services.store.domainById(id);
     if (!d || !isServed(d.status)) return null;
-    const skip = (why: string) => this.opts.log.warn({ domain: d.domain, why }, 'record not served');
-    if (d.kind === 'master') {
-      const records = await this.services.store.listRecords(id);
-      return buildZone(id, zoneContent(d, records, this.opts.nameservers), null, skip);
-    }
+    if (d.kind === 'master') return this.masterZone(d, await this.services.store.listRecords(id));
     const text = await this.services.mirrors.zoneOf(id);
     if (!text) return null;
     const content = parseZone(text);
     const expiresAt = mirrorExpiry(await this.services.mirrors.stateOf(id), content);
     if (expiresAt === null || keyOf(content.soa.name) !== keyOf(d.domain)) return null;
-    return buildZone(id, content, expiresAt, skip);
+    return buildZone(id, content, expiresAt, this.skipper(d));
   }
 }

@@ -45,7 +45,7 @@ export class ClusterFeed {
       return;
     }
     // Changes notified meanwhile are tracked already and are at least as new as the listing.
-    for (const d of await this.store.allDomains()) {
+    for (const d of await this.store.domainKeys()) {
       this.track({ domainId: d.id, domain: d.domain, serial: d.serial, kind: 'domain.updated' });
       const transfer = d.kind === 'slave' ? await this.transferSerial(d.id) : null;
       if (transfer !== null && !this.transfers.has(d.id)) this.transfers.set(d.id, transfer);
@@ -84,7 +84,7 @@ export class ClusterFeed {
 
   private async compare(): Promise<void> {
     const seen = new Set<number>();
-    for (const d of await this.store.allDomains()) {
+    for (const d of await this.store.domainKeys()) {
       seen.add(d.id);
       const prev = this.known.get(d.id);
       if (!prev || prev.serial < d.serial || prev.domain !== d.domain) await this.recheck(d.id, prev);

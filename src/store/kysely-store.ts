@@ -6,7 +6,7 @@ import { isPostgres } from './migrations/helpers.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database, DomainsTable, RecordsTable } from './schema.js';
 import type { ZoneChange } from '../services/events.js';
-import { pageLimit, type Account, type ApiKeyRow, type ChangeRow, type DomainFilter, type LeaderLock, type MirrorState, type NewChange, type Store, type StoreOps } from './store.js';
+import { pageLimit, type Account, type ApiKeyRow, type ChangeRow, type DomainFilter, type DomainKey, type LeaderLock, type MirrorState, type NewChange, type Store, type StoreOps } from './store.js';
 
 // PostgreSQL returns bigint as a string; all our bigints (ms times, serials) fit a double exactly.
 const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
@@ -48,7 +48,10 @@ function domainColumns(d: DomainData) {
   };
 }
 
-function toRecord(row: Selectable<RecordsTable>): StoredRecord {
+/** The columns a StoredRecord is made of (not the timestamps: nothing reads them back, and a bulk read pays for each). */
+const RECORD_COLUMNS = ['id', 'domain_id', 'type', 'name', 'target', 'priority', 'weight', 'port', 'protocol', 'ttl', 'tag'] as const;
+
+function toRecord(row: Pick<Selectable<RecordsTable>, (typeof RECORD_COLUMNS)[number]>): StoredRecord {
   return {
     id: num(row.id),
     domainId: num(row.domain_id),
@@ -189,8 +192,13 @@ export class KyselyOps implements StoreOps {
     return rows.map(toDomain);
   }
 
-  async allDomains(): Promise<StoredDomain[]> {
-    const rows = await this.db.selectFrom('domains').selectAll().orderBy('id').execute();
+  async domainKeys(): Promise<DomainKey[]> {
+    const rows = await this.db.selectFrom('domains').select(['id', 'domain', 'kind', 'status', 'serial']).orderBy('id').execute();
+    return rows.map((r) => ({ id: num(r.id), domain: r.domain, kind: r.kind as DomainKind, status: num(r.status) as DomainStatus, serial: num(r.serial) }));
+  }
+
+  async domainsInRange(firstId: number, lastId: number): Promise<StoredDomain[]> {
+    const rows = await this.db.selectFrom('domains').selectAll().where('id', '>=', firstId).where('id', '<=', lastId).orderBy('id').execute();
     return rows.map(toDomain);
   }
 
@@ -244,21 +252,33 @@ export class KyselyOps implements StoreOps {
   }
 
   async record(domainId: number, id: number): Promise<StoredRecord | undefined> {
-    const row = await this.db.selectFrom('records').selectAll().where('domain_id', '=', domainId).where('id', '=', id).executeTakeFirst();
+    const row = await this.db.selectFrom('records').select(RECORD_COLUMNS).where('domain_id', '=', domainId).where('id', '=', id).executeTakeFirst();
     return row && toRecord(row);
   }
 
   async recordById(id: number): Promise<StoredRecord | undefined> {
-    const row = await this.db.selectFrom('records').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.db.selectFrom('records').select(RECORD_COLUMNS).where('id', '=', id).executeTakeFirst();
     return row && toRecord(row);
   }
 
   private recordsOf(domainId: number) {
-    return this.db.selectFrom('records').selectAll().where('domain_id', '=', domainId).orderBy('id');
+    return this.db.selectFrom('records').select(RECORD_COLUMNS).where('domain_id', '=', domainId).orderBy('id');
   }
 
   async listRecords(domainId: number): Promise<StoredRecord[]> {
     return (await this.recordsOf(domainId).execute()).map(toRecord);
+  }
+
+  async recordsOfDomains(firstId: number, lastId: number): Promise<StoredRecord[]> {
+    const rows = await this.db
+      .selectFrom('records')
+      .select(RECORD_COLUMNS)
+      .where('domain_id', '>=', firstId)
+      .where('domain_id', '<=', lastId)
+      .orderBy('domain_id')
+      .orderBy('id')
+      .execute();
+    return rows.map(toRecord);
   }
 
   async recordsAt(domainId: number, name: string): Promise<StoredRecord[]> {

@@ -66,6 +66,9 @@ export interface DomainFilter extends Page {
   name?: string;
 }
 
+/** What start-up listings need of a domain: no more, since they read every domain there is. */
+export type DomainKey = Pick<StoredDomain, 'id' | 'domain' | 'kind' | 'status' | 'serial'>;
+
 /** Operations available inside and outside a transaction. */
 export interface StoreOps {
   createAccount(username: string, passwordHash: string, now: number): Promise<Account>;
@@ -84,8 +87,10 @@ export interface StoreOps {
   domainByName(name: string): Promise<StoredDomain | undefined>;
   domainById(id: number): Promise<StoredDomain | undefined>;
   listDomains(accountId: number, filter?: DomainFilter): Promise<StoredDomain[]>;
-  /** Every domain of every account (the DNS server's view). */
-  allDomains(): Promise<StoredDomain[]>;
+  /** Every domain of every account, by id, in brief (start-up listings and the cluster's reconciliation). */
+  domainKeys(): Promise<DomainKey[]>;
+  /** The domains with ids `firstId`..`lastId`, by id (the DNS server's start-up load, a batch at a time). */
+  domainsInRange(firstId: number, lastId: number): Promise<StoredDomain[]>;
   countDomains(accountId: number): Promise<number>;
   updateDomain(id: number, d: DomainData, now: number): Promise<void>;
   deleteDomain(id: number): Promise<void>;
@@ -104,6 +109,8 @@ export interface StoreOps {
   recordById(id: number): Promise<StoredRecord | undefined>;
   /** Every record of the domain, ordered by id. */
   listRecords(domainId: number): Promise<StoredRecord[]>;
+  /** Every record of the domains with ids `firstId`..`lastId`, ordered by domain and id (the DNS server's start-up load). */
+  recordsOfDomains(firstId: number, lastId: number): Promise<StoredRecord[]>;
   /** Records of the domain whose owner equals `name` case-insensitively. */
   recordsAt(domainId: number, name: string): Promise<StoredRecord[]>;
   countRecords(domainId: number): Promise<number>;

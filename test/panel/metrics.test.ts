@@ -78,6 +78,31 @@ describe('per-zone DNS query counts', () => {
     expect([c[0], c.at(-1), sum(c)]).toEqual([1, 1, 2]);
     expect(metrics.queryCounts(8).counts.every((n) => n === 0)).toBe(true);
   });
+
+  it('count alike whether a zone was queried in a few minutes or in many', () => {
+    let now = Date.UTC(2026, 0, 1, 12, 0, 30);
+    const metrics = new Metrics(new ChangeBus(), () => now);
+    // Zone 1: 3 queries in each of 40 minutes (more than a few), with a gap of 100 minutes after the 20th.
+    const expected: number[] = [];
+    for (let m = 0; m < 40; m++) {
+      for (let q = 0; q < 3; q++) metrics.countQuery(1, 'busy.example');
+      expected.push(3);
+      now += 60_000 * (m === 19 ? 101 : 1);
+      if (m === 19) expected.push(...new Array<number>(100).fill(0));
+    }
+    now -= 60_000; // the last minute counted is the current one
+    const c = metrics.queryCounts(1).counts;
+    expect(c.slice(-expected.length)).toEqual(expected);
+    expect(sum(c)).toBe(120);
+    // A day later only the newest minutes are left, then none.
+    now += (QUERY_MINUTES - 5) * 60_000;
+    expect(sum(metrics.queryCounts(1).counts)).toBe(15);
+    now += 5 * 60_000;
+    expect(sum(metrics.queryCounts(1).counts)).toBe(0);
+    metrics.countQuery(1, 'busy.example');
+    expect(metrics.queryCounts(1).counts.at(-1)).toBe(1);
+    expect(sum(metrics.queryCounts(1).counts)).toBe(1);
+  });
 });
 
 describe('/metrics', () => {

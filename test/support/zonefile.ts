@@ -29,8 +29,10 @@ export async function checkAllZones(server: TestServer): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'zonehost-zonefile-'));
   const failures: string[] = [];
   try {
-    const domains = (await server.services.store.allDomains()).filter((d) => d.kind === 'master');
-    for (const d of domains) {
+    const keys = (await server.services.store.domainKeys()).filter((d) => d.kind === 'master');
+    for (const { id } of keys) {
+      const d = await server.services.store.domainById(id);
+      if (!d) continue;
       let text: string;
       try {
         text = zoneFile(zoneContent(d, await server.services.store.listRecords(d.id), server.nameservers));

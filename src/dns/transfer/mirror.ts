@@ -69,7 +69,7 @@ export class MirrorPuller {
   /** Subscribes to domain changes and checks every mirror once. */
   async start(): Promise<void> {
     this.unsubscribe = this.services.bus.on((c) => this.onChange(c));
-    for (const d of await this.services.store.allDomains()) if (d.kind === 'slave') this.check(d.id);
+    for (const d of await this.services.store.domainKeys()) if (d.kind === 'slave') this.check(d.id);
   }
 
   async stop(): Promise<void> {

@@ -1,0 +1,148 @@
+/**
+ * The zone loads of the DNS server. At start it answers while its zones are still being read from the
+ * store: a query for a zone not read yet is answered from that zone loaded on its own, and a zone changed
+ * while the bulk read of it was under way is served as changed, never from the older bulk copy. Later, a
+ * burst of writes to a zone costs one rebuild, not one a write.
+ */
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startDns, type RunningDns } from '../../src/dns/server.js';
+import { V3_DEFAULTS } from '../../src/model/records/index.js';
+import { Services, type Actor } from '../../src/services/index.js';
+import { openStore } from '../../src/store/open.js';
+import type { StoredRecord } from '../../src/model/records/index.js';
+import { freshDatabase } from '../support/server.js';
+import { dig, rrs } from './support.js';
+
+const NAMESERVERS = ['ns1.zonehost.test', 'ns2.zonehost.test'];
+let db: ReturnType<typeof freshDatabase>;
+let services: Services;
+let alice: Actor;
+let dns: RunningDns | null = null;
+
+beforeEach(async () => {
+  db = freshDatabase();
+  services = new Services(await openStore(db.url));
+  const a = await services.accounts.createUser('alice', 'pw');
+  alice = { accountId: a.id, username: 'alice', keyLabel: '', iface: 'cli', remoteAddr: '127.0.0.1' };
+});
+afterEach(async () => {
+  await dns?.close();
+  dns = null;
+  await services.store.close();
+  await db.cleanup();
+});
+
+async function zone(name: string, address: string): Promise<number> {
+  const d = await services.domains.create(alice, { domain: name, kind: 'master', soaEmail: `hostmaster@${name}` });
+  await services.records.create(alice, d.id, { ...V3_DEFAULTS, type: 'A', name: 'www', target: address });
+  return d.id;
+}
+
+/**
+ * Holds the store's bulk record reads: each one reads at once, but its rows are handed over only when
+ * the test calls release().
+ */
+function holdBulkReads(): { release: () => void; started: Promise<void> } {
+  const store = services.store;
+  const read = store.recordsOfDomains.bind(store);
+  let release = () => {};
+  const gate = new Promise<void>((r) => (release = r));
+  let started = () => {};
+  const startedPromise = new Promise<void>((r) => (started = r));
+  store.recordsOfDomains = async (first: number, last: number): Promise<StoredRecord[]> => {
+    const rows = await read(first, last);
+    started();
+    await gate;
+    return rows;
+  };
+  return { release, started: startedPromise };
+}
+
+const gauge = (name: string): number => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(services.metrics.prometheus())?.[1]);
+
+describe('DNS start-up load', () => {
+  it('answers a zone the bulk load has not reached yet, and reports the load in /metrics', async () => {
+    const first = 'first.startup.test';
+    await zone(first, '192.0.2.1');
+    await zone('second.startup.test', '192.0.2.2');
+    const held = holdBulkReads();
+    dns = await startDns(services, { host: '127.0.0.1', port: 0, nameservers: NAMESERVERS, log: pino({ level: 'silent' }) });
+    await held.started;
+    expect(gauge('zonehost_dns_zones_loading')).toBe(2);
+    const server = { dnsAddress: dns.address } as Parameters<typeof dig>[0];
+    expect(rrs((await dig(server, `www.${first}`, 'A')).answer)).toEqual([`www.${first}. 86400 A 192.0.2.1`]);
+    expect(gauge('zonehost_dns_zones_loading')).toBe(1);
+    held.release();
+    await dns.zones.loaded;
+    expect(gauge('zonehost_dns_zones_loading')).toBe(0);
+    expect(gauge('zonehost_dns_zones')).toBe(2);
+    expect(rrs((await dig(server, 'www.second.startup.test', 'A')).answer)).toEqual(['www.second.startup.test. 86400 A 192.0.2.2']);
+  });
+
+  it('answers SERVFAIL for a zone whose load failed, without a store read for every query, until a load succeeds', async () => {
+    const name = 'broken.startup.test';
+    await zone(name, '192.0.2.1');
+    const held = holdBulkReads();
+    let singleReads = 0;
+    services.store.listRecords = async () => {
+      singleReads++;
+      throw new Error('store unavailable');
+    };
+    dns = await startDns(services, { host: '127.0.0.1', port: 0, nameservers: NAMESERVERS, log: pino({ level: 'silent' }) });
+    await held.started;
+    const server = { dnsAddress: dns.address } as Parameters<typeof dig>[0];
+    expect((await dig(server, `www.${name}`, 'A')).status).toBe('SERVFAIL');
+    expect((await dig(server, `other.${name}`, 'A')).status).toBe('SERVFAIL');
+    expect(singleReads).toBe(1);
+    // The bulk read (which holds the zone's rows from before) succeeds, and the zone is served.
+    held.release();
+    await dns.zones.loaded;
+    expect(rrs((await dig(server, `www.${name}`, 'A')).answer)).toEqual([`www.${name}. 86400 A 192.0.2.1`]);
+  });
+
+  it('serves a zone changed during its bulk read as changed', async () => {
+    const name = 'changed.startup.test';
+    const id = await zone(name, '192.0.2.1');
+    const held = holdBulkReads();
+    dns = await startDns(services, { host: '127.0.0.1', port: 0, nameservers: NAMESERVERS, log: pino({ level: 'silent' }) });
+    // The bulk read has the zone's rows from before the change in hand.
+    await held.started;
+    await services.records.create(alice, id, { ...V3_DEFAULTS, type: 'A', name: 'new', target: '192.0.2.9' });
+    held.release();
+    await dns.zones.loaded;
+    const server = { dnsAddress: dns.address } as Parameters<typeof dig>[0];
+    expect(rrs((await dig(server, `new.${name}`, 'A')).answer)).toEqual([`new.${name}. 86400 A 192.0.2.9`]);
+  });
+});
+
+describe('DNS zone rebuilds', () => {
+  it('rebuild a zone once for a burst of writes nobody queried in between', async () => {
+    const name = 'burst.startup.test';
+    const id = await zone(name, '192.0.2.1');
+    dns = await startDns(services, { host: '127.0.0.1', port: 0, nameservers: NAMESERVERS, log: pino({ level: 'silent' }) });
+    await dns.zones.loaded;
+    const store = services.store;
+    const read = store.listRecords.bind(store);
+    let rebuilds = 0;
+    store.listRecords = (domainId: number) => {
+      rebuilds++;
+      return read(domainId);
+    };
+    const started = performance.now();
+    for (let i = 0; i < 20; i++) {
+      await services.records.create(alice, id, { ...V3_DEFAULTS, type: 'A', name: `b${i}`, target: `192.0.2.${i + 10}` });
+      // Timers get their turn between writes (a SQLite write alone never yields to them).
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const elapsed = performance.now() - started;
+    await new Promise((r) => setTimeout(r, 400));
+    // One rebuild per 100 ms of the burst at most (a burst straddles one boundary more), not one a write.
+    const bound = Math.ceil(elapsed / 100) + 1;
+    expect(bound).toBeLessThan(20); // else the burst was too slow to tell anything
+    expect(rebuilds).toBeGreaterThan(0);
+    expect(rebuilds).toBeLessThanOrEqual(bound);
+    const server = { dnsAddress: dns.address } as Parameters<typeof dig>[0];
+    expect(rrs((await dig(server, `b19.${name}`, 'A')).answer)).toEqual([`b19.${name}. 86400 A 192.0.2.29`]);
+  });
+});
