@@ -31,10 +31,13 @@ export class ValidationError extends ZoneHostError {
 /** A value of the wrong type (e.g. "abc" where a number is needed). Interface A reports it as code 7. */
 export class InvalidTypeError extends ValidationError {}
 
-/** A uniqueness or consistency rule against existing data (duplicate domain, CNAME clash). */
+/**
+ * A uniqueness or consistency rule against existing data (duplicate domain, CNAME clash). `field` is the
+ * input at fault; null when no input is (a deletion the rule forbids).
+ */
 export class ConflictError extends ZoneHostError {
   constructor(
-    readonly field: string,
+    readonly field: string | null,
     message: string,
   ) {
     super(message);

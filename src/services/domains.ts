@@ -4,6 +4,7 @@ import { ConflictError, LimitError, NotFoundError } from '../model/errors.js';
 import type { DomainFilter, StoreOps, Store } from '../store/store.js';
 import { UniqueViolation } from '../store/store.js';
 import type { Actor, Limits } from './actor.js';
+import { checkNameServerAddresses } from './records.js';
 import type { ZoneWriter } from './write.js';
 
 export type DomainInput = Partial<DomainData> & Pick<DomainData, 'domain' | 'kind'>;
@@ -65,6 +66,7 @@ export class DomainService {
         const changed = JSON.stringify(before) !== JSON.stringify(data);
         if (!changed) return { value: undefined, change: null, journal: [] };
         await tx.updateDomain(id, data, now);
+        if (data.kind === 'master' && data.domain !== current.domain) await checkNameServerAddresses(tx, id, data.domain, 'domain');
         return {
           value: undefined,
           change: { domainId: id, domain: data.domain, kind: 'domain.updated', previousDomain: current.domain },

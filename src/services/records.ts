@@ -1,4 +1,4 @@
-/** Record use cases: ownership, cross-record rules (CNAME exclusivity, duplicates), limits. */
+/** Record use cases: ownership, cross-record rules (CNAME exclusivity, duplicates, name-server addresses), limits. */
 import type { StoredDomain } from '../model/domain.js';
 import { ConflictError, LimitError, NotFoundError, ValidationError } from '../model/errors.js';
 import { checkRecord, recordType, type RecordContext, type RecordData, type StoredRecord } from '../model/records/index.js';
@@ -15,6 +15,33 @@ const sameData = (a: RecordData, b: RecordData) =>
   a.weight === b.weight &&
   a.port === b.port &&
   a.tag === b.tag;
+
+/** The write might leave an apex name server of the zone without an address (see below). */
+const touchesNameServers = (rec: RecordData): boolean => {
+  const t = recordType(rec.type);
+  return Boolean(t?.address || (t?.nameServer && rec.name === ''));
+};
+
+/**
+ * Every host inside the zone that its apex NS records name has an A or AAAA record at that exact name.
+ * Runs inside the write after its change, so a refused change is never applied (the transaction rolls
+ * back). `zone` is the zone's name after the write (a renamed domain moves hosts in or out of it).
+ */
+export async function checkNameServerAddresses(tx: StoreOps, domainId: number, zone: string, field: string | null): Promise<void> {
+  const suffix = '.' + zone.toLowerCase();
+  for (const ns of await tx.recordsAt(domainId, '')) {
+    if (!recordType(ns.type)?.nameServer) continue;
+    const host = ns.target.toLowerCase();
+    const name = host === zone.toLowerCase() ? '' : host.endsWith(suffix) ? host.slice(0, -suffix.length) : null;
+    if (name === null) continue;
+    if ((await tx.recordsAt(domainId, name)).some((r) => recordType(r.type)?.address)) continue;
+    throw new ConflictError(
+      field,
+      `${ns.target} is a name server of ${zone} (an NS record at its apex) and lies inside it, so it needs an A or AAAA record there: ` +
+        'create the address before such an NS record, and delete or change the NS record before its last address.',
+    );
+  }
+}
 
 export interface RecordFilter extends Page {
   type?: string;
@@ -119,6 +146,7 @@ export class RecordService {
       }
       await this.checkNeighbours(tx, domain, data, null);
       const created = await tx.insertRecord(domainId, data, now);
+      if (touchesNameServers(data)) await checkNameServerAddresses(tx, domainId, domain.domain, 'target');
       return {
         value: created,
         change: { domainId, domain: domain.domain, kind: 'records.changed' },
@@ -145,6 +173,10 @@ export class RecordService {
       if (JSON.stringify(after) === JSON.stringify(current)) return { value: current, change: null, journal: [] };
       await this.checkNeighbours(tx, domain, data, id);
       await tx.updateRecord(id, data, now);
+      if (touchesNameServers(current) || touchesNameServers(data)) {
+        // An NS record is at fault for what it names; an address record for moving off the host's name.
+        await checkNameServerAddresses(tx, domainId, domain.domain, recordType(data.type)?.address ? 'name' : 'target');
+      }
       return {
         value: after,
         change: { domainId, domain: domain.domain, kind: 'records.changed' },
@@ -159,6 +191,7 @@ export class RecordService {
       const domain = await this.domains.locked(tx, actor, domainId);
       const current = await this.owned(tx, domainId, id);
       await tx.deleteRecord(id);
+      if (touchesNameServers(current)) await checkNameServerAddresses(tx, domainId, domain.domain, null);
       return {
         value: current,
         change: { domainId, domain: domain.domain, kind: 'records.changed' },

@@ -160,6 +160,19 @@ describe('record rules and errors', () => {
     await api.del(`/v1/domains/${domainId}/A/${a.body.id}`);
   });
 
+  it('answers 409 for a name server inside the domain without an address, and for deleting its last address', async () => {
+    const ns = await api.post(`/v1/domains/${domainId}/NS`, { nameserver: 'ns.records.example' });
+    expect(problemFields(ns, 409)).toEqual(['nameserver']);
+    const a = await api.post(`/v1/domains/${domainId}/A`, { name: 'ns', address: '192.0.2.53' });
+    const created = await api.post(`/v1/domains/${domainId}/NS`, { nameserver: 'ns.records.example' });
+    expect(created.status).toBe(201);
+    expect(problemFields(await api.patch(`/v1/domains/${domainId}/A/${a.body.id}`, { name: 'moved' }), 409)).toEqual(['name']);
+    expect(problemFields(await api.del(`/v1/domains/${domainId}/A/${a.body.id}`), 409)).toEqual([null]);
+    expect((await api.get(`/v1/domains/${domainId}/A/${a.body.id}`)).body).toMatchObject({ name: 'ns', address: '192.0.2.53' });
+    expect((await api.del(`/v1/domains/${domainId}/NS/${created.body.id}`)).status).toBe(204);
+    expect((await api.del(`/v1/domains/${domainId}/A/${a.body.id}`)).status).toBe(204);
+  });
+
   it('If-Match on records: 412 when stale, nothing changed', async () => {
     const c = await api.post(`/v1/domains/${domainId}/TXT`, { name: 'etag', text: 'one' });
     const url = `/v1/domains/${domainId}/TXT/${c.body.id}`;

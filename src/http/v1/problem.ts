@@ -166,7 +166,9 @@ export function problemFor(err: unknown, fieldMap: FieldMap = (f) => f): { body:
   if (err instanceof AuthError) return { body: problem(401, 'Authentication failed: send a valid API key as a Bearer token or as the Basic password.'), headers: { 'www-authenticate': CHALLENGE } };
   if (err instanceof NotFoundError) return { body: problem(404, `No such ${err.what === 'mirror' ? 'zone mirror' : err.what}.`), headers: {} };
   if (err instanceof ValidationError) return { body: problem(400, 'The request is not valid.', entries(err.problems)), headers: {} };
-  if (err instanceof ConflictError) return { body: problem(409, err.message, entries([{ field: err.field, message: err.message }])), headers: {} };
+  if (err instanceof ConflictError) {
+    return { body: problem(409, err.message, err.field === null ? undefined : entries([{ field: err.field, message: err.message }])), headers: {} };
+  }
   // A count limit is about the account's data, not about a field of the request.
   if (err instanceof LimitError) return { body: problem(409, err.message), headers: {} };
   return null;

@@ -17,6 +17,7 @@ export const A: RecordType = {
   type: 'A',
   description: 'IPv4 address',
   apexAllowed: true,
+  address: true,
   fromV3(rec, ctx, p) {
     const target = substituteRemoteAddr(rec.target, ctx.remoteAddr, 4);
     if (target === null) p.add('target', `[remote_addr] cannot be used for an A record: the request did not come from an IPv4 address.`);

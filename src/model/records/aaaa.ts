@@ -8,6 +8,7 @@ export const AAAA: RecordType = {
   type: 'AAAA',
   description: 'IPv6 address',
   apexAllowed: true,
+  address: true,
   fromV3(rec, ctx, p) {
     const target = substituteRemoteAddr(rec.target, ctx.remoteAddr, 6);
     if (target === null) p.add('target', `[remote_addr] cannot be used for an AAAA record: the request did not come from an IPv6 address.`);

@@ -5,6 +5,7 @@ export const NS: RecordType = {
   type: 'NS',
   description: 'Name server of the domain (at the apex) or of a delegated sub-domain',
   apexAllowed: true,
+  nameServer: true,
   additionalTarget: (rec) => rec.target,
   fromV3: (rec) => rec,
   v1Fields: {

@@ -52,6 +52,13 @@ export interface RecordType {
   readonly description: string;
   /** A CNAME-like type that cannot share its owner name with any other data. */
   readonly exclusive?: boolean;
+  /** An address of its owner name (A, AAAA): what a host name in NS, MX or SRV data resolves to. */
+  readonly address?: boolean;
+  /**
+   * At the apex, names the zone's own name servers (NS). Such a host inside the zone must have an
+   * address record there: nobody could reach it otherwise, and BIND refuses to load the zone.
+   */
+  readonly nameServer?: boolean;
   /** The target is text whose letter case matters (TXT), not a host name or address compared without case. */
   readonly caseSensitiveTarget?: boolean;
   /** Allowed at the zone apex (CNAME is not). */
