@@ -9,6 +9,12 @@ import type { ZoneWriter } from './write.js';
 
 export type DomainInput = Partial<DomainData> & Pick<DomainData, 'domain' | 'kind'>;
 
+/**
+ * A caller's check on the object as the write found it, under its lock and before anything changes
+ * (interface B's If-Match): throwing aborts the write, so the check and the change are one step.
+ */
+export type Precondition<T> = (current: T, tx: StoreOps) => Promise<void> | void;
+
 const duplicate = (name: string) =>
   new ConflictError('domain', `The domain '${name}' already exists in our database.  Please open a ticket if you think this is in error.`);
 
@@ -52,12 +58,16 @@ export class DomainService {
     }
   }
 
-  /** Applies the given fields over the current ones (v3 update, v1 PATCH; v1 PUT passes every field). */
-  async update(actor: Actor, id: number, patch: Partial<DomainData>): Promise<StoredDomain> {
+  /**
+   * Applies the given fields over the current ones (v3 update, v1 PATCH; v1 PUT passes every field).
+   * `precondition` runs inside the write on the locked current domain, before any change (v1 If-Match).
+   */
+  async update(actor: Actor, id: number, patch: Partial<DomainData>, precondition?: Precondition<StoredDomain>): Promise<StoredDomain> {
     let name = patch.domain ?? '';
     try {
       await this.writer.write(actor, async (tx, now) => {
         const current = await this.locked(tx, actor, id);
+        await precondition?.(current, tx);
         const { id: _id, accountId: _a, serial: _s, ...before } = current;
         const data: DomainData = { ...before, ...patch };
         checkDomain(data).throwIfAny();
@@ -80,9 +90,10 @@ export class DomainService {
     return this.get(actor, id);
   }
 
-  async delete(actor: Actor, id: number): Promise<StoredDomain> {
+  async delete(actor: Actor, id: number, precondition?: Precondition<StoredDomain>): Promise<StoredDomain> {
     const { value } = await this.writer.write(actor, async (tx) => {
       const current = await this.locked(tx, actor, id);
+      await precondition?.(current, tx);
       await tx.deleteDomain(id);
       return {
         value: current,

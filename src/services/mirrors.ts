@@ -1,5 +1,5 @@
 /** Zone mirrors (slave domains): their transfer state and last good copy, written by the DNS side's puller. */
-import type { MirrorState, Store } from '../store/store.js';
+import type { MirrorState, Store, StoreOps } from '../store/store.js';
 import type { Actor } from './actor.js';
 import type { DomainService } from './domains.js';
 import type { ChangeBus } from './events.js';
@@ -29,8 +29,9 @@ export class MirrorService {
     return this.stateOf(domainId);
   }
 
-  async stateOf(domainId: number): Promise<TransferState> {
-    const s = await this.store.mirrorState(domainId);
+  /** `ops`: a transaction to read it in (the store otherwise). */
+  async stateOf(domainId: number, ops: StoreOps = this.store): Promise<TransferState> {
+    const s = await ops.mirrorState(domainId);
     return { serial: s?.serial ?? null, lastSuccess: s?.lastSuccess ?? null, lastAttempt: s?.lastAttempt ?? null, lastError: s?.lastError ?? null };
   }
 

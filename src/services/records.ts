@@ -4,7 +4,7 @@ import { ConflictError, LimitError, NotFoundError, ValidationError } from '../mo
 import { checkRecord, recordType, type RecordContext, type RecordData, type StoredRecord } from '../model/records/index.js';
 import { pageLimit, type Page, type StoreOps, type Store } from '../store/store.js';
 import type { Actor, Limits } from './actor.js';
-import type { DomainService } from './domains.js';
+import type { DomainService, Precondition } from './domains.js';
 import type { ZoneWriter } from './write.js';
 
 /** Fields that make two records of a type the same record. */
@@ -186,10 +186,11 @@ export class RecordService {
     return value;
   }
 
-  async delete(actor: Actor, domainId: number, id: number): Promise<StoredRecord> {
+  async delete(actor: Actor, domainId: number, id: number, precondition?: Precondition<StoredRecord>): Promise<StoredRecord> {
     const { value } = await this.writer.write(actor, async (tx) => {
       const domain = await this.domains.locked(tx, actor, domainId);
       const current = await this.owned(tx, domainId, id);
+      await precondition?.(current, tx);
       await tx.deleteRecord(id);
       if (touchesNameServers(current)) await checkNameServerAddresses(tx, domainId, domain.domain, null);
       return {

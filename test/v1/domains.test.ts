@@ -125,6 +125,20 @@ describe('/v1/domains', () => {
     expect((await api.del(url, { headers: { 'if-match': '*' } })).status).toBe(204);
   });
 
+  it('If-Match holds under concurrency: of changes sent at once with one tag, exactly one lands', async () => {
+    const c = await api.post('/v1/domains', { domain: 'race.example', soa: 'a@race.example' });
+    const url = `/v1/domains/${c.body.id}`;
+    const headers = { 'if-match': c.headers.get('etag') as string };
+    const ttls = [300, 600, 900, 1200, 1800, 3600];
+    const replies = await Promise.all(ttls.map((t) => api.patch(url, { default_ttl: t }, { headers })));
+    const won = replies.filter((r) => r.status === 200);
+    expect(won).toHaveLength(1);
+    for (const r of replies) if (!won.includes(r)) expectProblem(r, 412);
+    expect((await api.get(url)).body.default_ttl).toBe(won[0]!.body.default_ttl);
+    // A delete with the stale tag changes nothing either.
+    expectProblem(await api.del(url, { headers }), 412);
+  });
+
   it('answers 405 with Allow for methods a path does not have, and OPTIONS with Allow', async () => {
     const r = await api.call('DELETE', '/v1/domains');
     expectProblem(r, 405);

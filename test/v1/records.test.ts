@@ -186,6 +186,22 @@ describe('record rules and errors', () => {
     expect((await api.del(url, { headers: { 'if-match': p.headers.get('etag') as string } })).status).toBe(204);
   });
 
+  it('If-Match on records holds under concurrency: of changes and a delete sent at once with one tag, exactly one lands', async () => {
+    const c = await api.post(`/v1/domains/${domainId}/TXT`, { name: 'race', text: 'zero' });
+    const url = `/v1/domains/${domainId}/TXT/${c.body.id}`;
+    const headers = { 'if-match': c.headers.get('etag') as string };
+    const texts = ['one', 'two', 'three', 'four', 'five'];
+    const replies = await Promise.all([api.del(url, { headers }), ...texts.map((text) => api.patch(url, { text }, { headers }))]);
+    const won = replies.filter((r) => r.status === 200 || r.status === 204);
+    expect(won).toHaveLength(1);
+    // Losers are 412, or 404 once the delete won (a request that began after it finds nothing to match).
+    for (const r of replies) if (!won.includes(r)) expectProblem(r, r.status === 404 && won[0]!.status === 204 ? 404 : 412);
+    const after = await api.get(url);
+    if (won[0]!.status === 204) expectProblem(after, 404);
+    else expect(after.body.text).toBe(won[0]!.body.text);
+    await api.del(url);
+  });
+
   it('answers 405 with Allow on record paths', async () => {
     const r = await api.del(`/v1/domains/${domainId}/records`);
     expectProblem(r, 405);

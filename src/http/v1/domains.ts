@@ -1,12 +1,14 @@
 /** /v1/domains and /v1/zonemirrors: master and slave zones, both DomainService domains of one kind. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import { checkDomain, DOMAIN_DEFAULTS, statusFromName, statusName, type DomainData, type DomainKind, type StatusName, type StoredDomain } from '../../model/domain.js';
 import { NotFoundError } from '../../model/errors.js';
 import { normalizeZoneName } from '../../model/names.js';
 import type { Actor } from '../../services/index.js';
+import type { Precondition } from '../../services/domains.js';
 import type { TransferState } from '../../services/mirrors.js';
+import type { StoreOps } from '../../store/store.js';
 import { bodyFailure, mapFields, rejectBody, type FieldMap } from './problem.js';
 import {
   Domain,
@@ -83,10 +85,15 @@ function zoneRoutes(app: FastifyInstance, ctx: RouteContext, kind: DomainKind): 
   }
   const createSchema = master ? DomainCreate : MirrorCreate;
 
-  /** `d` was read for the caller, so ownership is already established. */
-  async function show(d: StoredDomain) {
-    return master ? v1Domain(d) : v1Mirror(d, await services.mirrors.stateOf(d.id));
+  /** `d` was read for the caller, so ownership is already established; `ops`: the transaction it was read in. */
+  async function show(d: StoredDomain, ops?: StoreOps) {
+    return master ? v1Domain(d) : v1Mirror(d, await services.mirrors.stateOf(d.id, ops));
   }
+  /** If-Match, checked inside the write on the domain as it is then. */
+  const ifMatch =
+    (req: FastifyRequest): Precondition<StoredDomain> =>
+    async (current, tx) =>
+      checkIfMatch(req, etagOf(await show(current, tx)));
 
   r.get(
     base,
@@ -106,7 +113,7 @@ function zoneRoutes(app: FastifyInstance, ctx: RouteContext, kind: DomainKind): 
         services.domains.list(actor, { ...pg, kind, ...(name === undefined ? {} : { name: normalizeZoneName(name) }) }),
       );
       // One handler serves both kinds; the schema of the kind at hand checks the shape.
-      return (await Promise.all(rows.map(show))) as never;
+      return (await Promise.all(rows.map((d) => show(d)))) as never;
     },
   );
 
@@ -172,8 +179,8 @@ function zoneRoutes(app: FastifyInstance, ctx: RouteContext, kind: DomainKind): 
         const current = await load(actor, req.params.id);
         const failure = bodyFailure(req);
         if (failure) rejectBody(failure, () => checkDomain(proposed(failure.accepted, put, current)).list, domainFieldMap, bodySchema.required ?? []);
-        checkIfMatch(req, etagOf(await show(current)));
-        const d = await services.domains.update(actor, current.id, domainInput(req.body as DomainBody, put, current)).catch(mapErrors);
+        // The fields are laid over the domain as read here; If-Match (checked in the write) guards that it has not changed since.
+        const d = await services.domains.update(actor, current.id, domainInput(req.body as DomainBody, put, current), ifMatch(req)).catch(mapErrors);
         const body = await show(d);
         return reply.header('etag', etagOf(body)).send(body);
       },
@@ -194,8 +201,7 @@ function zoneRoutes(app: FastifyInstance, ctx: RouteContext, kind: DomainKind): 
     async (req, reply) => {
       const actor = ctx.actor(req);
       const current = await load(actor, req.params.id);
-      checkIfMatch(req, etagOf(await show(current)));
-      await services.domains.delete(actor, current.id);
+      await services.domains.delete(actor, current.id, ifMatch(req));
       return reply.code(204).send(null);
     },
   );

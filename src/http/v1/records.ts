@@ -230,8 +230,7 @@ function typeRoutes(
     async (req, reply) => {
       const actor = ctx.actor(req);
       const current = await load(actor, req.params.id, req.params.rid);
-      checkIfMatch(req, etagOf(v1Record(current)));
-      await services.records.delete(actor, req.params.id, current.id);
+      await services.records.delete(actor, req.params.id, current.id, (now) => checkIfMatch(req, etagOf(v1Record(now))));
       return reply.code(204).send(null);
     },
   );
