@@ -15,6 +15,26 @@ export type DomainInput = Partial<DomainData> & Pick<DomainData, 'domain' | 'kin
  */
 export type Precondition<T> = (current: T, tx: StoreOps) => Promise<void> | void;
 
+/**
+ * One DNS server answers for every account, from the closest enclosing zone: a domain inside another
+ * account's domain would take over its names (and let its owner obtain certificates for them), and one
+ * enclosing another account's domain would claim the names around it. Within one account, nesting is a
+ * delegation the owner chose.
+ */
+async function checkNesting(tx: StoreOps, actor: Actor, name: string): Promise<void> {
+  const others = (await tx.domainsNestedWith(name)).filter((d) => d.accountId !== actor.accountId);
+  const other = others.find((d) => name.endsWith('.' + d.domain)) ?? others[0];
+  if (!other) return;
+  const inside = name.endsWith('.' + other.domain);
+  throw new ConflictError(
+    'domain',
+    inside
+      ? `The domain '${name}' lies inside ${other.domain}, which another account manages; only that account can add names below it.`
+      : // Not named: that would tell the caller which names below theirs exist.
+        `The domain '${name}' would contain a domain that another account manages.`,
+  );
+}
+
 const duplicate = (name: string) =>
   new ConflictError('domain', `The domain '${name}' already exists in our database.  Please open a ticket if you think this is in error.`);
 
@@ -42,7 +62,9 @@ export class DomainService {
         if ((await tx.countDomains(actor.accountId)) >= this.limits.domainsPerAccount) {
           throw new LimitError('domain', `An account may hold at most ${this.limits.domainsPerAccount} domains.`);
         }
+        await tx.lockDomainNames();
         if (await tx.domainByName(data.domain)) throw duplicate(data.domain);
+        await checkNesting(tx, actor, data.domain);
         const created = await tx.insertDomain(actor.accountId, data, 0, now);
         return {
           value: created,
@@ -72,7 +94,11 @@ export class DomainService {
         const data: DomainData = { ...before, ...patch };
         checkDomain(data).throwIfAny();
         name = data.domain;
-        if (data.domain !== current.domain && (await tx.domainByName(data.domain))) throw duplicate(data.domain);
+        if (data.domain !== current.domain) {
+          await tx.lockDomainNames();
+          if (await tx.domainByName(data.domain)) throw duplicate(data.domain);
+          await checkNesting(tx, actor, data.domain);
+        }
         const changed = JSON.stringify(before) !== JSON.stringify(data);
         if (!changed) return { value: undefined, change: null, journal: [] };
         await tx.updateDomain(id, data, now);

@@ -188,7 +188,7 @@ export class RecordService {
 
   async delete(actor: Actor, domainId: number, id: number, precondition?: Precondition<StoredRecord>): Promise<StoredRecord> {
     const { value } = await this.writer.write(actor, async (tx) => {
-      const domain = await this.domains.locked(tx, actor, domainId);
+      const domain = await this.editable(tx, actor, domainId);
       const current = await this.owned(tx, domainId, id);
       await precondition?.(current, tx);
       await tx.deleteRecord(id);

@@ -232,6 +232,23 @@ export class KyselyOps implements StoreOps {
     if (isPostgres(this.db)) await this.db.selectFrom('accounts').select('id').where('id', '=', id).forNoKeyUpdate().execute();
   }
 
+  async lockDomainNames(): Promise<void> {
+    // SQLite: BEGIN IMMEDIATE already serialises every writer.
+    if (isPostgres(this.db)) await sql`select pg_advisory_xact_lock(hashtextextended('zonehost:domain-names', 0))`.execute(this.db);
+  }
+
+  async domainsNestedWith(name: string): Promise<{ id: number; accountId: number; domain: string }[]> {
+    const labels = name.split('.');
+    const ancestors = labels.slice(1).map((_, i) => labels.slice(i + 1).join('.'));
+    // Names are lower-case letters, digits, hyphens and dots (checkDomain), so LIKE needs no escaping.
+    const rows = await this.db
+      .selectFrom('domains')
+      .select(['id', 'account_id', 'domain'])
+      .where((eb) => eb.or([eb('domain', 'in', ancestors), eb('domain', 'like', `%.${name}`)]))
+      .execute();
+    return rows.map((r) => ({ id: num(r.id), accountId: num(r.account_id), domain: r.domain }));
+  }
+
   async bumpSerial(domainId: number, floor: number): Promise<number> {
     const row = await this.db
       .updateTable('domains')

@@ -101,6 +101,13 @@ export interface StoreOps {
    */
   lockDomain(id: number): Promise<void>;
   lockAccount(id: number): Promise<void>;
+  /**
+   * Inside a transaction: queues writers that add or rename domains, across nodes, so two of them never
+   * both miss the other's name (nesting rules compare a name with others, not with one row).
+   */
+  lockDomainNames(): Promise<void>;
+  /** Domains whose name is an ancestor of `name` or lies below it (not `name` itself). */
+  domainsNestedWith(name: string): Promise<{ id: number; accountId: number; domain: string }[]>;
   /** Raises the serial to max(serial + 1, floor) and returns it. */
   bumpSerial(domainId: number, floor: number): Promise<number>;
 

@@ -77,6 +77,21 @@ describe('/v1/domains', () => {
     expect(problemFields(r, 409)).toEqual(['domain']);
   });
 
+  it("answers 409 for a domain or zone mirror inside another account's domain, and for a rename onto one", async () => {
+    const other = client(server.base, (await server.user('mallory')).key);
+    for (const [path, body] of [
+      ['/v1/domains', { domain: 'www.create.example', soa: 'x@evil.example' }],
+      ['/v1/zonemirrors', { domain: 'www.create.example', masters: ['192.0.2.53'] }],
+    ] as const) {
+      const r = await other.post(path, body);
+      expect(problemFields(r, 409)).toEqual(['domain']);
+      expect(r.body.detail).toBe("The domain 'www.create.example' lies inside create.example, which another account manages; only that account can add names below it.");
+    }
+    const own = await other.post('/v1/domains', { domain: 'mallory.example', soa: 'x@mallory.example' });
+    expect(problemFields(await other.patch(`/v1/domains/${own.body.id}`, { domain: 'mail.create.example' }), 409)).toEqual(['domain']);
+    expect((await other.get(`/v1/domains/${own.body.id}`)).body.domain).toBe('mallory.example');
+  });
+
   it('PUT replaces (omitted optional fields reset), PATCH changes only what is given', async () => {
     const c = await api.post('/v1/domains', { domain: 'put.example', soa: 'a@put.example', default_ttl: 300, axfr: ['192.0.2.9'], status: 'inactive' });
     const id = c.body.id;

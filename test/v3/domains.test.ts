@@ -127,6 +127,37 @@ describe('domain.create and domain.list', () => {
     expect(await createErrors({ Domain: 'linode.com', SOA_Email: 'h@linode.com' })).toEqual([[8, sentence]]);
   });
 
+  it("refuses a domain inside or around another account's domain, by create or rename; the same account may nest", async () => {
+    const id = await domain(w.base, w.alice, 'nest.example');
+    await resource(w.base, w.alice, id, { Type: 'A', Name: 'www', Target: '192.0.2.1' });
+    const bobCreate = (name: string) => errors(w.base, { api_action: 'domain.create', api_key: w.bob, Domain: name, Type: 'master', SOA_Email: 'h@evil.example' });
+    const inside = (name: string) => [[8, `The domain '${name}' lies inside nest.example, which another account manages; only that account can add names below it.`]];
+    expect(await bobCreate('www.nest.example')).toEqual(inside('www.nest.example'));
+    expect(await bobCreate('a.b.nest.example')).toEqual(inside('a.b.nest.example'));
+    expect(await errors(w.base, { api_action: 'domain.create', api_key: w.bob, Domain: 'sub.nest.example', Type: 'slave', master_ips: '192.0.2.53' })).toEqual(
+      inside('sub.nest.example'),
+    );
+    // Names that only end alike are not nested.
+    const similar = await domain(w.base, w.bob, 'othernest.example');
+    // Alice delegates a sub-domain to a zone of her own.
+    const child = await domain(w.base, w.alice, 'deep.sub.nest.example');
+    expect(await bobCreate('sub.nest.example')).toEqual(inside('sub.nest.example'));
+    // Around: bob's zone would claim the names around alice's.
+    const around = (name: string) => [[8, `The domain '${name}' would contain a domain that another account manages.`]];
+    await data(w.base, { api_action: 'domain.delete', api_key: w.alice, DomainID: id });
+    expect(await bobCreate('nest.example')).toEqual(around('nest.example'));
+    expect(await bobCreate('sub.nest.example')).toEqual(around('sub.nest.example'));
+    // A rename onto such a name is refused the same way, and changes nothing.
+    const bobs = await domain(w.base, w.bob, 'elsewhere.example');
+    expect(await errors(w.base, { api_action: 'domain.update', api_key: w.bob, DomainID: bobs, Domain: 'x.deep.sub.nest.example' })).toEqual([
+      [8, "The domain 'x.deep.sub.nest.example' lies inside deep.sub.nest.example, which another account manages; only that account can add names below it."],
+    ]);
+    expect((await list(w.bob, { DomainID: bobs }))[0].DOMAIN).toBe('elsewhere.example');
+    // The zone alice still has answers for its names; nobody else's zone took them over.
+    expect((await list(w.alice, { DomainID: child }))[0].DOMAIN).toBe('deep.sub.nest.example');
+    for (const d of [similar, bobs]) await data(w.base, { api_action: 'domain.delete', api_key: w.bob, DomainID: d });
+  });
+
   it('lists all of the account\'s domains sorted by name, and only them', async () => {
     await domain(w.base, w.bob, 'bobs.example');
     for (const name of ['zeta.sort', 'alpha.sort', 'mid.sort']) await domain(w.base, w.alice, name);

@@ -306,4 +306,14 @@ describe('zone mirrors (Type slave)', () => {
       [8, 'The domain mirror-records.example is a zone mirror (type slave); its records come from its masters and cannot be edited.'],
     ]);
   });
+
+  it('refuses changing or deleting the records a domain had before it became a slave', async () => {
+    const { id, name } = await zone();
+    const rid = await resource(w.base, w.alice, id, { Type: 'A', Name: 'x', Target: '192.0.2.1' });
+    await data(w.base, { api_action: 'domain.update', api_key: w.alice, DomainID: id, Type: 'slave', master_ips: '192.0.2.53' });
+    const refusal = [[8, `The domain ${name} is a zone mirror (type slave); its records come from its masters and cannot be edited.`]];
+    expect(await updateErrors({ DomainID: id, ResourceID: rid, Target: '192.0.2.2' })).toEqual(refusal);
+    expect(await errors(w.base, { api_action: 'domain.resource.delete', api_key: w.alice, DomainID: id, ResourceID: rid })).toEqual(refusal);
+    expect((await records(w.base, w.alice, id)).map((r) => r.RESOURCEID)).toEqual([rid]);
+  });
 });
