@@ -102,6 +102,11 @@ export class DomainService {
         const changed = JSON.stringify(before) !== JSON.stringify(data);
         if (!changed) return { value: undefined, change: null, journal: [] };
         await tx.updateDomain(id, data, now);
+        if (data.kind === 'slave' && (data.domain !== current.domain || current.kind !== 'slave')) {
+          // The copy (and its transfer state) belongs to the zone it was pulled for: a mirror renamed, or a
+          // domain made a mirror, starts empty and is pulled afresh, never serving another zone's data.
+          await tx.saveMirrorState({ domainId: id, serial: null, lastSuccess: null, lastAttempt: null, lastError: null, zone: null });
+        }
         if (data.kind === 'master' && data.domain !== current.domain) await checkNameServerAddresses(tx, id, data.domain, 'domain');
         return {
           value: undefined,

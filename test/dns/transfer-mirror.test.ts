@@ -111,4 +111,20 @@ describe('a zone mirror of a Knot primary', () => {
     expect((await kdig(server, `new.${ZONE}`, 'A')).answer.map((r) => r.data)).toEqual(['192.0.2.81']);
     expect((await kdig(server, `later.${ZONE}`, 'A')).status).toBe('NXDOMAIN');
   });
+
+  it("drops its copy when renamed, never serving one zone's data under another's name", async () => {
+    const update = (Domain: string) => data(server.base, { api_action: 'domain.update', api_key: key, DomainID: mirrorId, Domain });
+    await update('other.test');
+    // The primary does not serve other.test: nothing may be served for it, and no transfer claimed.
+    expect(await server.services.mirrors.stateOf(mirrorId)).toMatchObject({ serial: null, lastSuccess: null });
+    expect((await kdig(server, 'www.other.test', 'A')).status).toBe('REFUSED');
+    // A mirror with no copy yet cannot be transferred (SERVFAIL, as a secondary that has not loaded).
+    expect((await transfer(server, '127.0.31.1', 'other.test', 'AXFR')).status).toBe('SERVFAIL');
+    await eventually('the failed pull recorded', async () => (await server.services.mirrors.stateOf(mirrorId)).lastError !== null);
+    expect((await server.services.mirrors.stateOf(mirrorId)).serial).toBeNull();
+    // Renamed back, it is pulled afresh (the primary's zone made transferable again first).
+    await publish(zoneFile(2024010104, 'back A 192.0.2.84'));
+    await update(ZONE);
+    await eventually('the zone pulled again', async () => (await kdig(server, `back.${ZONE}`, 'A')).answer.some((r) => r.data === '192.0.2.84'));
+  });
 });
