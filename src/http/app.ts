@@ -1,5 +1,6 @@
 /** The HTTP side: one Fastify app serving interface A at / and /api/, interface B at /v1/. */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { METHODS } from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { TlsFiles } from '../config.js';
 import type { Services } from '../services/index.js';
@@ -8,7 +9,7 @@ import type { Socket } from 'node:net';
 import { MAX_TXT_BYTES } from '../model/records/txt.js';
 import { isV3Target, v3ClientErrorResponse, v3LimitedReply, v3Routes } from './v3/plugin.js';
 import { isV1Path, v1Routes } from './v1/plugin.js';
-import { v1LimitedReply } from './v1/problem.js';
+import { problem, v1LimitedReply } from './v1/problem.js';
 import { redactTarget, requestLogSerializers } from './log.js';
 import { installMetrics } from './metrics.js';
 import { registerPanel } from './panel.js';
@@ -67,8 +68,11 @@ function clientError(err: Error & { code?: string; rawPacket?: unknown }, socket
   if (target === undefined || isV3Target(target)) response = v3ClientErrorResponse(target ?? '');
   else {
     const [status, text] = err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : [400, 'Bad Request'];
-    const body = JSON.stringify({ error: text, message: 'Client Error', statusCode: status });
-    response = `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
+    // Interface B answers in problem+json even here (an unknown method, say).
+    const [type, body] = isV1Path(target)
+      ? ['application/problem+json', JSON.stringify(problem(status, 'The request could not be read (unknown method, malformed request line or headers too large).'))]
+      : ['application/json', JSON.stringify({ error: text, message: 'Client Error', statusCode: status })];
+    response = `HTTP/1.1 ${status} ${text}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
   }
   if (socket.writable) socket.end(response);
   else socket.destroy();
@@ -86,6 +90,10 @@ export async function buildApp(services: Services, opts: HttpOptions): Promise<F
     return503OnClosing: true,
   }) as unknown as FastifyInstance;
 
+  // Every method Node parses reaches a route, so each interface answers it in its own format (interface A's
+  // envelope, interface B's 405) instead of a bare 404. CONNECT never reaches a request handler.
+  for (const method of METHODS) if (method !== 'CONNECT' && !app.supportedMethods.includes(method)) app.addHttpMethod(method);
+
   if (opts.tls) {
     app.addHook('onSend', async (_req, reply) => {
       reply.header('Strict-Transport-Security', 'max-age=31536000');
@@ -96,10 +104,11 @@ export async function buildApp(services: Services, opts: HttpOptions): Promise<F
   // Before the routes are registered, so that every route's answers are counted.
   installMetrics(app, services.metrics);
 
-  // Fastify's own 404 answer, but logged with the URL redacted (its default logs the key a GET client sent).
+  // Fastify's own 404 answer, but with the URL redacted in the log and without its query in the body (the
+  // default logs, and echoes, the key a GET client sent).
   app.setNotFoundHandler((req, reply) => {
     req.log.info(`Route ${req.method}:${redactTarget(req.url)} not found`);
-    return reply.code(404).send({ message: `Route ${req.method}:${req.url} not found`, error: 'Not Found', statusCode: 404 });
+    return reply.code(404).send({ message: `Route ${req.method}:${req.url.split('?')[0]} not found`, error: 'Not Found', statusCode: 404 });
   });
   app.get('/healthz', async () => ({ status: 'ok' }));
   await app.register(v3Routes(services), { prefix: '/' });

@@ -1,5 +1,6 @@
 /** Interface B domains: create/read/replace/patch/delete, validation problems, auth, methods, cross-interface. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from '../support/raw-http.js';
 import { startTestServer, v3, type TestServer } from '../support/server.js';
 import { call, client, expectProblem, fieldsOf, problemFields, type Client } from './support.js';
 
@@ -165,6 +166,17 @@ describe('/v1/domains', () => {
     const o = await call(server.base, 'OPTIONS', '/v1/domains');
     expect(o.status).toBe(204);
     expect(o.headers.get('allow')).toBe('GET, POST, HEAD, OPTIONS');
+    // Methods fetch will not send: 405 as well, and a method Node cannot parse gets a problem document.
+    const port = Number(new URL(server.base).port);
+    for (const method of ['TRACE', 'PROPFIND']) {
+      const raw = await rawRequest(port, `${method} /v1/domains/${c.body.id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+      expect(raw).toMatch(/^HTTP\/1\.1 405 /);
+      expect(raw).toMatch(/\r\nallow: GET, PUT, PATCH, DELETE, HEAD, OPTIONS\r\n/i);
+      expect(raw).toMatch(/\r\ncontent-type: application\/problem\+json/i);
+    }
+    const foo = await rawRequest(port, `FOO /v1/domains HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(foo).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(foo.slice(foo.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 400, title: 'Bad Request' });
   });
 
   it('answers 400 for bad JSON, 415 for a non-JSON body, 413 for a huge body, 404 for unknown paths', async () => {

@@ -1,6 +1,7 @@
 /** Interface A transport: paths, methods, encodings, parameter names, response format and HTTP status. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TXT_BYTES } from '../../src/model/records/txt.js';
+import { rawRequest } from '../support/raw-http.js';
 import { call, data, domain, errorBody, records, world, type Transport, type World } from './support.js';
 
 let w: World;
@@ -108,6 +109,30 @@ describe('interface A transport', () => {
       expect(res.status).toBe(200);
       expect(await res.text()).toBe(errorBody('domain.list', 1, `Bad request: use GET or POST, not ${method}.`));
     }
+    // Methods fetch will not send, and that the server routes only because it routes every method.
+    const port = Number(new URL(w.base).port);
+    for (const method of ['TRACE', 'PROPFIND', 'MKCOL']) {
+      const raw = await rawRequest(port, `${method} /?api_action=domain.list&api_key=${w.alice} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect(raw).toMatch(/^HTTP\/1\.1 200 /);
+      expect(raw.endsWith(errorBody('domain.list', 1, `Bad request: use GET or POST, not ${method}.`))).toBe(true);
+    }
+  });
+
+  it('runs no action for HEAD (it answers the envelope headers only)', async () => {
+    const res = await fetch(`${w.base}/api/?api_action=domain.create&api_key=${w.alice}&Domain=head.example&Type=master&SOA_Email=h@head.example`, { method: 'HEAD' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json;charset=UTF-8');
+    expect(await res.text()).toBe('');
+    const listed = await data(w.base, { api_action: 'domain.list', api_key: w.alice });
+    expect(listed.map((d: { DOMAIN: string }) => d.DOMAIN)).not.toContain('head.example');
+  });
+
+  it('never puts the query of an unknown path (and the key in it) in the answer', async () => {
+    const res = await fetch(`${w.base}/apx/?api_action=domain.list&api_key=${w.alice}`);
+    expect(res.status).toBe(404);
+    const text = await res.text();
+    expect(text).toContain('/apx/');
+    expect(text).not.toContain(w.alice);
   });
 
   it('carries the longest TXT value in a GET query string, as lexicon sends it', async () => {
@@ -142,16 +167,3 @@ describe('interface A transport', () => {
     expect(a.body.DATA).toEqual({});
   });
 });
-
-/** Sends bytes as they are (fetch refuses a GET body) and returns the whole response. */
-async function rawRequest(port: number, request: string): Promise<string> {
-  const { connect } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    // write, not end: a half-close lets the server drop the reply, and python-requests never half-closes.
-    const socket = connect(port, '127.0.0.1', () => socket.write(request));
-    const chunks: Buffer[] = [];
-    socket.on('data', (c) => chunks.push(c));
-    socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    socket.on('error', reject);
-  });
-}

@@ -18,8 +18,11 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
  * Call it after registering the implemented methods of `url`.
  */
 export function allowOnly(app: FastifyInstance, url: string, allowed: (typeof METHODS)[number][]): void {
-  const allow = [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
-  const others = METHODS.filter((m) => !allowed.includes(m));
+  // HEAD of a GET route is Fastify's own route.
+  const methods: string[] = [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'];
+  const allow = methods.join(', ');
+  // Every other method the server routes (see buildApp), so TRACE or PROPFIND get 405 too.
+  const others = app.supportedMethods.filter((m) => !methods.includes(m));
   app.route({
     method: 'OPTIONS',
     url,

@@ -128,11 +128,12 @@ export function v3Routes(services: Services): FastifyPluginAsync {
       if (state.retryAfter !== undefined && !Array.isArray(body)) reply.code(429).header('Retry-After', String(state.retryAfter));
       return send(reply, body);
     };
-    app.get('/', handler);
+    // No automatic HEAD route: it would run the action (a HEAD could create a domain) and drop the answer.
+    app.get('/', { exposeHeadRoute: false }, handler);
     app.post('/', handler);
-    // Only GET and POST carry calls; other methods still get an envelope, never a bare 404.
+    // Only GET and POST carry calls; other methods (HEAD too) still get an envelope, never a bare 404.
     app.route({
-      method: ['PUT', 'DELETE', 'PATCH', 'OPTIONS'],
+      method: app.supportedMethods.filter((m) => m !== 'GET' && m !== 'POST'),
       url: '/',
       handler: async (req, reply) => {
         const action = Args.from(req.query).raw('api_action') ?? '';
