@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { rawRequest } from '../support/raw-http.js';
 import { startTestServer, v3, type TestServer } from '../support/server.js';
 
 let server: TestServer | undefined;
@@ -32,5 +33,26 @@ describe('size limits', () => {
     });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ ERRORARRAY: [{ ERRORCODE: 1, ERRORMESSAGE: 'Bad request: the request body is too large.' }], ACTION: 'test.echo', DATA: {} });
+  });
+
+  it('holds a multipart body to the same limit: its length must be declared and within it', async () => {
+    server = await startTestServer();
+    const { key } = await server.user('alice');
+    const port = Number(new URL(server.base).port);
+    const envelope = (message: string) => JSON.stringify({ ERRORARRAY: [{ ERRORCODE: 1, ERRORMESSAGE: message }], ACTION: 'test.echo', DATA: {} });
+    const field = (name: string, value: string) => `--b\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    // The parser reads multipart bodies itself: without this check, fields of up to 1 MiB each, any number of them.
+    const big = new FormData();
+    for (let i = 0; i < 3; i++) big.set(`f${i}`, 'x'.repeat(900 * 1024));
+    const res = await fetch(`${server.base}/api/?api_action=test.echo&api_key=${key}`, { method: 'POST', body: big });
+    expect(await res.text()).toBe(envelope('Bad request: the request body is too large.'));
+    const head = `POST /api/?api_action=test.echo&api_key=${key} HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nConnection: close\r\n`;
+    const chunk = field('foo', 'bar') + '--b--\r\n';
+    const chunked = await rawRequest(port, `${head}Transfer-Encoding: chunked\r\n\r\n${chunk.length.toString(16)}\r\n${chunk}\r\n0\r\n\r\n`);
+    expect(chunked).toMatch(/^HTTP\/1\.1 200 /);
+    expect(chunked.endsWith(envelope('Bad request: a multipart body needs a Content-Length header.'))).toBe(true);
+    // Within the limit, multipart works as before.
+    const small = await rawRequest(port, `${head}Content-Length: ${chunk.length}\r\n\r\n${chunk}`);
+    expect(small.endsWith('{"ERRORARRAY":[],"ACTION":"test.echo","DATA":{"FOO":"bar"}}')).toBe(true);
   });
 });

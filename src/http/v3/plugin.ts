@@ -46,6 +46,16 @@ export function v3Routes(services: Services): FastifyPluginAsync {
   return async (app) => {
     await app.register(formbody);
     await app.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: 1024 * 1024, files: 10 } });
+    // The multipart parser reads the socket itself, past Fastify's body limit, and would hold any number of
+    // 1 MiB fields in memory before authentication: so a multipart body must declare its length, within
+    // the limit (Node then reads no more than that). Real clients (curl -F, requests, fetch) declare it.
+    app.addHook('onRequest', async (req) => {
+      if (!req.headers['content-type']?.toLowerCase().startsWith('multipart/')) return;
+      const length = Number(req.headers['content-length'] ?? NaN);
+      if (!(length <= app.initialConfig.bodyLimit!)) {
+        throw Object.assign(new Error('multipart body without a length within the limit'), { statusCode: Number.isNaN(length) ? 411 : 413 });
+      }
+    });
     // Lexicon sends GET with a JSON body "{}"; v3 never reads JSON bodies, and other bodies are ignored too.
     app.removeContentTypeParser('application/json');
     app.addContentTypeParser('*', (_req, payload, done) => {
@@ -146,7 +156,14 @@ export function v3Routes(services: Services): FastifyPluginAsync {
       const action = Args.from(req.query).raw('api_action') ?? '';
       req.log.info({ err }, 'interface A request rejected');
       const status = (err as { statusCode?: number }).statusCode;
-      const message = status === 413 ? 'Bad request: the request body is too large.' : 'Bad request: the request body could not be read.';
+      const message =
+        status === 413
+          ? 'Bad request: the request body is too large.'
+          : status === 411
+            ? 'Bad request: a multipart body needs a Content-Length header.'
+            : 'Bad request: the request body could not be read.';
+      // A body refused before it was read is not read at all: the connection cannot carry another request.
+      if (status === 411 || status === 413) reply.header('connection', 'close');
       return send(reply.code(200), failed(findAction(action)?.name ?? action, [{ ERRORCODE: CODES.badRequest, ERRORMESSAGE: message }]));
     });
   };
