@@ -234,7 +234,9 @@ describe('interface B authentication', () => {
   });
 
   it('answers 401 with WWW-Authenticate when the key is missing or wrong', async () => {
-    const attempts: Record<string, string>[] = [{}, { authorization: `Bearer ${key}x` }, { authorization: `Basic ${Buffer.from('u:wrong').toString('base64')}` }, { authorization: 'Token abc' }];
+    const basic = (userPass: string) => ({ authorization: `Basic ${Buffer.from(userPass).toString('base64')}` });
+    // The key as the Basic user name is not taken (documented: the user name is ignored).
+    const attempts: Record<string, string>[] = [{}, { authorization: `Bearer ${key}x` }, basic('u:wrong'), basic(`${key}:`), basic(`${key}:wrong`), basic(key), { authorization: 'Token abc' }];
     for (const headers of attempts) {
       const r = await call(server.base, 'GET', '/v1/domains', { headers });
       expectProblem(r, 401);

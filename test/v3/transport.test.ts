@@ -118,6 +118,11 @@ describe('interface A transport', () => {
     }
   });
 
+  it('lets pages of any origin read its answers, as the live API did', async () => {
+    const res = await fetch(`${w.base}/api/?api_action=test.echo&api_key=${w.alice}`, { headers: { origin: 'https://panel.example' } });
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
   it('runs no action for HEAD (it answers the envelope headers only)', async () => {
     const res = await fetch(`${w.base}/api/?api_action=domain.create&api_key=${w.alice}&Domain=head.example&Type=master&SOA_Email=h@head.example`, { method: 'HEAD' });
     expect(res.status).toBe(200);

@@ -87,7 +87,7 @@ function api(services: Services): FastifyPluginAsync {
 
     app.addHook('onRequest', async (req) => {
       if (req.routeOptions.config?.public) return;
-      const keys = [bearerCredential(req), ...basicCredentials(req)].filter((k): k is string => !!k);
+      const keys = [bearerCredential(req), ...basicCredentials(req, false)].filter((k): k is string => !!k);
       for (const key of keys) {
         try {
           actors.set(req, await services.accounts.authenticate(key, 'v1', req.ip));

@@ -18,7 +18,10 @@ interface Credentials {
   basic: string[];
 }
 
-const send = (reply: FastifyReply, body: Envelope | Envelope[]) => reply.type(CONTENT_TYPE).send(JSON.stringify(body));
+// The live API allowed any origin (its recorded responses carry the header): keys travel in arguments,
+// never in cookies, so a page can only use a key it was given.
+const send = (reply: FastifyReply, body: Envelope | Envelope[]) =>
+  reply.type(CONTENT_TYPE).header('access-control-allow-origin', '*').send(JSON.stringify(body));
 
 /** A rate-limited interface A request: code 14 in the envelope, with HTTP 429 (and Retry-After, set by the caller). */
 export const v3LimitedReply: LimitedReply = (req, reply) => {
