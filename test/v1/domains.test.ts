@@ -185,6 +185,16 @@ describe('/v1/domains', () => {
     expectProblem(await api.call('POST', '/v1/domains', { raw: '{}', headers: { 'content-type': 'application/json' }, body: undefined }), 400);
     expectProblem(await api.call('POST', '/v1/domains', { raw: 'domain=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415);
     expectProblem(await api.call('POST', '/v1/domains', { raw: 'hello', headers: { 'content-type': 'text/plain' } }), 415);
+    // JSON is UTF-8: other bytes are refused, not stored as replacement characters; other charsets and codings are 415.
+    const latin1 = Buffer.from('{"domain":"caf\xe9.example","soa":"a@b.example"}', 'latin1');
+    const notUtf8 = await fetch(`${server.base}/v1/domains`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: latin1 });
+    expect(notUtf8.status).toBe(400);
+    expect((await notUtf8.json()).detail).toBe('The body is not valid UTF-8.');
+    const body = '{"domain":"charset.example","soa":"a@charset.example"}';
+    for (const headers of [{ 'content-type': 'application/json; charset=iso-8859-1' }, { 'content-type': 'application/json', 'content-encoding': 'gzip' }]) {
+      expectProblem(await api.call('POST', '/v1/domains', { raw: body, headers }), 415);
+    }
+    expect((await api.call('POST', '/v1/domains', { raw: body, headers: { 'content-type': 'application/json; charset=UTF-8' } })).status).toBe(201);
     const huge = await api.call('POST', '/v1/domains', { raw: JSON.stringify({ domain: 'x'.repeat(2 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } });
     expectProblem(huge, 413);
     expectProblem(await api.get('/v1/nothing'), 404);

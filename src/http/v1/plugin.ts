@@ -81,9 +81,28 @@ function api(services: Services): FastifyPluginAsync {
       }
       return payload;
     });
-    // JSON only (415 for anything else); merge-patch is JSON too.
+    // JSON only (415 for anything else); merge-patch is JSON too. JSON is UTF-8 (RFC 8259 section 8.1):
+    // a body in another charset or coding, or with bytes that are not UTF-8, is refused rather than stored
+    // with replacement characters.
     app.removeContentTypeParser('text/plain');
-    app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+    app.removeContentTypeParser('application/json');
+    const parseJson = app.getDefaultJsonParser('error', 'error');
+    const utf8 = new TextDecoder('utf-8', { fatal: true });
+    const jsonParser = (req: FastifyRequest, body: Buffer, done: (err: Error | null, body?: unknown) => void): void => {
+      const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1];
+      const coding = req.headers['content-encoding'];
+      if ((charset && !/^utf-?8$/i.test(charset)) || (coding && coding.toLowerCase() !== 'identity')) {
+        return done(new HttpProblem(415, 'Send the body as uncompressed UTF-8 JSON (charset utf-8 or none, no Content-Encoding).'));
+      }
+      let text: string;
+      try {
+        text = utf8.decode(body);
+      } catch {
+        return done(new HttpProblem(400, 'The body is not valid UTF-8.'));
+      }
+      parseJson(req, text, done);
+    };
+    for (const type of ['application/json', 'application/merge-patch+json']) app.addContentTypeParser(type, { parseAs: 'buffer' }, jsonParser);
 
     app.addHook('onRequest', async (req) => {
       if (req.routeOptions.config?.public) return;
