@@ -5,15 +5,15 @@ export const MAX_NAME_LENGTH = 253; // presentation form without the trailing do
 export const MAX_LABEL_LENGTH = 63;
 
 const LDH_LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
-// Owner names of records may hold underscores (_acme-challenge, _sip._tcp) and a leading wildcard.
-const OWNER_LABEL = /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$/i;
+// Names in records may hold underscores (_acme-challenge, _sip._tcp), as owners and as targets.
+const UNDERSCORE_LABEL = /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$/i;
 
 export function labelsOf(name: string): string[] {
   return name === '' ? [] : name.split('.');
 }
 
-/** Why `name` (no trailing dot) is not a valid host name, or null. `owner` allows `_` and a leading `*`. */
-export function hostnameProblem(name: string, opts: { owner?: boolean; minLabels?: number } = {}): string | null {
+/** Why `name` (no trailing dot) is not a valid host name, or null. `underscore` allows `_` in labels, `wildcard` a leading `*` label. */
+export function hostnameProblem(name: string, opts: { underscore?: boolean; wildcard?: boolean; minLabels?: number } = {}): string | null {
   if (name.length === 0) return 'must not be empty';
   if (name.length > MAX_NAME_LENGTH) return `must be at most ${MAX_NAME_LENGTH} characters long`;
   const labels = labelsOf(name);
@@ -21,8 +21,10 @@ export function hostnameProblem(name: string, opts: { owner?: boolean; minLabels
   for (const [i, label] of labels.entries()) {
     if (label.length === 0) return 'must not contain empty labels';
     if (label.length > MAX_LABEL_LENGTH) return `has a label longer than ${MAX_LABEL_LENGTH} characters`;
-    if (opts.owner && label === '*' && i === 0) continue;
-    const re = opts.owner ? OWNER_LABEL : LDH_LABEL;
+    if (label === '*' && opts.wildcard && i === 0) continue;
+    // A wildcard only matches queries for owner names; a host name holding one would be looked up literally.
+    if (label === '*' && !opts.wildcard) return "must not contain a * label (only a record's own name can be a wildcard)";
+    const re = opts.underscore ? UNDERSCORE_LABEL : LDH_LABEL;
     if (!re.test(label)) {
       return 'may only contain letters, digits and hyphens in dot-separated labels that neither start nor end with a hyphen';
     }

@@ -152,6 +152,20 @@ describe('record rules and errors', () => {
     expect(problemFields(srv, 400).sort()).toEqual(['port', 'service', 'target']);
   });
 
+  it('refuses a * label in a target (underscores stay allowed) and a CNAME pointing at its own name', async () => {
+    const ns = await api.post(`/v1/domains/${domainId}/NS`, { name: 'nsw', nameserver: '*' });
+    expect(problemFields(ns, 400)).toEqual(['nameserver']);
+    expect(ns.body.errors[0].reason).toBe("The name server host name '*' must not contain a * label (only a record's own name can be a wildcard).");
+    expect(problemFields(await api.post(`/v1/domains/${domainId}/MX`, { mail_server: '*.example.net' }), 400)).toEqual(['mail_server']);
+    const self = await api.post(`/v1/domains/${domainId}/CNAME`, { name: 'self', target: 'SELF.records.example.' });
+    expect(problemFields(self, 400)).toEqual(['target']);
+    expect(self.body.errors[0].reason).toBe('A CNAME record cannot point at its own name (self.records.example).');
+    const acme = await api.post(`/v1/domains/${domainId}/CNAME`, { name: '_acme-challenge', target: '_acme-challenge.other.example' });
+    expect(acme.status).toBe(201);
+    expect(problemFields(await api.patch(`/v1/domains/${domainId}/CNAME/${acme.body.id}`, { target: '_acme-challenge.records.example' }), 400)).toEqual(['target']);
+    await api.del(`/v1/domains/${domainId}/CNAME/${acme.body.id}`);
+  });
+
   it('answers 409 for a CNAME clash and for a duplicate record', async () => {
     const a = await api.post(`/v1/domains/${domainId}/A`, { name: 'clash', address: '192.0.2.8' });
     const c = await api.post(`/v1/domains/${domainId}/CNAME`, { name: 'clash', target: 'x.example' });

@@ -160,6 +160,34 @@ describe('record values', () => {
     expect(await createErrors(id, { Type: 'MX', Name: '', Target: 'mx.example.net', Priority: 65536 })).toEqual([[8, 'The priority must be a whole number between 0 and 65535.']]);
   });
 
+  it('refuses a * label in host-name targets, but keeps underscores there', async () => {
+    const { id, name } = await zone();
+    const wild = (what: string, target: string) => `The ${what} '${target}' must not contain a * label (only a record's own name can be a wildcard).`;
+    expect(await createErrors(id, { Type: 'NS', Name: 'nsw', Target: '*' })).toEqual([[8, wild('name server host name', '*')]]);
+    expect(await createErrors(id, { Type: 'MX', Target: '*.example.net' })).toEqual([[8, wild('mail server host name', '*.example.net')]]);
+    expect(await createErrors(id, { Type: 'CNAME', Name: 'c', Target: '*.example.net.' })).toEqual([[8, wild('target host name', '*.example.net')]]);
+    expect(await createErrors(id, { Type: 'SRV', Name: '_sip._tcp', Target: `*.${name}` })).toEqual([[8, wild('target host name', `*.${name}`)]]);
+    const mx = await resource(w.base, w.alice, id, { Type: 'MX', Target: 'mx.example.net' });
+    expect(await updateErrors({ ResourceID: mx, Target: 'mx.*.example.net' })).toEqual([[8, wild('mail server host name', 'mx.*.example.net')]]);
+    // ACME DNS-01 delegation points a CNAME at an _acme-challenge name elsewhere.
+    const acme = await resource(w.base, w.alice, id, { Type: 'CNAME', Name: '_acme-challenge', Target: '_acme-challenge.other.example.' });
+    expect((await one(id, acme)).TARGET).toBe('_acme-challenge.other.example');
+    const srv = await resource(w.base, w.alice, id, { Type: 'SRV', Name: '_sip._tcp', Target: '_sip.example.net' });
+    expect((await one(id, srv)).TARGET).toBe('_sip.example.net');
+  });
+
+  it('refuses a CNAME whose target is its own name, in any spelling', async () => {
+    const { id, name } = await zone();
+    const loop = `A CNAME record cannot point at its own name (self.${name}).`;
+    for (const Target of [`self.${name}`, `SELF.${name.toUpperCase()}.`]) {
+      expect(await createErrors(id, { Type: 'CNAME', Name: 'self', Target }), Target).toEqual([[8, loop]]);
+    }
+    // Neither by a new target nor by a new name.
+    const alias = await resource(w.base, w.alice, id, { Type: 'CNAME', Name: 'alias', Target: `Self.${name}` });
+    expect(await updateErrors({ ResourceID: alias, Name: 'self' })).toEqual([[8, loop]]);
+    expect(await updateErrors({ ResourceID: alias, Target: `alias.${name}.` })).toEqual([[8, `A CNAME record cannot point at its own name (alias.${name}).`]]);
+  });
+
   it('keeps a CNAME alone at its name, both ways, and off the apex', async () => {
     const { id, name } = await zone();
     await resource(w.base, w.alice, id, { Type: 'A', Name: 'www', Target: '192.0.2.1' });

@@ -1,3 +1,4 @@
+import { absoluteName } from '../names.js';
 import { commonFromV1, hostField, nameField, ttlField, validateHostTarget } from './common.js';
 import type { RecordType } from './types.js';
 
@@ -19,7 +20,12 @@ export const CNAME: RecordType = {
     return rec;
   },
   toV1: (rec) => ({ name: rec.name, target: rec.target, ttl: rec.ttl }),
-  validate: (rec, _ctx, p) => validateHostTarget(rec, 'target host name', p),
+  validate(rec, ctx, p) {
+    validateHostTarget(rec, 'target host name', p);
+    // An alias of itself is a loop: resolvers give up on it (SERVFAIL) instead of finding an answer.
+    const own = absoluteName(rec.name, ctx.zone);
+    if (rec.target.toLowerCase() === own.toLowerCase()) p.add('target', `A CNAME record cannot point at its own name (${own}).`);
+  },
   toWire: (rec) => rec.target,
   fromWire: (data) => ({ target: String(data), priority: 10, weight: 5, port: 80, protocol: '', tag: '' }),
 };

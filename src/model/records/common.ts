@@ -13,7 +13,7 @@ export function blankRecord(type: string): RecordData {
 /** Owner name (relative, "" = apex): a host name that may hold `_` labels and a leading `*`. */
 export function validateOwner(rec: RecordData, zone: string, p: Problems): void {
   if (rec.name === '') return;
-  const problem = hostnameProblem(absoluteName(rec.name, zone), { owner: true });
+  const problem = hostnameProblem(absoluteName(rec.name, zone), { underscore: true, wildcard: true });
   if (problem) p.add('name', `The name '${rec.name}' ${problem}.`);
 }
 
@@ -23,14 +23,17 @@ export function validateTtl(rec: RecordData, p: Problems): void {
   else rec.ttl = roundTtl(rec.ttl);
 }
 
-/** A host name in record data (CNAME/MX/NS/SRV target), stored without the trailing dot. */
+/**
+ * A host name in record data (CNAME/MX/NS/SRV target), stored without the trailing dot. Underscores are
+ * allowed (a CNAME to `_acme-challenge.other.example` delegates ACME validation); a `*` label is not.
+ */
 export function validateHostTarget(rec: RecordData, what: string, p: Problems): void {
   rec.target = normalizeTarget(rec.target);
   if (rec.target === '') {
     p.add('target', `A ${rec.type} record needs ${what}.`);
     return;
   }
-  const problem = hostnameProblem(rec.target, { owner: true });
+  const problem = hostnameProblem(rec.target, { underscore: true });
   if (problem) p.add('target', `The ${what} '${rec.target}' ${problem}.`);
 }
 
