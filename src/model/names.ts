@@ -1,5 +1,5 @@
 /** Name, address and e-mail rules shared by every record type and both interfaces. */
-import { isIPv4, isIPv6 } from 'node:net';
+import { isIPv4, isIPv6, SocketAddress } from 'node:net';
 
 export const MAX_NAME_LENGTH = 253; // presentation form without the trailing dot (255 octets on the wire)
 export const MAX_LABEL_LENGTH = 63;
@@ -75,6 +75,13 @@ export function normalizeTarget(raw: string): string {
 export const isIPv4Address = (s: string): boolean => isIPv4(s);
 export const isIPv6Address = (s: string): boolean => isIPv6(s) && !s.includes('%');
 export const isIPAddress = (s: string): boolean => isIPv4Address(s) || isIPv6Address(s);
+
+/**
+ * An IPv6 address (isIPv6Address) in the canonical text of RFC 5952: lower case, no leading zeros, the
+ * longest run of zero groups as `::`, IPv4-mapped addresses dotted (`::ffff:192.0.2.1`). Node's address
+ * parser writes it so (libuv's inet_ntop); equal addresses then compare equal as text.
+ */
+export const canonicalIPv6 = (s: string): string => new SocketAddress({ address: s, family: 'ipv6' }).address;
 
 // Deliberately simple: one @, a non-empty local part without spaces, and a host name domain.
 export function emailProblem(raw: string): string | null {

@@ -174,6 +174,15 @@ describe('record rules and errors', () => {
     await api.del(`/v1/domains/${domainId}/A/${a.body.id}`);
   });
 
+  it('shows AAAA addresses in canonical text and answers 409 for an equivalent one', async () => {
+    const a = await api.post(`/v1/domains/${domainId}/AAAA`, { name: 'v6', address: '2001:DB8:0::10' });
+    expect(a.body).toMatchObject({ name: 'v6', address: '2001:db8::10' });
+    expect(problemFields(await api.post(`/v1/domains/${domainId}/AAAA`, { name: 'v6', address: '2001:db8::0:10' }), 409)).toEqual(['address']);
+    const b = await api.post(`/v1/domains/${domainId}/AAAA`, { name: 'v6', address: '2001:db8::11' });
+    expect(problemFields(await api.patch(`/v1/domains/${domainId}/AAAA/${b.body.id}`, { address: '2001:0db8::0010' }), 409)).toEqual(['address']);
+    for (const r of [a, b]) await api.del(`/v1/domains/${domainId}/AAAA/${r.body.id}`);
+  });
+
   it('answers 409 for a name server inside the domain without an address, and for deleting its last address', async () => {
     const ns = await api.post(`/v1/domains/${domainId}/NS`, { nameserver: 'ns.records.example' });
     expect(problemFields(ns, 409)).toEqual(['nameserver']);

@@ -135,6 +135,30 @@ describe('record values', () => {
     expect(await createErrors(id, { Type: 'A', Name: 'x', Target: '2001:db8::1' })).toEqual([[8, "The target '2001:db8::1' is not a valid IPv4 address."]]);
     expect(await createErrors(id, { Type: 'AAAA', Name: 'x', Target: '192.0.2.1' })).toEqual([[8, "The target '192.0.2.1' is not a valid IPv6 address."]]);
     expect(await createErrors(id, { Type: 'A', Name: 'x' })).toEqual([[8, "The target '' is not a valid IPv4 address."]]);
+    // Only the canonical dotted quad is an IPv4 address here, so A targets need no rewriting.
+    expect(await createErrors(id, { Type: 'A', Name: 'x', Target: '192.0.2.01' })).toEqual([[8, "The target '192.0.2.01' is not a valid IPv4 address."]]);
+  });
+
+  it('stores AAAA targets in canonical text (RFC 5952), so an equivalent address is a duplicate on create and update', async () => {
+    const { id, name } = await zone();
+    const cases: [string, string][] = [
+      ['2001:DB8::A', '2001:db8::a'],
+      ['2001:0db8:0000:0000:0000:0000:0000:0002', '2001:db8::2'],
+      ['2001:db8:0:0:1:0:0:1', '2001:db8::1:0:0:1'],
+      ['1:0:0:2:0:0:0:3', '1:0:0:2::3'],
+      ['2001:db8:0:1:1:1:1:1', '2001:db8:0:1:1:1:1:1'],
+      ['::FFFF:192.0.2.1', '::ffff:192.0.2.1'],
+    ];
+    for (const [i, [given, stored]] of cases.entries()) {
+      const rid = await resource(w.base, w.alice, id, { Type: 'AAAA', Name: `c${i}`, Target: given });
+      expect((await one(id, rid)).TARGET, given).toBe(stored);
+    }
+    const dup = `An identical AAAA record for v6.${name} already exists.`;
+    await resource(w.base, w.alice, id, { Type: 'AAAA', Name: 'v6', Target: '2001:DB8::1' });
+    expect(await createErrors(id, { Type: 'AAAA', Name: 'v6', Target: '2001:db8:0::1' })).toEqual([[8, dup]]);
+    const other = await resource(w.base, w.alice, id, { Type: 'AAAA', Name: 'v6', Target: '2001:db8::2' });
+    expect(await updateErrors({ ResourceID: other, Target: '2001:0DB8::0:1' })).toEqual([[8, dup]]);
+    expect((await records(w.base, w.alice, id)).filter((r) => r.NAME === 'v6').map((r) => r.TARGET)).toEqual(['2001:db8::1', '2001:db8::2']);
   });
 
   it('takes Name as a relative name, "" or "@" for the apex, or an FQDN inside the zone, and stores it relative', async () => {

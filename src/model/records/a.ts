@@ -37,6 +37,7 @@ export const A: RecordType = {
   },
   toV1: (rec) => ({ name: rec.name, address: rec.target, ttl: rec.ttl }),
   validate(rec, _ctx, p) {
+    // isIPv4Address takes only the canonical dotted quad (no leading zeros or short forms): nothing to rewrite.
     rec.target = rec.target.trim();
     if (!isIPv4Address(rec.target)) p.add('target', `The target '${rec.target}' is not a valid IPv4 address.`);
   },

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { isIPv6Address } from '../names.js';
+import { canonicalIPv6, isIPv6Address } from '../names.js';
 import { substituteRemoteAddr } from './a.js';
 import { commonFromV1, nameField, ttlField } from './common.js';
 import type { RecordType } from './types.js';
@@ -17,7 +17,7 @@ export const AAAA: RecordType = {
   },
   v1Fields: {
     name: nameField,
-    address: Type.String({ format: 'ipv6', description: 'IPv6 address' }),
+    address: Type.String({ format: 'ipv6', description: 'IPv6 address; stored and shown in RFC 5952 canonical text (2001:DB8:0::1 becomes 2001:db8::1)' }),
     ttl: ttlField,
   },
   v1Required: ['address'],
@@ -30,6 +30,8 @@ export const AAAA: RecordType = {
   validate(rec, _ctx, p) {
     rec.target = rec.target.trim();
     if (!isIPv6Address(rec.target)) p.add('target', `The target '${rec.target}' is not a valid IPv6 address.`);
+    // Stored canonical, so the duplicate check and both interfaces see one spelling of each address.
+    else rec.target = canonicalIPv6(rec.target);
   },
   toWire: (rec) => rec.target,
   fromWire: (data) => ({ target: String(data), priority: 10, weight: 5, port: 80, protocol: '', tag: '' }),
