@@ -135,11 +135,14 @@ export class RecordService {
     return r.domainId;
   }
 
-  /** `rec` comes from an interface already mapped to canonical form; it is normalised and checked here. */
-  async create(actor: Actor, domainId: number, rec: RecordData, ctx?: Omit<RecordContext, 'zone'>): Promise<StoredRecord> {
+  /**
+   * `rec` comes from an interface already mapped to canonical form, or is mapped by it from the zone's
+   * name (read inside the write, so a rename cannot slip in between); it is normalised and checked here.
+   */
+  async create(actor: Actor, domainId: number, rec: RecordData | ((zone: string) => RecordData), ctx?: Omit<RecordContext, 'zone'>): Promise<StoredRecord> {
     const { value } = await this.writer.write(actor, async (tx, now) => {
       const domain = await this.editable(tx, actor, domainId);
-      const data = { ...rec };
+      const data = { ...(typeof rec === 'function' ? rec(domain.domain) : rec) };
       checkRecord(data, { ...ctx, zone: domain.domain }).throwIfAny();
       if ((await tx.countRecords(domainId)) >= this.limits.recordsPerDomain) {
         throw new LimitError('records', `A domain may hold at most ${this.limits.recordsPerDomain} records.`);
@@ -156,18 +159,18 @@ export class RecordService {
     return value;
   }
 
-  /** Replaces the record's fields with `next(current)`; the type never changes. */
+  /** Replaces the record's fields with `next(current, zone)`; the type never changes. */
   async update(
     actor: Actor,
     domainId: number,
     id: number,
-    next: (current: StoredRecord) => RecordData,
+    next: (current: StoredRecord, zone: string) => RecordData,
     ctx?: Omit<RecordContext, 'zone'>,
   ): Promise<StoredRecord> {
     const { value } = await this.writer.write(actor, async (tx, now) => {
       const domain = await this.editable(tx, actor, domainId);
       const current = await this.owned(tx, domainId, id);
-      const data = { ...next(current), type: current.type };
+      const data = { ...next(current, domain.domain), type: current.type };
       checkRecord(data, { ...ctx, zone: domain.domain }).throwIfAny();
       const after: StoredRecord = { ...data, id, domainId };
       if (JSON.stringify(after) === JSON.stringify(current)) return { value: current, change: null, journal: [] };

@@ -166,6 +166,17 @@ describe('record rules and errors', () => {
     await api.del(`/v1/domains/${domainId}/CNAME/${acme.body.id}`);
   });
 
+  it('takes an SRV name as the host under _service._protocol: the domain itself in any spelling, or a name inside it', async () => {
+    const cases: [string, string][] = [['@', ''], ['records.example', ''], ['RECORDS.EXAMPLE.', ''], ['chat.records.example.', 'chat']];
+    for (const [i, [name, shown]] of cases.entries()) {
+      const r = await api.post(`/v1/domains/${domainId}/SRV`, { service: `svc${i}`, protocol: 'udp', name, port: 1, target: 'srv.example' });
+      expect(r.body, name).toMatchObject({ service: `svc${i}`, protocol: 'udp', name: shown });
+      const listed = await v3(server.base, { api_action: 'domain.resource.list', api_key: key, DomainID: domainId, ResourceID: r.body.id });
+      expect(listed.DATA[0]).toMatchObject({ NAME: `_svc${i}._udp${shown ? `.${shown}` : ''}`, PROTOCOL: 'udp' });
+      await api.del(`/v1/domains/${domainId}/SRV/${r.body.id}`);
+    }
+  });
+
   it('answers 409 for a CNAME clash and for a duplicate record', async () => {
     const a = await api.post(`/v1/domains/${domainId}/A`, { name: 'clash', address: '192.0.2.8' });
     const c = await api.post(`/v1/domains/${domainId}/CNAME`, { name: 'clash', target: 'x.example' });

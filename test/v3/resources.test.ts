@@ -282,6 +282,33 @@ describe('SRV records (reference 5.3)', () => {
     }
   });
 
+  it('makes Name relative to the zone before folding: the zone\'s own name is the apex, an FQDN keeps its labels', async () => {
+    const { id, name } = await zone();
+    const apex = "An SRV record's name must start with _service._protocol (for example _sip._tcp), not ''.";
+    for (const Name of [name, `${name}.`, `${name.toUpperCase()}.`, '@']) {
+      expect(await createErrors(id, { Type: 'SRV', Name, Port: 1, Target: `x.${name}` }), Name).toEqual([[8, apex]]);
+    }
+    const cases: [Record<string, string>, string, string][] = [
+      [{ Name: `_sip._udp.${name}` }, '_sip._udp', 'udp'],
+      [{ Name: `_xmpp._tcp.chat.${name.toUpperCase()}.` }, '_xmpp._tcp.chat', 'tcp'],
+      [{ Name: `minecraft.${name}`, Protocol: 'udp' }, '_minecraft._udp', 'udp'],
+      [{ Name: 'minecraft', Protocol: 'udp', Port: '25566' }, '_minecraft._udp', 'udp'],
+    ];
+    for (const [fields, stored, protocol] of cases) {
+      const rid = await resource(w.base, w.alice, id, { Type: 'SRV', Target: 'srv.example.net', Port: 25565, ...fields });
+      expect(await one(id, rid), JSON.stringify(fields)).toMatchObject({ NAME: stored, PROTOCOL: protocol });
+    }
+    expect(await createErrors(id, { Type: 'SRV', Name: 'sip.elsewhere.example.', Target: 'x.example.net' })).toContainEqual([
+      8,
+      `The name 'sip.elsewhere.example.' is not inside the domain ${name}.`,
+    ]);
+    // An update naming the record by its FQDN is the same name, so a new Protocol moves it.
+    const rid = await resource(w.base, w.alice, id, { Type: 'SRV', Name: '_sip._tcp', Target: 'sip.example.net', Port: 5060 });
+    await update({ ResourceID: rid, Name: `_sip._tcp.${name}`, Protocol: 'tls' });
+    expect(await one(id, rid)).toMatchObject({ NAME: '_sip._tls', PROTOCOL: 'tls' });
+    expect(await updateErrors({ ResourceID: rid, Name: `${name}.` })).toEqual([[8, apex]]);
+  });
+
   it('moves the record to the new _proto label when an update changes only Protocol', async () => {
     const { id } = await zone();
     const rid = await resource(w.base, w.alice, id, { Type: 'SRV', Name: '_sip._udp', Target: 'sip.example.net', Port: 5060 });

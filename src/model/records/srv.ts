@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { relativeName } from '../names.js';
 import { commonFromV1, hostField, nameField, ttlField, uint16Field, validateHostTarget, validateUint16 } from './common.js';
 import type { RecordData, RecordType } from './types.js';
 
@@ -42,7 +43,13 @@ export const SRV: RecordType = {
   description: 'Location of a service: _service._protocol name, priority, weight, port and target host',
   apexAllowed: true, // the name rule below already rules out the apex
   additionalTarget: (rec) => rec.target,
-  fromV3: (rec, _ctx, _p, previous) => (rec.name.trim() === '' ? rec : foldProtocol(rec, previous)),
+  fromV3(rec, ctx, _p, previous) {
+    // Relative first, so the zone's own name in any spelling is the apex and the zone's labels are never
+    // taken for _service._proto. A name outside the zone is left as sent, for checkRecord to report.
+    const name = relativeName(rec.name, ctx.zone);
+    if (name === null) return rec;
+    return name === '' ? { ...rec, name } : foldProtocol({ ...rec, name }, previous);
+  },
   v1Fields: {
     service: Type.String({ pattern: '^_?[A-Za-z0-9][A-Za-z0-9-]{0,62}$', description: 'Service name, e.g. "sip" (a leading "_" is optional)' }),
     protocol: Type.String({ pattern: '^_?[A-Za-z0-9][A-Za-z0-9-]{0,30}$', description: 'Protocol, e.g. "tcp" or "udp" (a leading "_" is optional)' }),

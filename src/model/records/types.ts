@@ -68,8 +68,9 @@ export interface RecordType {
 
   /**
    * Interface A: adjusts the overloaded arguments after defaults are applied (e.g. SRV folds
-   * Protocol into Name, A substitutes `[remote_addr]`). Problems go into `p`. On update, `previous`
-   * is the stored record the given arguments were laid over.
+   * Protocol into Name, A substitutes `[remote_addr]`). `rec.name` is still as the client sent it;
+   * `ctx.zone` is the record's zone. Problems go into `p`. On update, `previous` is the stored record
+   * the given arguments were laid over.
    */
   fromV3(rec: RecordData, ctx: RecordContext, p: Problems, previous?: RecordData): RecordData;
 

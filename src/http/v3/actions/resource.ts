@@ -45,12 +45,12 @@ function overlay(args: Args, base: RecordData, all: boolean): RecordData {
   return rec;
 }
 
-/** Lets the record's type adjust interface A's arguments (SRV protocol folding, `[remote_addr]`). */
-function adapt(rec: RecordData, ctx: ActionContext, previous?: RecordData): RecordData {
+/** Lets the record's type adjust interface A's arguments (SRV protocol folding, `[remote_addr]`) for a record of `zone`. */
+function adapt(rec: RecordData, ctx: ActionContext, zone: string, previous?: RecordData): RecordData {
   const t = recordType(rec.type);
   if (!t) return rec; // the registry check in the service names the bad type
   const p = new Problems();
-  const out = t.fromV3(rec, { zone: '', remoteAddr: ctx.remoteAddr }, p, previous);
+  const out = t.fromV3(rec, { zone, remoteAddr: ctx.remoteAddr }, p, previous);
   p.throwIfAny();
   return out;
 }
@@ -91,8 +91,8 @@ export const resourceActions: Action[] = [
       const { args, services, actor } = ctx;
       const domainId = args.int(P.domainId);
       const type = args.str(P.type).trim();
-      const rec = adapt(overlay(args, { ...V3_DEFAULTS, type }, true), ctx);
-      const created = await services.records.create(actor, domainId, rec);
+      const rec = overlay(args, { ...V3_DEFAULTS, type }, true);
+      const created = await services.records.create(actor, domainId, (zone) => adapt(rec, ctx, zone));
       return { ResourceID: created.id };
     },
   },
@@ -108,7 +108,7 @@ export const resourceActions: Action[] = [
       const resourceId = args.int(P.resourceId);
       // DomainID is optional here (api.spec): without it the record is looked up across the caller's domains.
       const domainId = args.given(P.domainId) ? args.int(P.domainId) : await services.records.domainOf(actor, resourceId);
-      const updated = await services.records.update(actor, domainId, resourceId, (current) => adapt(overlay(args, current, false), ctx, current));
+      const updated = await services.records.update(actor, domainId, resourceId, (current, zone) => adapt(overlay(args, current, false), ctx, zone, current));
       return { ResourceID: updated.id };
     },
   },
