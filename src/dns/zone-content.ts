@@ -8,6 +8,7 @@ import type { StoredDomain } from '../model/domain.js';
 import { absoluteName } from '../model/names.js';
 import { recordType, type StoredRecord } from '../model/records/index.js';
 import { DEFAULT_TIMERS } from '../model/ttl.js';
+import { keyOf } from './wire.js';
 
 export interface ZoneContent {
   /** The SOA record (owner = zone apex). */
@@ -76,6 +77,30 @@ export function zoneContent(domain: StoredDomain, records: readonly StoredRecord
     } as dnsPacket.Answer);
   }
   return { soa: soaOf(domain, nameservers), answers };
+}
+
+/** Which RRset a record belongs to: its owner (letter case aside) and type. */
+export const rrsetKey = (a: { name: string; type: string }): string => `${keyOf(a.name)} ${a.type}`;
+
+/** A record's TTL (dns-packet's OPT pseudo-record has none, and zones hold no OPT). */
+export const ttlOf = (a: dnsPacket.Answer): number => (a as { ttl?: number }).ttl ?? 0;
+
+/**
+ * The records with every RRset at the lowest TTL among its records (RFC 2181 5.2): the TTL queries are
+ * answered with (buildZone), which transfers and zone files must carry too. Records keep their own TTLs
+ * in ZoneContent, which the server's start-up builds for every zone and which buildZone reduces itself.
+ */
+export function withRRsetTtls(answers: readonly dnsPacket.Answer[]): dnsPacket.Answer[] {
+  const lowest = new Map<string, number>();
+  for (const a of answers) {
+    const key = rrsetKey(a);
+    const ttl = ttlOf(a);
+    if (ttl < (lowest.get(key) ?? Infinity)) lowest.set(key, ttl);
+  }
+  return answers.map((a) => {
+    const ttl = lowest.get(rrsetKey(a));
+    return ttl === ttlOf(a) ? a : { ...a, ttl };
+  });
 }
 
 /** Buffers travel through JSON as base64 under this key. */

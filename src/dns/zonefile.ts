@@ -1,12 +1,12 @@
 /**
- * A zone as RFC 1035 master-file text: every name absolute, one record per line, SOA first. Each record
- * goes through the server's own encoder (toWireRecord) before it is written, so the file holds what the
- * server answers with and AXFR sends; a record the server could not serve makes the export throw instead
- * of writing something else. Types without a presentation form here are written in RFC 3597's generic
- * form (`TYPEnn \# len hex`), which every master-file reader accepts.
+ * A zone as RFC 1035 master-file text: every name absolute, one record per line, SOA first, one TTL per
+ * RRset. Each record goes through the server's own encoder (toWireRecord) before it is written, so the
+ * file holds what the server answers with and AXFR sends; a record the server could not serve makes the
+ * export throw instead of writing something else. Types without a presentation form here are written in
+ * RFC 3597's generic form (`TYPEnn \# len hex`), which every master-file reader accepts.
  */
 import { splitName, toWireRecord, TYPE, type WireRecord } from './wire.js';
-import type { ZoneContent } from './zone-content.js';
+import { withRRsetTtls, type ZoneContent } from './zone-content.js';
 
 type Answer = ZoneContent['soa'];
 
@@ -90,7 +90,7 @@ function line(a: Answer): string {
 /** The zone's master-file text. Throws (naming the record) when a record cannot be encoded. */
 export function zoneFile(content: ZoneContent): string {
   const lines: string[] = [];
-  for (const a of [content.soa, ...content.answers.filter((x) => x.type !== 'SOA')]) {
+  for (const a of [content.soa, ...withRRsetTtls(content.answers.filter((x) => x.type !== 'SOA'))]) {
     try {
       lines.push(line(a));
     } catch (e) {

@@ -7,7 +7,7 @@ import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, type Server } from 'node:net';
 import * as dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../support/knot.js';
+import { eventually, transfer } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { data } from '../v3/support.js';
 import { createDomain, kdig } from './support.js';
@@ -29,12 +29,13 @@ const soa = (zone: string, serial = soaFields[zone]?.serial ?? SERIAL): dnsPacke
   ttl: 300,
   data: { mname: `ns.${zone}`, rname: `admin.${zone}`, refresh: 3600, retry: 600, expire: 86400, minimum: 60, ...soaFields[zone], serial },
 });
-const a = (name: string, ip: string): dnsPacket.Answer => ({ type: 'A', name, ttl: 300, data: ip });
+const a = (name: string, ip: string, ttl = 300): dnsPacket.Answer => ({ type: 'A', name, ttl, data: ip });
 const answer = (id: number, answers: dnsPacket.Answer[], rcode = 0) =>
   dnsPacket.encode({ type: 'response', id, flags: 0x0400 | rcode, questions: [], answers });
 
 /** What the scripted master sends for an AXFR of each zone: framed messages (raw when a case needs bytes dns-packet cannot make). */
 const transfers: Record<string, (id: number) => Buffer[]> = {
+  'ttls.test': (id) => [answer(id, [soa('ttls.test'), a('www.ttls.test', '192.0.2.1'), a('WWW.ttls.test', '192.0.2.2', 60), soa('ttls.test')])],
   'good.test': (id) => [answer(id, [soa('good.test'), a('www.good.test', '192.0.2.1')]), answer(id, [a('mail.good.test', '192.0.2.2'), soa('good.test')])],
   'expiring.test': (id) => [answer(id, [soa('expiring.test'), a('www.expiring.test', '192.0.2.1'), soa('expiring.test')])],
   'timer.test': (id) => {
@@ -114,8 +115,8 @@ afterAll(async () => {
   await new Promise((r) => (masterTcp ? masterTcp.close(r) : r(undefined)));
 });
 
-async function mirror(zone: string): Promise<number> {
-  return (await data(server.base, { api_action: 'domain.create', api_key: key, Domain: zone, Type: 'slave', master_ips: MASTER })).DomainID;
+async function mirror(zone: string, extra: Record<string, string> = {}): Promise<number> {
+  return (await data(server.base, { api_action: 'domain.create', api_key: key, Domain: zone, Type: 'slave', master_ips: MASTER, ...extra })).DomainID;
 }
 
 describe('zone mirror transfers from a scripted master', () => {
@@ -123,6 +124,14 @@ describe('zone mirror transfers from a scripted master', () => {
     const id = await mirror('good.test');
     await eventually('the transfer', async () => (await server.services.mirrors.stateOf(id)).serial === SERIAL);
     expect((await kdig(server, 'mail.good.test', 'A')).answer.map((r) => r.data)).toEqual(['192.0.2.2']);
+  });
+
+  it('passes a copy on with one TTL per RRset, the one it answers with, when the master sent several', async () => {
+    const id = await mirror('ttls.test', { axfr_ips: SECONDARY });
+    await eventually('the transfer', async () => (await server.services.mirrors.stateOf(id)).serial === SERIAL);
+    expect((await kdig(server, 'www.ttls.test', 'A')).answer.map((r) => r.ttl)).toEqual([60, 60]);
+    const axfr = await transfer(server, SECONDARY, 'ttls.test', 'AXFR');
+    expect(axfr.raw.split('\n').filter((l) => /^www\.ttls\.test\.\s/i.test(l)).map((l) => l.split(/\s+/)[1])).toEqual(['60', '60']);
   });
 
   it('stops serving a copy once its SOA expire time has passed without a successful check', async () => {

@@ -3,20 +3,27 @@
  * The secondary listens on a spare loopback address with port 53, since NOTIFY goes to the bare
  * addresses of the domain's axfr list on the standard port.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, kdigAt, startKnot, transfer, type Knot } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { data } from '../v3/support.js';
-import { createDomain, createRecord } from './support.js';
+import { createDomain, createRecord, kdig, rrs } from './support.js';
+
+const run = promisify(execFile);
 
 /** The secondary's address: in the zone's axfr list, and the source of its transfers (`via`). */
 const SECONDARY = '127.0.31.1';
 const ZONE = 'sec.test';
+/** A second zone the secondary follows, for RRsets whose records are given different TTLs. */
+const TTL_ZONE = 'ttl.test';
 
 let server: TestServer;
 let knot: Knot;
 let key: string;
 let domainId: number;
+let ttlZoneId: number;
 
 const serialOf = (records: string[]): number => Number(records[0]?.split(' ')[4]);
 
@@ -25,6 +32,7 @@ beforeAll(async () => {
   ({ key } = await server.user('xfr'));
   domainId = await createDomain(server.base, key, ZONE, { axfr_ips: SECONDARY });
   await createRecord(server.base, key, domainId, { Type: 'A', Name: 'www', Target: '192.0.2.1' });
+  ttlZoneId = await createDomain(server.base, key, TTL_ZONE, { axfr_ips: SECONDARY });
   knot = await startKnot({
     address: SECONDARY,
     config: `remote:
@@ -35,10 +43,17 @@ acl:
   - id: notify_from_zonehost
     address: 127.0.0.0/8
     action: notify
+  - id: transfer_to_tests
+    address: 127.0.0.0/8
+    action: transfer
 zone:
   - domain: ${ZONE}
     master: zonehost
     acl: notify_from_zonehost
+    storage: "{dir}"
+  - domain: ${TTL_ZONE}
+    master: zonehost
+    acl: [notify_from_zonehost, transfer_to_tests]
     storage: "{dir}"
 `,
   });
@@ -66,6 +81,48 @@ describe('a Knot secondary replicating from us', () => {
     // The secondary took the changes incrementally (IXFR from the journal), not by whole-zone transfers.
     expect(knot.log()).toMatch(/IXFR, incoming.*finished/);
     expect(knot.log()).not.toMatch(/AXFR-style IXFR/);
+  });
+});
+
+/** A zone's records by AXFR from a server (`from` the source address), as sorted "name ttl type data" lines. */
+async function axfrLines(port: number, at: string, from: string, zone: string): Promise<string[]> {
+  const { stdout } = await run('kdig', ['-b', from, '-p', String(port), `@${at}`, '+noall', '+answer', '+time=3', '+retry=0', zone, 'AXFR'], { timeout: 20_000 });
+  return stdout.split('\n').filter((l) => l.trim() && !l.startsWith(';')).map((l) => l.split(/\s+/).join(' ')).sort();
+}
+
+describe('RRset TTLs through transfers', () => {
+  it('sends one TTL per RRset, the one queries get, and a secondary following by IXFR serves exactly what we do', async () => {
+    const ours = () => axfrLines(server.dnsAddress?.port ?? 0, '127.0.0.1', SECONDARY, TTL_ZONE);
+    const secondarys = () => axfrLines(knot.port, knot.address, '127.0.0.1', TTL_ZONE);
+    const www = `www.${TTL_ZONE}`;
+    /** Waits for the secondary to take our current serial, then compares its answers and its whole zone with ours. */
+    const inStep = async () => {
+      const serial = (await kdig(server, TTL_ZONE, 'SOA')).answer[0]?.data.split(' ')[2];
+      await eventually(`knot at serial ${serial}\n${knot.log()}`, async () => (await kdigAt(knot, TTL_ZONE, 'SOA')).answer[0]?.data.split(' ')[2] === serial);
+      expect(rrs((await kdigAt(knot, www, 'A')).answer)).toEqual(rrs((await kdig(server, www, 'A')).answer));
+      expect(await secondarys()).toEqual(await ours());
+      return rrs((await kdig(server, www, 'A')).answer);
+    };
+    const first = await createRecord(server.base, key, ttlZoneId, { Type: 'A', Name: 'www', Target: '192.0.2.1', TTL_sec: 3600 });
+    expect(await inStep()).toEqual([`${www}. 3600 A 192.0.2.1`]);
+    // A second record with a lower TTL lowers the whole set's TTL, in queries and in the AXFR alike.
+    const second = await createRecord(server.base, key, ttlZoneId, { Type: 'A', Name: 'www', Target: '192.0.2.2', TTL_sec: 300 });
+    expect((await ours()).filter((l) => l.startsWith(`${www}. `))).toEqual([`${www}. 300 IN A 192.0.2.1`, `${www}. 300 IN A 192.0.2.2`]);
+    expect(await inStep()).toEqual([`${www}. 300 A 192.0.2.1`, `${www}. 300 A 192.0.2.2`]);
+    // Raising one record's TTL raises the set's to the next lowest; removing the other raises it to its own.
+    await data(server.base, { api_action: 'domain.resource.update', api_key: key, DomainID: ttlZoneId, ResourceID: second, TTL_sec: 7200 });
+    expect(await inStep()).toEqual([`${www}. 3600 A 192.0.2.1`, `${www}. 3600 A 192.0.2.2`]);
+    await data(server.base, { api_action: 'domain.resource.delete', api_key: key, DomainID: ttlZoneId, ResourceID: first });
+    expect(await inStep()).toEqual([`${www}. 7200 A 192.0.2.2`]);
+    // A change leaving the TTL alone sends that record only.
+    const serial = (await kdig(server, TTL_ZONE, 'SOA')).answer[0]?.data.split(' ')[2];
+    await createRecord(server.base, key, ttlZoneId, { Type: 'A', Name: 'www', Target: '192.0.2.3', TTL_sec: 7200 });
+    const ixfr = await transfer(server, SECONDARY, TTL_ZONE, `IXFR=${serial}`);
+    expect(ixfr.records.filter((r) => !r.includes(' SOA '))).toEqual([`${www}. A 192.0.2.3`]);
+    expect(await inStep()).toEqual([`${www}. 7200 A 192.0.2.2`, `${www}. 7200 A 192.0.2.3`]);
+    // Every step went over IXFR.
+    expect(knot.log()).toMatch(new RegExp(`\\[${TTL_ZONE}\\.\\] IXFR, incoming.*finished`));
+    expect(knot.log()).not.toMatch(new RegExp(`\\[${TTL_ZONE}\\.\\] .*AXFR-style IXFR`));
   });
 });
 

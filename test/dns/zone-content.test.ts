@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { StoredDomain } from '../../src/model/domain.js';
 import type { StoredRecord } from '../../src/model/records/index.js';
 import { parseZone, serialiseZone, zoneContent } from '../../src/dns/zone-content.js';
+import { zoneFile } from '../../src/dns/zonefile.js';
 
 const domain: StoredDomain = {
   id: 1, accountId: 1, domain: 'example.com', kind: 'master', soaEmail: 'first.last@example.com', description: '',
@@ -29,6 +30,17 @@ describe('zoneContent', () => {
     const txt = z.answers.find((a) => a.type === 'TXT');
     expect(txt?.name).toBe('Www.example.com');
     expect((txt?.data as Buffer[]).map((b) => b.length)).toEqual([255, 45]);
+  });
+
+  it('the zone file gives every record of an RRset the lowest TTL among them, as queries get', () => {
+    const ttls = zoneContent(domain, [
+      rec({ type: 'A', name: 'Www', target: '192.0.2.1', ttl: 3600 }),
+      rec({ type: 'A', name: 'www', target: '192.0.2.2', ttl: 300 }),
+      rec({ type: 'AAAA', name: 'www', target: '2001:db8::1', ttl: 3600 }),
+      rec({ type: 'NS', target: 'ns9.example.net', ttl: 600 }),
+    ], ['ns1.example.net']);
+    const lines = zoneFile(ttls).split('\n').filter((l) => /^(www|example)/i.test(l)).map((l) => l.split('\t').slice(1, 4).join(' '));
+    expect(lines).toEqual(['86400 IN SOA', '600 IN NS', '300 IN A', '300 IN A', '3600 IN AAAA', '600 IN NS']);
   });
 
   it('survives serialiseZone/parseZone unchanged', () => {

@@ -5,11 +5,11 @@
  */
 import type * as dnsPacket from 'dns-packet';
 import { isServed, type StoredDomain } from '../../model/domain.js';
-import { normalizeZoneName } from '../../model/names.js';
+import { absoluteName, normalizeZoneName } from '../../model/names.js';
 import type { StoredRecord } from '../../model/records/index.js';
 import type { Services } from '../../services/index.js';
 import type { ChangeRow } from '../../store/store.js';
-import { soaOf, zoneContent, type ZoneContent } from '../zone-content.js';
+import { rrsetKey, soaOf, ttlOf, withRRsetTtls, zoneContent, type ZoneContent } from '../zone-content.js';
 import { mirrorCopy } from './mirror.js';
 import { RCODE } from '../wire.js';
 import { addressIn, response, responses, serialNewer, soaData } from './wire.js';
@@ -46,7 +46,8 @@ export async function handleTransfer(req: TransferRequest): Promise<Buffer[]> {
   }
   const snapshot = await zoneSnapshot(services, domain, req.nameservers, clientSerial);
   if (!snapshot) return [response(query, RCODE.SERVFAIL)];
-  const { content } = snapshot;
+  // With the TTLs queries get, whatever the stored records (or a mirror's master) gave each record of a set.
+  const content = { soa: snapshot.content.soa, answers: withRRsetTtls(snapshot.content.answers) };
   const current = soaData(content.soa).serial;
 
   if (clientSerial !== null) {
@@ -55,7 +56,7 @@ export async function handleTransfer(req: TransferRequest): Promise<Buffer[]> {
     if (!serialNewer(current, clientSerial) || req.transport === 'udp') {
       return responses(query, RCODE.NOERROR, [content.soa]);
     }
-    const diffs = snapshot.domain ? incremental(snapshot.domain, snapshot.changes, clientSerial, req.nameservers, content.answers.length) : null;
+    const diffs = snapshot.domain ? incremental(snapshot.domain, snapshot.records, snapshot.changes, clientSerial, req.nameservers, content.answers.length) : null;
     if (diffs) return responses(query, RCODE.NOERROR, [content.soa, ...diffs, content.soa]);
   }
   return responses(query, RCODE.NOERROR, [content.soa, ...content.answers, content.soa]);
@@ -63,8 +64,9 @@ export async function handleTransfer(req: TransferRequest): Promise<Buffer[]> {
 
 interface Snapshot {
   content: ZoneContent;
-  /** Set for master zones (the journal applies to them only). */
+  /** Set for master zones (the journal applies to them only), with their records. */
   domain: StoredDomain | null;
+  records: StoredRecord[];
   changes: ChangeRow[];
 }
 
@@ -80,7 +82,7 @@ async function zoneSnapshot(
 ): Promise<Snapshot | null> {
   if (domain.kind === 'slave') {
     const content = await mirrorCopy(services, domain.id);
-    return content ? { content, domain: null, changes: [] } : null;
+    return content ? { content, domain: null, records: [], changes: [] } : null;
   }
   return services.store.transaction(async (tx) => {
     await tx.lockDomain(domain.id);
@@ -89,22 +91,36 @@ async function zoneSnapshot(
     const records = await tx.listRecords(d.id);
     // Journal rows from the client's serial on (IXFR only).
     const changes = sinceSerial === null ? [] : await tx.listChanges({ domainId: d.id, afterSerial: sinceSerial - 1 });
-    return { content: zoneContent(d, records, nameservers), domain: d, changes };
+    return { content: zoneContent(d, records, nameservers), domain: d, records, changes };
   });
 }
 
-/** The record as served (null when the zone does not carry it, e.g. an apex NS equal to a configured one). */
-function served(domain: StoredDomain, rec: StoredRecord, nameservers: readonly string[]): dnsPacket.Answer | null {
-  return zoneContent(domain, [rec], nameservers).answers[nameservers.length] ?? null;
+/** The records of `from` whose data is not in `other`, each data once: an RRset holds a data once, as a secondary compares them. */
+function minus(from: readonly dnsPacket.Answer[], other: readonly dnsPacket.Answer[]): dnsPacket.Answer[] {
+  const data = (a: dnsPacket.Answer) => JSON.stringify((a as { data?: unknown }).data);
+  const seen = new Set(other.map(data));
+  const out: dnsPacket.Answer[] = [];
+  for (const a of from) {
+    if (seen.has(data(a))) continue;
+    seen.add(data(a));
+    out.push(a);
+  }
+  return out;
 }
 
 /**
  * The IXFR difference sequences from `clientSerial` to the domain's serial, or null when the journal
  * cannot say (serial unknown to us, or a change other than to records in between) or when there are more
  * changes than records, so the whole zone is the shorter answer.
+ *
+ * Each version's sequence is worked out per RRset it touched, from the set as served before and after:
+ * one TTL for the whole set (RFC 2181 5.2), so when a change moves that TTL, every record of the old set
+ * is deleted and every record of the new one added. A secondary applying the differences then holds
+ * exactly the records and TTLs an AXFR sends.
  */
 function incremental(
   domain: StoredDomain,
+  records: readonly StoredRecord[],
   changes: ChangeRow[],
   clientSerial: number,
   nameservers: readonly string[],
@@ -114,19 +130,43 @@ function incremental(
   const later = changes.filter((c) => serialNewer(c.serial, clientSerial));
   if (later.length === 0 || later.length > zoneSize || later.some((c) => !c.action.startsWith('record.'))) return null;
   if (later[later.length - 1]?.serial !== domain.serial) return null;
+  const keyOfRecord = (r: StoredRecord) => rrsetKey({ name: absoluteName(r.name, domain.domain), type: r.type });
+  // The records by RRset, as they stood at the client's serial: the current ones with every later change undone.
+  const sets = new Map<string, Map<number, StoredRecord>>();
+  const put = (r: StoredRecord) => {
+    const key = keyOfRecord(r);
+    const set = sets.get(key);
+    if (set) set.set(r.id, r);
+    else sets.set(key, new Map([[r.id, r]]));
+  };
+  const drop = (r: StoredRecord) => sets.get(keyOfRecord(r))?.delete(r.id);
+  const apply = (c: ChangeRow, forward: boolean) => {
+    const [gone, come] = (forward ? [c.before, c.after] : [c.after, c.before]) as (StoredRecord | null)[];
+    if (gone) drop(gone);
+    if (come) put(come);
+  };
+  for (const r of records) put(r);
+  for (let j = later.length - 1; j >= 0; j--) apply(later[j] as ChangeRow, false);
+  // One RRset as served (the apex NS set includes the configured name servers).
+  const served = (key: string) => withRRsetTtls(zoneContent(domain, [...(sets.get(key)?.values() ?? [])], nameservers).answers.filter((a) => rrsetKey(a) === key));
   const out: dnsPacket.Answer[] = [];
   let from = clientSerial;
   let i = 0;
   while (i < later.length) {
     const serial = later[i]?.serial as number;
+    const version: ChangeRow[] = [];
+    for (; i < later.length && later[i]?.serial === serial; i++) version.push(later[i] as ChangeRow);
+    const touched = new Set<string>();
+    for (const c of version) for (const r of [c.before, c.after] as (StoredRecord | null)[]) if (r) touched.add(keyOfRecord(r));
+    const old = new Map([...touched].map((key) => [key, served(key)]));
+    for (const c of version) apply(c, true);
     const removed: dnsPacket.Answer[] = [];
     const added: dnsPacket.Answer[] = [];
-    for (; i < later.length && later[i]?.serial === serial; i++) {
-      const c = later[i] as ChangeRow;
-      const before = c.before ? served(domain, c.before as StoredRecord, nameservers) : null;
-      const after = c.after ? served(domain, c.after as StoredRecord, nameservers) : null;
-      if (before) removed.push(before);
-      if (after) added.push(after);
+    for (const [key, was] of old) {
+      const now = served(key);
+      const ttlMoved = was.length > 0 && now.length > 0 && ttlOf(was[0] as dnsPacket.Answer) !== ttlOf(now[0] as dnsPacket.Answer);
+      removed.push(...(ttlMoved ? was : minus(was, now)));
+      added.push(...(ttlMoved ? now : minus(now, was)));
     }
     out.push(soaOf({ ...domain, serial: from }, nameservers), ...removed, soaOf({ ...domain, serial }, nameservers), ...added);
     from = serial;
