@@ -3,7 +3,7 @@
  * CNAME chains inside the zone, referrals at delegations, NODATA vs NXDOMAIN, additional addresses.
  */
 import type * as dnsPacket from 'dns-packet';
-import { keyOf, parentKey, RCODE, ResponseWriter, splitName, TYPE, type Malformed, type Query } from './wire.js';
+import { keyOf, parentKey, RCODE, ResponseWriter, splitName, TCP_MAX, TYPE, type Malformed, type Query } from './wire.js';
 import { setOf, type RRset, type Zone, type ZoneCache, type ZoneNode } from './zones.js';
 
 /** Types that answer "where is this host" in the additional section (RFC 1035 3.3: type A additional processing). */
@@ -13,7 +13,6 @@ const MAX_CHAIN = 16;
 /** UDP payload size we offer and accept at most (the DNS flag day 2020 value). */
 export const EDNS_UDP_SIZE = 1232;
 const CLASSIC_UDP_SIZE = 512;
-export const TCP_MAX = 65535;
 
 interface Entry {
   set: RRset;
@@ -143,9 +142,13 @@ export function answerQuery(zones: ZoneCache, q: Query, now: number): { result: 
 /** An answer with no records and this rcode. */
 export const rcodeOnly = (rcode: number): Result => result(rcode);
 
+/** An answer that does not fit in the largest DNS message: no transport can carry it. */
+export class AnswerTooLarge extends Error {}
+
 /**
  * Encodes a response within `limit` bytes: the additional section is dropped when it does not fit, and
  * when answer and authority do not fit either, an empty response with TC asks the client to retry over TCP.
+ * Throws AnswerTooLarge when they do not fit TCP_MAX, where TC would have nothing to send the client to.
  */
 export function encodeResponse(q: Query | Malformed, r: Result, limit: number): Buffer {
   const w = new ResponseWriter();
@@ -159,6 +162,7 @@ export function encodeResponse(q: Query | Malformed, r: Result, limit: number): 
   for (const e of r.answer) write(1, e);
   for (const e of r.authority) write(2, e);
   if (w.length > room) {
+    if (limit >= TCP_MAX) throw new AnswerTooLarge('the answer does not fit in one DNS message');
     w.rollback(afterQuestion);
     tc = true;
   } else {

@@ -8,12 +8,12 @@ import { createServer, isIPv6, type Server, type Socket } from 'node:net';
 import type * as dnsPacket from 'dns-packet';
 import type { Logger } from 'pino';
 import type { Services } from '../services/index.js';
-import { answerQuery, encodeResponse, rcodeOnly, TCP_MAX, udpLimit } from './answer.js';
+import { AnswerTooLarge, answerQuery, encodeResponse, rcodeOnly, udpLimit, type Result } from './answer.js';
 import { ResponseCache } from './cache.js';
 import { handleNotify, handleTransfer, type TransferRequest } from './transfer/index.js';
 import { decodeStrict } from './transfer/wire.js';
-import { OPCODE, parseQuery, RCODE, TYPE, type Malformed, type Query } from './wire.js';
-import { ZoneCache } from './zones.js';
+import { OPCODE, parseQuery, RCODE, TCP_MAX, TYPE, type Malformed, type Query } from './wire.js';
+import { ZoneCache, type Zone } from './zones.js';
 
 export interface DnsOptions {
   host: string;
@@ -90,11 +90,22 @@ export class DnsHandler {
     let hit = this.responses.get(q, raw, limit, now);
     if (!hit) {
       const { result, zone } = answerQuery(this.zones, q, now);
-      hit = { response: encodeResponse(q, result, limit), zone };
+      hit = { response: this.encode(q, result, zone, limit), zone };
       this.responses.put(q, hit.response, limit, zone);
     }
     if (hit.zone) this.services.metrics.countQuery(hit.zone.id, hit.zone.name);
     return hit.response;
+  }
+
+  /** The encoded answer; SERVFAIL, logged, for one too large for any DNS message (cached like any other). */
+  private encode(q: Query, result: Result, zone: Zone | null, limit: number): Buffer {
+    try {
+      return encodeResponse(q, result, limit);
+    } catch (e) {
+      if (!(e instanceof AnswerTooLarge)) throw e;
+      this.log.warn({ zone: zone?.name, name: q.key, qtype: q.qtype }, 'answer too large for one DNS message; SERVFAIL');
+      return encodeResponse(q, rcodeOnly(RCODE.SERVFAIL), limit);
+    }
   }
 
   /** transfer/ works on dns-packet's decoding (null when the message does not decode strictly). */

@@ -23,6 +23,8 @@ const EDNS_DO = 0x8000;
 
 const MAX_NAME_WIRE = 255;
 const MAX_LABEL = 63;
+/** The largest DNS message: what the 2-byte length of TCP framing can say. */
+export const TCP_MAX = 65535;
 
 export class WireError extends Error {}
 
@@ -312,9 +314,13 @@ export function toWireRecord(a: { name: string; type: string; ttl?: number; data
   return { name: a.name, labels: splitName(a.name), type, ttl: wireTtl(a.ttl), rdata: encodeRdata(type, a.type, a.data) };
 }
 
-/** Builds one response message into a scratch buffer, compressing names (case-insensitively). */
+/**
+ * Builds one response message into a scratch buffer, compressing names (case-insensitively). Records are
+ * added only while the message is within TCP_MAX: one that does not fit is still written, the ones after
+ * it are not, and the caller sees the length past its limit and rolls back.
+ */
 export class ResponseWriter {
-  // Room for a full message plus one maximal record, so a record that overflows can be rolled back.
+  // Room for a full message plus one maximal record (the one that crosses TCP_MAX) and an OPT record.
   private static scratch = Buffer.alloc(2 * 65536 + 1024);
   private readonly buf = ResponseWriter.scratch;
   private offset = 12;
@@ -350,18 +356,17 @@ export class ResponseWriter {
 
   /** Appends a record to section 1 (answer), 2 (authority) or 3 (additional); `owner` overrides its name. */
   record(section: 1 | 2 | 3, r: WireRecord, owner: readonly string[] = r.labels, ttl = r.ttl): void {
-    this.writeName(owner);
-    this.rdata(r.type, ttl, r.rdata);
-    this.counts[section]++;
+    this.rrset(section, owner, r.type, ttl, [r.rdata]);
   }
 
   /** Appends every record of a set under one owner, which is written once and pointed at after that. */
   rrset(section: 1 | 2 | 3, owner: readonly string[], type: number, ttl: number, items: readonly Rdata[]): void {
     for (const item of items) {
+      if (this.offset > TCP_MAX) return;
       this.writeName(owner);
       this.rdata(type, ttl, item);
+      this.counts[section]++;
     }
-    this.counts[section] += items.length;
   }
 
   /** Type, class, TTL, RDLENGTH and rdata of a record whose owner has just been written. */

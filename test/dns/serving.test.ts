@@ -1,11 +1,14 @@
 /** Authoritative answers as dig and kdig see them, for zones written through interface A. */
 import { createSocket } from 'node:dgram';
 import * as dnsPacket from 'dns-packet';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDns } from '../../src/dns/server.js';
 import { serialiseZone, type ZoneContent } from '../../src/dns/zone-content.js';
 import { startServer } from '../../src/server.js';
+import { transfer } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { data } from '../v3/support.js';
+import { call, data } from '../v3/support.js';
 import { createDomain, createRecord, dig, kdig, rrs } from './support.js';
 
 let server: TestServer;
@@ -313,6 +316,41 @@ describe('EDNS and truncation', () => {
     expect(retried.raw).toMatch(/\(TCP\)/);
     const small = await dig(server, name, 'SOA', '+ignore', '+noedns');
     expect(small.flags).not.toContain('tc');
+  });
+
+  it('answers an RRset too large for one DNS message with TC over UDP and SERVFAIL over TCP, logged; AXFR sends it', async () => {
+    const { id, name } = await zone([], { axfr_ips: '127.0.0.1' });
+    // 5 x 64,000 bytes (more than twice the largest message) and 2 x 40,000 bytes (more than one).
+    const txt = async (host: string, count: number, size: number) => {
+      for (let i = 0; i < count; i++) {
+        const res = await call(server.base, { api_action: 'domain.resource.create', api_key: key, DomainID: id, Type: 'TXT', Name: host, Target: `${i}${'x'.repeat(size - 1)}` }, { transport: 'POST-form' });
+        expect(res.body.ERRORARRAY).toEqual([]);
+      }
+    };
+    await txt('huge', 5, 64_000);
+    await txt('big', 2, 40_000);
+    // A DNS listener of its own over the same services, to read what it logs.
+    const logged: { level: number; msg: string; zone?: string; name?: string }[] = [];
+    const dns = await startDns(server.services, { host: '127.0.0.1', port: 0, nameservers: [...server.nameservers], log: pino({ level: 'warn' }, { write: (line: string) => logged.push(JSON.parse(line)) }) });
+    try {
+      const at = { ...server, dnsAddress: dns.address };
+      for (const host of ['huge', 'big']) {
+        const udp = await kdig(at, `${host}.${name}`, 'TXT', '+ignore');
+        expect([udp.status, udp.flags, udp.answer]).toEqual(['NOERROR', ['qr', 'aa', 'tc'], []]);
+        // Over TCP there is no larger message for TC to send the client to.
+        const tcp = await kdig(at, `${host}.${name}`, 'TXT', '+tcp');
+        expect([tcp.status, tcp.flags, tcp.answer]).toEqual(['SERVFAIL', ['qr'], []]);
+      }
+      expect(logged.filter((l) => l.level === 40).map((l) => [l.msg, l.zone, l.name])).toEqual(
+        ['huge', 'big'].map((host) => ['answer too large for one DNS message; SERVFAIL', name, `${host}.${name}`]),
+      );
+    } finally {
+      await dns.close();
+    }
+    // A zone transfer spreads the set over several messages, a record or more in each.
+    const axfr = await transfer(server, '127.0.0.1', name, 'AXFR');
+    expect(axfr.status).toBe('NOERROR');
+    expect(axfr.records.filter((r) => r.includes(' TXT ')).map((r) => r.split(' ')[0])).toEqual([...Array(5).fill(`huge.${name}.`), ...Array(2).fill(`big.${name}.`)]);
   });
 
   it("negotiates the UDP size: the client's when smaller than 1232, at least 512", async () => {
