@@ -189,9 +189,10 @@ describe('/v1/domains', () => {
     const latin1 = Buffer.from('{"domain":"caf\xe9.example","soa":"a@b.example"}', 'latin1');
     const notUtf8 = await fetch(`${server.base}/v1/domains`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: latin1 });
     expect(notUtf8.status).toBe(400);
-    expect((await notUtf8.json()).detail).toBe('The body is not valid UTF-8.');
+    expect(((await notUtf8.json()) as { detail: string }).detail).toBe('The body is not valid UTF-8.');
     const body = '{"domain":"charset.example","soa":"a@charset.example"}';
-    for (const headers of [{ 'content-type': 'application/json; charset=iso-8859-1' }, { 'content-type': 'application/json', 'content-encoding': 'gzip' }]) {
+    const refused: Record<string, string>[] = [{ 'content-type': 'application/json; charset=iso-8859-1' }, { 'content-type': 'application/json', 'content-encoding': 'gzip' }];
+    for (const headers of refused) {
       expectProblem(await api.call('POST', '/v1/domains', { raw: body, headers }), 415);
     }
     expect((await api.call('POST', '/v1/domains', { raw: body, headers: { 'content-type': 'application/json; charset=UTF-8' } })).status).toBe(201);
