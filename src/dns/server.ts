@@ -33,7 +33,18 @@ export interface RunningDns {
 
 /** A TCP connection with nothing to do is closed after this long (RFC 7766 suggests seconds, not minutes). */
 const TCP_IDLE_MS = 10_000;
+/**
+ * A message begun over TCP must be complete within this long, or the connection is closed (RFC 7766 10):
+ * long enough for a segment lost mid-message to be sent again after TCP's first 1 s retransmission timeout
+ * (RFC 6298), short enough that a client sending a byte now and then holds nothing for long.
+ */
+const TCP_MESSAGE_MS = 2000;
 const TCP_MAX_CONNECTIONS = 1024;
+/**
+ * Connections one client address may hold at once; one more is closed at once, so a single client cannot
+ * take every slot. Ample for a secondary transferring several zones in parallel, or a few resolvers behind NAT.
+ */
+const TCP_MAX_PER_CLIENT = 32;
 /** Messages read ahead on one connection before it is paused. */
 const TCP_MAX_QUEUED = 32;
 
@@ -163,7 +174,10 @@ function writeFramed(socket: Socket, msg: Buffer): Promise<void> {
   });
 }
 
-/** Serves one TCP connection: several length-framed messages, answered in order; closed when idle. */
+/**
+ * Serves one TCP connection: several length-framed messages, answered in order; closed when idle, and
+ * when a message begun is not complete within TCP_MESSAGE_MS (every byte resets the idle timer).
+ */
 function serveTcp(socket: Socket, handler: DnsHandler, log: Logger, idleMs: number): void {
   socket.setNoDelay(true);
   socket.setTimeout(idleMs, () => socket.destroy());
@@ -172,13 +186,23 @@ function serveTcp(socket: Socket, handler: DnsHandler, log: Logger, idleMs: numb
   let buffered: Buffer = Buffer.alloc(0);
   let queued = 0;
   let chain: Promise<void> = Promise.resolve();
+  let unfinished: NodeJS.Timeout | undefined;
+  /** Starts the clock of the message under way; stops it when there is none, or while we are not reading. */
+  const clock = () => {
+    clearTimeout(unfinished);
+    unfinished = buffered.length > 0 && !socket.isPaused() ? setTimeout(() => socket.destroy(), TCP_MESSAGE_MS) : undefined;
+  };
+  socket.on('close', () => clearTimeout(unfinished));
   socket.on('data', (chunk: Buffer) => {
+    const underway = buffered.length > 0;
+    let completed = false;
     buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
     while (buffered.length >= 2) {
       const len = buffered.readUInt16BE(0);
       if (buffered.length < 2 + len) break;
       const msg = Buffer.from(buffered.subarray(2, 2 + len));
       buffered = buffered.subarray(2 + len);
+      completed = true;
       if (++queued >= TCP_MAX_QUEUED) socket.pause();
       chain = chain.then(async () => {
         try {
@@ -189,9 +213,14 @@ function serveTcp(socket: Socket, handler: DnsHandler, log: Logger, idleMs: numb
         } catch (e) {
           log.warn({ err: (e as Error).message }, 'DNS TCP answer failed');
         }
-        if (--queued < TCP_MAX_QUEUED && socket.isPaused()) socket.resume();
+        if (--queued < TCP_MAX_QUEUED && socket.isPaused()) {
+          socket.resume();
+          clock();
+        }
       });
     }
+    // The clock runs from a message's first byte: more bytes of the same message do not restart it.
+    if (!underway || completed || buffered.length === 0) clock();
   });
 }
 
@@ -223,9 +252,23 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
       .catch((e: unknown) => opts.log.warn({ err: (e as Error).message }, 'DNS UDP answer failed'));
   };
   const sockets = new Set<Socket>();
+  const perClient = new Map<string, number>();
   const tcp = createServer((socket) => {
+    const client = socket.remoteAddress ?? '';
+    const open = (perClient.get(client) ?? 0) + 1;
+    if (open > TCP_MAX_PER_CLIENT) {
+      opts.log.debug({ remoteAddress: client }, 'DNS TCP connection closed: too many from this address');
+      socket.destroy();
+      return;
+    }
+    perClient.set(client, open);
     sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+    socket.on('close', () => {
+      sockets.delete(socket);
+      const left = (perClient.get(client) ?? 1) - 1;
+      if (left > 0) perClient.set(client, left);
+      else perClient.delete(client);
+    });
     serveTcp(socket, handler, opts.log, opts.tcpIdleMs ?? TCP_IDLE_MS);
   });
   tcp.maxConnections = TCP_MAX_CONNECTIONS;

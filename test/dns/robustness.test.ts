@@ -1,11 +1,12 @@
 /** Malformed and random input over UDP and TCP: clear FORMERR where an answer is possible, and never a crash. */
 import { createSocket } from 'node:dgram';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import * as dnsPacket from 'dns-packet';
 import fc from 'fast-check';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDns } from '../../src/dns/server.js';
+import { eventually } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createDomain, createRecord, dig, rrs } from './support.js';
 
@@ -140,9 +141,10 @@ describe('fuzzing', () => {
   it('keeps answering after random and damaged messages over TCP, framed and unframed', async () => {
     const packets = fc.sample(packetArb, { numRuns: 2000, seed: 77 });
     const streams: Buffer[] = [];
-    for (let i = 0; i < packets.length; i += 50) {
-      const batch = packets.slice(i, i + 50);
-      if ((i / 50) % 4 === 3) {
+    // 20 connections at once, within what one client address may hold.
+    for (let i = 0; i < packets.length; i += 100) {
+      const batch = packets.slice(i, i + 100);
+      if ((i / 100) % 4 === 3) {
         // Unframed garbage, or a length prefix promising more than is sent.
         streams.push(Buffer.concat([...batch, Buffer.from([0xff, 0xff, 1, 2, 3])]));
       } else {
@@ -213,6 +215,51 @@ describe('TCP connections', () => {
       // The answer came, then the server hung up on its own (the client never closed).
       expect(events).toEqual([`answer 9`]);
     } finally {
+      await dns.close();
+    }
+  });
+  it('closes a connection whose message stays unfinished, however often a byte of it arrives', async () => {
+    const q = query(`www.${ZONE}`, 'A', 11);
+    const events: string[] = [];
+    const s = connect(port, '127.0.0.1');
+    const closed = new Promise<void>((resolve) => s.on('close', () => resolve()));
+    s.on('data', (d: Buffer) => events.push(`answer ${d.readUInt16BE(2)}`));
+    s.on('error', () => undefined);
+    s.write(Buffer.concat([Buffer.from([0, q.length]), q]));
+    await eventually('the answer', async () => events.length === 1);
+    // A message of 200 bytes, sent a byte every 200 ms: each byte would keep an idle timer (10 s) from firing.
+    s.write(Buffer.from([0, 200]));
+    const trickle = setInterval(() => s.write(Buffer.from([0x61])), 200);
+    const stillOpenAfter = await Promise.race([closed.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 15_000))]);
+    clearInterval(trickle);
+    s.destroy();
+    expect(stillOpenAfter).toBe(false);
+    expect(events).toEqual(['answer 11']);
+  }, 30_000);
+
+  it('limits the connections one client address may hold: one more is closed at once, other clients are served', async () => {
+    const dns = await startDns(server.services, { host: '127.0.0.1', port: 0, nameservers: ['ns1.zonehost.test'], log: pino({ level: 'silent' }) });
+    /** Connects from `from`, sends a query and resolves to its answer's id, or to 'closed' when the server hangs up first. */
+    const ask = (from: string, id: number, keep: Socket[] = []) =>
+      new Promise<number | 'closed'>((resolve) => {
+        const q = query(`www.${ZONE}`, 'A', id);
+        const s = connect({ port: dns.address.port, host: '127.0.0.1', localAddress: from }, () => s.write(Buffer.concat([Buffer.from([0, q.length]), q])));
+        keep.push(s);
+        s.on('data', (d: Buffer) => resolve(d.readUInt16BE(2)));
+        s.on('error', () => resolve('closed'));
+        s.on('close', () => resolve('closed'));
+      });
+    const held: Socket[] = [];
+    try {
+      // 32 connections from one address, each answered and kept open.
+      expect(await Promise.all(Array.from({ length: 32 }, (_, i) => ask('127.0.0.1', i, held)))).toEqual(Array.from({ length: 32 }, (_, i) => i));
+      expect(await ask('127.0.0.1', 100, held)).toBe('closed');
+      expect(await ask('127.0.0.2', 101, held)).toBe(101);
+      // A connection given up frees its slot.
+      held[0]?.destroy();
+      await eventually('a slot free again', async () => (await ask('127.0.0.1', 102, held)) === 102);
+    } finally {
+      for (const s of held) s.destroy();
       await dns.close();
     }
   });
