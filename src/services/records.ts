@@ -7,14 +7,17 @@ import type { Actor, Limits } from './actor.js';
 import type { DomainService, Precondition } from './domains.js';
 import type { ZoneWriter } from './write.js';
 
-/** Fields that make two records of a type the same record. */
-const sameData = (a: RecordData, b: RecordData) =>
-  a.type === b.type &&
-  (recordType(a.type)?.caseSensitiveTarget ? a.target === b.target : a.target.toLowerCase() === b.target.toLowerCase()) &&
-  a.priority === b.priority &&
-  a.weight === b.weight &&
-  a.port === b.port &&
-  a.tag === b.tag;
+/**
+ * Two records of a type are the same record when DNS would serve the same data (RFC 2181 section 5): their
+ * wire forms are compared, so columns a type does not serve (an AAAA's Priority, say) cannot make a second
+ * copy of an address. Host names compare without regard to case; text (TXT) with it.
+ */
+function sameData(a: RecordData, b: RecordData, zone: string): boolean {
+  const t = recordType(a.type);
+  if (!t || a.type !== b.type) return false;
+  const key = (r: RecordData) => JSON.stringify(t.toWire(r, zone));
+  return t.caseSensitiveTarget ? key(a) === key(b) : key(a).toLowerCase() === key(b).toLowerCase();
+}
 
 /** The write might leave an apex name server of the zone without an address (see below). */
 const touchesNameServers = (rec: RecordData): boolean => {
@@ -229,6 +232,6 @@ export class RecordService {
     }
     const exclusive = others.find((r) => recordType(r.type)?.exclusive);
     if (exclusive) throw new ConflictError('name', `${label} is an alias (CNAME), so it cannot hold other records.`);
-    if (others.some((r) => sameData(r, rec))) throw new ConflictError('target', `An identical ${rec.type} record for ${label} already exists.`);
+    if (others.some((r) => sameData(r, rec, domain.domain))) throw new ConflictError('target', `An identical ${rec.type} record for ${label} already exists.`);
   }
 }

@@ -236,6 +236,14 @@ describe('record values', () => {
     await resource(w.base, w.alice, id, { Type: 'A', Name: 'dup', Target: '192.0.2.2' });
     await resource(w.base, w.alice, id, { Type: 'TXT', Name: 'dup', Target: 'token' });
     expect(await createErrors(id, { Type: 'TXT', Name: 'dup', Target: 'token' })).toEqual([[8, `An identical TXT record for dup.${name} already exists.`]]);
+    // Columns a type does not serve make no second copy of its data (DNS would serve the address twice).
+    for (const unused of [{ Priority: 20 }, { Weight: 1 }, { Port: 9 }]) {
+      expect(await createErrors(id, { Type: 'A', Name: 'dup', Target: '192.0.2.1', ...unused })).toEqual([[8, `An identical A record for dup.${name} already exists.`]]);
+    }
+    // Where a type serves them, they do make another record.
+    await resource(w.base, w.alice, id, { Type: 'MX', Name: 'dup', Target: 'mx.example.net', Priority: 10 });
+    await resource(w.base, w.alice, id, { Type: 'MX', Name: 'dup', Target: 'MX.example.net', Priority: 20 });
+    expect(await createErrors(id, { Type: 'MX', Name: 'dup', Target: 'MX.EXAMPLE.NET', Priority: 10, Weight: 99 })).toEqual([[8, `An identical MX record for dup.${name} already exists.`]]);
   });
 
   it('treats TXT values that differ only in letter case as different records (ACME tokens are case-sensitive)', async () => {
