@@ -179,6 +179,20 @@ describe('/v1/domains', () => {
     expect(JSON.parse(foo.slice(foo.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 400, title: 'Bad Request' });
   });
 
+  it('refuses unknown query fields on every route, as on lists', async () => {
+    const c = await api.post('/v1/domains', { domain: 'query.example', soa: 'a@query.example' });
+    for (const [r, field] of [
+      [await api.get(`/v1/domains/${c.body.id}?name=x`), 'name'],
+      [await api.patch(`/v1/domains/${c.body.id}?bogus=1`, { default_ttl: 300 }), 'bogus'],
+      [await api.post('/v1/domains?bogus=1', { domain: 'query2.example', soa: 'a@query.example' }), 'bogus'],
+      [await api.del(`/v1/domains/${c.body.id}?bogus=1`), 'bogus'],
+    ] as const) {
+      expect(problemFields(r, 400)).toEqual([field]);
+      expect(r.body.errors[0].reason).toBe('is not a known field');
+    }
+    expect((await api.get(`/v1/domains/${c.body.id}`)).body.default_ttl).toBe(0);
+  });
+
   it('answers 400 for bad JSON, 415 for a non-JSON body, 413 for a huge body, 404 for unknown paths', async () => {
     const bad = await api.call('POST', '/v1/domains', { raw: '{"domain":', headers: { 'content-type': 'application/json' } });
     expect(expectProblem(bad, 400).detail).toMatch(/JSON/);

@@ -237,7 +237,7 @@ describe('record values', () => {
     await resource(w.base, w.alice, id, { Type: 'TXT', Name: 'dup', Target: 'token' });
     expect(await createErrors(id, { Type: 'TXT', Name: 'dup', Target: 'token' })).toEqual([[8, `An identical TXT record for dup.${name} already exists.`]]);
     // Columns a type does not serve make no second copy of its data (DNS would serve the address twice).
-    for (const unused of [{ Priority: 20 }, { Weight: 1 }, { Port: 9 }]) {
+    for (const unused of [{ Priority: 20 }, { Weight: 1 }, { Port: 9 }] as Record<string, number>[]) {
       expect(await createErrors(id, { Type: 'A', Name: 'dup', Target: '192.0.2.1', ...unused })).toEqual([[8, `An identical A record for dup.${name} already exists.`]]);
     }
     // Where a type serves them, they do make another record.

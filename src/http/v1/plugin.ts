@@ -4,6 +4,7 @@
  * /docs renders that document with the assets bundled in @fastify/swagger-ui (no CDN).
  */
 import swagger from '@fastify/swagger';
+import { Type } from '@sinclair/typebox';
 import swaggerUi from '@fastify/swagger-ui';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -37,6 +38,8 @@ const exact = addFormats(new Ajv({ ...common, coerceTypes: false, useDefaults: f
 // Query strings and path parameters are text: numbers are coerced, defaults applied.
 const text = addFormats(new Ajv({ ...common, coerceTypes: true, useDefaults: true }));
 const validatorCompiler = ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? exact : text).compile(schema);
+/** The query string of a route that takes no query fields. */
+const NO_QUERY = Type.Object({}, { additionalProperties: false });
 
 /** Success bodies as the route's schema publishes them, per status code. */
 function successSchemas(response: unknown): [number, object][] {
@@ -72,6 +75,8 @@ function api(services: Services): FastifyPluginAsync {
     app.addHook('onRoute', (route) => {
       const checks = new Map(successSchemas(route.schema?.response).map(([code, schema]) => [code, exact.compile(schema)]));
       if (checks.size > 0) route.config = { ...route.config, outputChecks: checks };
+      // Unknown query fields are refused everywhere, as documented: a route that takes none says so.
+      if (route.schema?.response && !route.schema.querystring) route.schema = { ...route.schema, querystring: NO_QUERY };
     });
     app.addHook('preSerialization', async (req, reply, payload) => {
       const check = req.routeOptions.config?.outputChecks?.get(reply.statusCode);
