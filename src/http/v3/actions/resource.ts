@@ -7,7 +7,8 @@ import { param, type Action, type ActionContext } from './types.js';
 const P = {
   domainId: param('DomainID', 'numeric', true),
   resourceId: param('ResourceID', 'numeric', true),
-  type: param('Type', 'string', true, `One of: ${RECORD_TYPE_NAMES.join(', ')}`),
+  // Worded as the live api.spec was ("One of: NS, MX, A, AAAA, CNAME, TXT, SRV or CAA"), listing the registry's types.
+  type: param('Type', 'string', true, `One of: ${RECORD_TYPE_NAMES.slice(0, -1).join(', ')} or ${RECORD_TYPE_NAMES.at(-1)}`),
   name: param('Name', 'string', false, 'The hostname or FQDN.  When Type=MX the subdomain to delegate to the Target MX server.', V3_DEFAULTS.name),
   target: param(
     'Target',
