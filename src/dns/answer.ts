@@ -3,15 +3,13 @@
  * CNAME chains inside the zone, referrals at delegations, NODATA vs NXDOMAIN, additional addresses.
  */
 import type * as dnsPacket from 'dns-packet';
-import { keyOf, parentKey, RCODE, ResponseWriter, splitName, TCP_MAX, TYPE, type Malformed, type Query } from './wire.js';
+import { EDNS_UDP_SIZE, keyOf, parentKey, RCODE, ResponseWriter, splitName, TCP_MAX, TYPE, type Malformed, type Query } from './wire.js';
 import { setOf, type RRset, type Zone, type ZoneCache, type ZoneNode } from './zones.js';
 
 /** Types that answer "where is this host" in the additional section (RFC 1035 3.3: type A additional processing). */
 const ADDRESS_TYPES = [TYPE.A, TYPE.AAAA];
 /** Longest CNAME chain followed inside a zone. */
 const MAX_CHAIN = 16;
-/** UDP payload size we offer and accept at most (the DNS flag day 2020 value). */
-export const EDNS_UDP_SIZE = 1232;
 const CLASSIC_UDP_SIZE = 512;
 
 interface Entry {
@@ -152,9 +150,8 @@ export class AnswerTooLarge extends Error {}
  */
 export function encodeResponse(q: Query | Malformed, r: Result, limit: number): Buffer {
   const w = new ResponseWriter();
-  const query = 'malformed' in q ? null : q;
-  if (query) w.question(query.labels, query.qtype, query.qclass);
-  const edns = query?.edns ?? null;
+  if (!('malformed' in q)) w.question(q.labels, q.qtype, q.qclass);
+  const edns = q.edns;
   const room = limit - (edns ? 11 : 0);
   const afterQuestion = w.mark();
   let tc = false;

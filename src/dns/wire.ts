@@ -25,6 +25,8 @@ const MAX_NAME_WIRE = 255;
 const MAX_LABEL = 63;
 /** The largest DNS message: what the 2-byte length of TCP framing can say. */
 export const TCP_MAX = 65535;
+/** UDP payload size we offer and accept at most (the DNS flag day 2020 value). */
+export const EDNS_UDP_SIZE = 1232;
 
 export class WireError extends Error {}
 
@@ -56,6 +58,8 @@ export interface Malformed {
   flags: number;
   opcode: number;
   malformed: true;
+  /** EDNS of a message whose OPT record could be read all the same: its FORMERR carries OPT (RFC 6891 7). */
+  edns: Edns | null;
 }
 
 const escapeLabel = (label: string): string => (/[.\\]/.test(label) ? label.replace(/[.\\]/g, '\\$&') : label);
@@ -157,18 +161,21 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
   const flags = buf.readUInt16BE(2);
   if (flags & FLAG_QR) return null;
   const opcode = (flags >> 11) & 0xf;
-  const malformed: Malformed = { id, flags, opcode, malformed: true };
+  const malformed = (edns: Edns | null = null): Malformed => ({ id, flags, opcode, malformed: true, edns });
   const qdcount = buf.readUInt16BE(4);
   const ancount = buf.readUInt16BE(6);
   const nscount = buf.readUInt16BE(8);
   const arcount = buf.readUInt16BE(10);
-  if (qdcount !== 1) return malformed;
   try {
-    const q = readName(buf, 12);
-    if (q.end + 4 > buf.length) return malformed;
-    const qtype = buf.readUInt16BE(q.end);
-    const qclass = buf.readUInt16BE(q.end + 2);
-    let pos = q.end + 4;
+    // Every question is read, though only one is answered: a FORMERR for more or none still needs the OPT.
+    let question: { labels: string[]; end: number } | null = null;
+    let pos = 12;
+    for (let i = 0; i < qdcount; i++) {
+      const q = readName(buf, pos);
+      if (q.end + 4 > buf.length) return malformed();
+      question ??= q;
+      pos = q.end + 4;
+    }
     // Queries carry no answers; NOTIFY and IXFR carry an SOA in answer or authority. Read and bound them all.
     for (let i = 0; i < ancount + nscount; i++) pos = readRecord(buf, pos).end;
     let edns: Edns | null = null;
@@ -176,21 +183,23 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
       const rr = readRecord(buf, pos);
       pos = rr.end;
       if (rr.type !== TYPE.OPT) continue;
-      if (edns || rr.labels.length !== 0) return malformed;
+      if (edns || rr.labels.length !== 0) return malformed();
       let o = rr.rdata;
       // Options must tile the rdata exactly.
       while (o < rr.end) {
-        if (o + 4 > rr.end) return malformed;
+        if (o + 4 > rr.end) return malformed();
         o += 4 + buf.readUInt16BE(o + 2);
       }
-      if (o !== rr.end) return malformed;
+      if (o !== rr.end) return malformed();
       edns = { udpSize: rr.klass, version: (rr.ttl >>> 16) & 0xff, dnssecOk: (rr.ttl & EDNS_DO) !== 0 };
     }
-    if (pos !== buf.length) return malformed;
-    const plain = q.end === 12 + q.labels.reduce((n, l) => n + l.length + 1, 1);
-    return { id, flags, opcode, labels: q.labels, key: keyOfLabels(q.labels), qtype, qclass, edns, questionEnd: plain ? q.end + 4 : 0 };
+    if (pos !== buf.length || qdcount !== 1 || !question) return malformed(edns);
+    const qtype = buf.readUInt16BE(question.end);
+    const qclass = buf.readUInt16BE(question.end + 2);
+    const plain = question.end === 12 + question.labels.reduce((n, l) => n + l.length + 1, 1);
+    return { id, flags, opcode, labels: question.labels, key: keyOfLabels(question.labels), qtype, qclass, edns, questionEnd: plain ? question.end + 4 : 0 };
   } catch (e) {
-    if (e instanceof WireError) return malformed;
+    if (e instanceof WireError) return malformed();
     throw e;
   }
 }

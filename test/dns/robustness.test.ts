@@ -71,6 +71,18 @@ describe('malformed queries', () => {
     expect(h.rcode).toBe(1);
   });
 
+  it('carries OPT in a FORMERR when the OPT record itself could be read (RFC 6891 7)', async () => {
+    const OPT = [0, 0, 41, 4, 0xd0, 0, 0, 0x80, 0, 0, 0];
+    const arcount = (buf: Buffer) => buf.readUInt16BE(10);
+    for (const packet of [raw([...HDR(0, 0, 0, 1), ...OPT]), raw([...HDR(2, 0, 0, 1), ...QNAME, 0, 1, 0, 1, ...QNAME, 0, 1, 0, 1, ...OPT]), raw([...HDR(1, 0, 0, 1), ...QNAME, 0, 1, 0, 1, ...OPT, 0xde, 0xad])]) {
+      const reply = await udpFirstReply(packet);
+      expect(header(reply).rcode).toBe(1);
+      // The OPT: root owner, type 41, our UDP size, no extended rcode, version 0, DO echoed.
+      expect([arcount(reply), reply.subarray(-11).toString('hex')]).toEqual([1, '00002904d0000080000000']);
+    }
+    expect(arcount(await udpFirstReply(raw(HDR(0))))).toBe(0);
+  });
+
   it('ignores responses and fragments shorter than a header, answering the next query', async () => {
     const response = raw([...HDR(1, 0, 0, 0, 0x1111, 0x8000), ...QNAME, 0, 1, 0, 1]);
     const reply = await udpFirstReply(response, Buffer.from([1, 2, 3]), Buffer.alloc(0), query(`www.${ZONE}`, 'A', 0x2222));

@@ -4,7 +4,10 @@
  * addresses of the domain's axfr list on the standard port.
  */
 import { execFile } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { connect } from 'node:net';
 import { promisify } from 'node:util';
+import * as dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, kdigAt, startKnot, transfer, type Knot } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -222,5 +225,67 @@ describe('transfers to kdig', () => {
     expect(axfr.records.filter((r) => r.includes(' TXT ')).length).toBe(40);
     const messages = Number(/\((\d+) messages/.exec(axfr.raw)?.[1]);
     expect(messages).toBeGreaterThan(1);
+  });
+});
+
+describe('EDNS in transfer and NOTIFY responses', () => {
+  const OPT = { type: 'OPT', name: '.', udpPayloadSize: 4096, flags: 0x8000 } as dnsPacket.Answer;
+  const message = (type: 'AXFR' | 'IXFR' | 'SOA', zone: string, extra: Partial<dnsPacket.Packet> = {}) =>
+    dnsPacket.encode({ type: 'query', id: 77, flags: 0, questions: [{ type, name: zone, class: 'IN' }], ...extra });
+
+  /** The response messages to one query sent over TCP from `from`. */
+  const overTcp = (query: Buffer, from: string) =>
+    new Promise<dnsPacket.Packet[]>((resolve, reject) => {
+      const out: dnsPacket.Packet[] = [];
+      let buf = Buffer.alloc(0);
+      let soas = 0;
+      const s = connect({ port: server.dnsAddress?.port ?? 0, host: '127.0.0.1', localAddress: from }, () => s.write(Buffer.concat([Buffer.from([query.length >> 8, query.length & 0xff]), query])));
+      s.on('data', (d: Buffer) => {
+        buf = Buffer.concat([buf, d]);
+        while (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
+          const m = dnsPacket.decode(buf.subarray(2, 2 + buf.readUInt16BE(0)));
+          buf = buf.subarray(2 + buf.readUInt16BE(0));
+          out.push(m);
+          soas += (m.answers ?? []).filter((a) => a.type === 'SOA').length;
+          // Done: the closing SOA, an error, or an up-to-date IXFR's lone SOA.
+          if (soas >= 2 || (m.flags ?? 0) & 0xf || (out.length === 1 && m.answers?.length === 1)) {
+            s.destroy();
+            resolve(out);
+          }
+        }
+      });
+      s.on('error', reject);
+    });
+  /** What each message says of EDNS: our UDP size and the DO bit echoed, or null without OPT. */
+  const ednsOf = (m: dnsPacket.Packet) => {
+    const opt = (m.additionals ?? []).find((a): a is dnsPacket.OptAnswer => a.type === 'OPT');
+    return opt ? `udp ${opt.udpPayloadSize}${opt.flag_do ? ' do' : ''}` : null;
+  };
+
+  it('carries OPT in every message when the query had one (RFC 6891 7), and none otherwise', async () => {
+    const id = await createDomain(server.base, key, 'edns.test', { axfr_ips: SECONDARY });
+    for (let i = 0; i < 20; i++) await createRecord(server.base, key, id, { Type: 'TXT', Name: `t${i}`, Target: `${i}${'e'.repeat(2000)}` });
+    const axfr = await overTcp(message('AXFR', 'edns.test', { additionals: [OPT] }), SECONDARY);
+    expect(axfr.length).toBeGreaterThan(1);
+    expect(axfr.map(ednsOf)).toEqual(axfr.map(() => 'udp 1232 do'));
+    const plain = await overTcp(message('AXFR', 'edns.test'), SECONDARY);
+    expect(plain.map(ednsOf)).toEqual(plain.map(() => null));
+    // Refused, and an up-to-date IXFR (the SOA alone).
+    const refused = await overTcp(message('AXFR', 'edns.test', { additionals: [OPT] }), '127.0.31.9');
+    expect(refused.map((m) => [(m.flags ?? 0) & 0xf, ednsOf(m)])).toEqual([[5, 'udp 1232 do']]);
+    const soa = axfr[0]?.answers?.[0] as dnsPacket.Answer;
+    const ixfr = await overTcp(message('IXFR', 'edns.test', { authorities: [soa], additionals: [OPT] }), SECONDARY);
+    expect(ixfr.map((m) => [m.answers?.map((a) => a.type), ednsOf(m)])).toEqual([[['SOA'], 'udp 1232 do']]);
+    // NOTIFY for a zone that is not a mirror of ours: refused, with OPT.
+    const socket = createSocket('udp4');
+    try {
+      const reply = new Promise<Buffer>((resolve) => socket.once('message', (m) => resolve(m)));
+      const notify = dnsPacket.encode({ type: 'query', id: 78, flags: (4 << 11) | 0x0400, questions: [{ type: 'SOA', name: 'edns.test', class: 'IN' }], additionals: [{ ...OPT, flags: 0 } as dnsPacket.Answer] });
+      socket.send(notify, server.dnsAddress?.port, '127.0.0.1');
+      const m = dnsPacket.decode(await reply);
+      expect([(m.flags ?? 0) & 0xf, ednsOf(m)]).toEqual([5, 'udp 1232']);
+    } finally {
+      socket.close();
+    }
   });
 });

@@ -7,7 +7,7 @@
  */
 import * as dnsPacket from 'dns-packet';
 import { BlockList, isIPv4, Socket } from 'node:net';
-import { CLASS_IN, RCODE, ResponseWriter, splitName, toWireRecord, typeNumber } from '../wire.js';
+import { CLASS_IN, EDNS_UDP_SIZE, RCODE, ResponseWriter, splitName, toWireRecord, typeNumber } from '../wire.js';
 
 /** dns-packet's record-level codecs, which its published typings leave out. */
 type Decoder<T> = { (buf: Buffer, offset: number): T; bytes: number };
@@ -66,13 +66,18 @@ const MESSAGE_TARGET = 16_000;
 /**
  * The response(s) to `query` carrying `answers` (AA set), split over as many messages as needed, each
  * about MESSAGE_TARGET bytes at most; names compressed by the server's writer. The question goes in the
- * first message only (RFC 5936 2.2.1 lets later ones leave it out).
+ * first message only (RFC 5936 2.2.1 lets later ones leave it out). Every message carries an OPT record
+ * when the query had one (RFC 6891 7), as knotd's do.
  */
 export function responses(query: dnsPacket.Packet, rcode: number, answers: readonly dnsPacket.Answer[] = []): Buffer[] {
   const q = query.questions?.[0];
+  const opt = query.additionals?.find((a): a is dnsPacket.OptAnswer => a.type === 'OPT');
   const records = answers.map((a) => toWireRecord(a as { name: string; type: string; ttl?: number; data?: unknown }));
   const out: Buffer[] = [];
-  const finish = (w: ResponseWriter) => out.push(w.finish(query.id ?? 0, query.flags ?? 0, rcode, rcode === RCODE.NOERROR, false));
+  const finish = (w: ResponseWriter) => {
+    if (opt) w.opt(EDNS_UDP_SIZE, rcode, opt.flag_do);
+    out.push(w.finish(query.id ?? 0, query.flags ?? 0, rcode, rcode === RCODE.NOERROR, false));
+  };
   let w = new ResponseWriter();
   if (q) w.question(splitName(q.name), typeNumber(q.type), CLASS_IN);
   for (const r of records) {
