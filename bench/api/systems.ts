@@ -4,9 +4,9 @@
  * zone of 1000 A records ("list.example"), 100 small zones (101 zones in all); record creates go to
  * "zone-000.example" (zonehost's interface B: "zone-001.example").
  */
-import Database from 'better-sqlite3';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { betterSqlite3 } from '../../src/store/sqlite/better-sqlite3.js';
 import { NEXT_LINK, type LoadRequest } from './load.js';
 import { freePort, haveProgram, runCommand, startChild, tempDir, waitFor, ZONEHOST_BIN, type Child } from '../support.js';
 
@@ -166,7 +166,7 @@ export async function startPowerDns(): Promise<System | { skipped: string }> {
   if (!haveProgram('pdns_server') || !schema) return { skipped: 'PowerDNS is not installed (apt-get install pdns-server pdns-backend-sqlite3)' };
   const dir = tempDir('zonehost-bench-pdns-');
   const dbFile = join(dir.path, 'pdns.sqlite3');
-  const sqlite = new Database(dbFile);
+  const sqlite = new (betterSqlite3())(dbFile);
   sqlite.exec(readFileSync(schema, 'utf8'));
   sqlite.close();
   const apiKey = 'bench-key';

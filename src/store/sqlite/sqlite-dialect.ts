@@ -1,6 +1,6 @@
 /** Kysely's SQLite dialect over better-sqlite3, with write-locking transactions and a statement cache. */
-import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { betterSqlite3, type BetterSqlite3Database } from './better-sqlite3.js';
 
 /**
  * `BEGIN IMMEDIATE` takes the write lock when the transaction starts, so a transaction that reads and
@@ -24,8 +24,8 @@ class ImmediateSqliteDialect extends SqliteDialect {
 const STATEMENT_CACHE = 256;
 
 /** Opens the file with the pragmas we rely on and wraps it so Kysely reuses prepared statements. */
-export function openSqlite(path: string): { dialect: SqliteDialect; raw: BetterSqlite3.Database } {
-  const raw = new BetterSqlite3(path);
+export function openSqlite(path: string): { dialect: SqliteDialect; raw: BetterSqlite3Database } {
+  const raw = new (betterSqlite3())(path);
   raw.pragma('journal_mode = WAL');
   raw.pragma('foreign_keys = ON');
   // FULL: a commit is on disk before the API acknowledges it, even across power loss.
