@@ -16,7 +16,7 @@ async function olderDatabase(url: string, last: string): Promise<Kysely<Database
   const path = sqlitePath(url);
   const parsed = path === null ? parsePostgresUrl(url) : null;
   if (parsed) await waitForDatabase(parsed, {});
-  const db = new Kysely<Database>({ dialect: parsed ? postgresDialect(createPool(parsed, {})) : openSqlite(path as string).dialect });
+  const db = new Kysely<Database>({ dialect: parsed ? postgresDialect(createPool(parsed, {})) : openSqlite(path as string) });
   const migrator = new Migrator({ db, provider: migrationProvider, ...(parsed?.schema ? { migrationTableSchema: parsed.schema } : {}) });
   const { error } = await migrator.migrateTo(last);
   if (error) throw error;

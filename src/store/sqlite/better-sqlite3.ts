@@ -14,7 +14,6 @@ import type BetterSqlite3Api from 'better-sqlite3';
 
 /** 12 and 13 have the same API; @types/better-sqlite3 describes both. */
 type Module = typeof BetterSqlite3Api;
-export type BetterSqlite3Database = BetterSqlite3Api.Database;
 
 const require = createRequire(import.meta.url);
 

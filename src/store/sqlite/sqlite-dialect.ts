@@ -1,6 +1,6 @@
 /** Kysely's SQLite dialect over better-sqlite3, with write-locking transactions and a statement cache. */
 import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDatabase, type SqliteStatement } from 'kysely';
-import { betterSqlite3, type BetterSqlite3Database } from './better-sqlite3.js';
+import { betterSqlite3 } from './better-sqlite3.js';
 
 /**
  * `BEGIN IMMEDIATE` takes the write lock when the transaction starts, so a transaction that reads and
@@ -24,7 +24,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
 const STATEMENT_CACHE = 256;
 
 /** Opens the file with the pragmas we rely on and wraps it so Kysely reuses prepared statements. */
-export function openSqlite(path: string): { dialect: SqliteDialect; raw: BetterSqlite3Database } {
+export function openSqlite(path: string): SqliteDialect {
   const raw = new (betterSqlite3())(path);
   raw.pragma('journal_mode = WAL');
   raw.pragma('foreign_keys = ON');
@@ -44,5 +44,5 @@ export function openSqlite(path: string): { dialect: SqliteDialect; raw: BetterS
       return stmt;
     },
   };
-  return { dialect: new ImmediateSqliteDialect(database), raw };
+  return new ImmediateSqliteDialect(database);
 }

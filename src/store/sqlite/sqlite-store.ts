@@ -16,7 +16,6 @@ export class SqliteStore extends KyselyStore {
   readonly dialect = 'sqlite' as const;
 
   static open(path: string): SqliteStore {
-    const { dialect } = openSqlite(path);
-    return new SqliteStore(new Kysely<Database>({ dialect }), mapSqliteError);
+    return new SqliteStore(new Kysely<Database>({ dialect: openSqlite(path) }), mapSqliteError);
   }
 }
