@@ -2,9 +2,11 @@
  * A zone as RFC 1035 master-file text: every name absolute, one record per line, SOA first, one TTL per
  * RRset. Each record goes through the server's own encoder (toWireRecord) before it is written, so the
  * file holds what the server answers with and AXFR sends; a record the server could not serve makes the
- * export throw instead of writing something else. Types without a presentation form here are written in
- * RFC 3597's generic form (`TYPEnn \# len hex`), which every master-file reader accepts.
+ * export throw instead of writing something else. Types without a presentation form here or in their
+ * registry module (zoneFileFields) are written in RFC 3597's generic form (`TYPEnn \# len hex`), which every
+ * master-file reader accepts.
  */
+import { recordType } from '../model/records/index.js';
 import { splitName, toWireRecord, TYPE, type WireRecord } from './wire.js';
 import { withRRsetTtls, type ZoneContent } from './zone-content.js';
 
@@ -75,6 +77,8 @@ function rdataText(a: Answer, wire: WireRecord): [string, string] {
     case TYPE.TXT:
       return [a.type, txtText(Buffer.from(wire.rdata as string, 'latin1'))];
     default: {
+      const fields = recordType(a.type)?.zoneFileFields?.(given);
+      if (fields) return [a.type, fields.map((f) => (Buffer.isBuffer(f) ? quoteString(f) : String(f))).join(' ')];
       const rdata = Buffer.from(wire.rdata as string, 'latin1');
       return [`TYPE${wire.type}`, `\\# ${rdata.length}${rdata.length ? ' ' + rdata.toString('hex') : ''}`];
     }

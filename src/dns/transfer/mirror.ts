@@ -273,7 +273,10 @@ function checkSoa(a: dnsPacket.Answer, zone: string): dnsPacket.Answer {
   return { type: 'SOA', class: 'IN', name: zone, ttl: a.ttl ?? 0, data: { mname: d.mname, rname: d.rname, serial: d.serial, refresh: d.refresh, retry: d.retry, expire: d.expire, minimum: d.minimum } };
 }
 
-/** One received record, checked by its type module exactly as an API write would be, re-encoded from the canonical form. */
+/**
+ * One received record, checked by its type module as an API write would be (less what only customers are held
+ * to), re-encoded from the canonical form.
+ */
 function checkAnswer(a: dnsPacket.Answer, zone: string): dnsPacket.Answer {
   const label = `${a.name} ${a.type}`;
   const klass = (a as { class?: string }).class;
@@ -289,7 +292,7 @@ function checkAnswer(a: dnsPacket.Answer, zone: string): dnsPacket.Answer {
   } catch {
     throw new Error(`${label}: the record data is malformed`);
   }
-  const problems = checkRecord(rec, { zone });
+  const problems = checkRecord(rec, { zone, transferred: true });
   if (!problems.empty) throw new Error(`${label}: ${problems.list.map((p) => p.message).join(' ')}`);
   return { type: t.type, class: 'IN', name: absoluteName(rec.name, zone), ttl: (a as { ttl?: number }).ttl ?? 0, data: t.toWire(rec, zone) } as dnsPacket.Answer;
 }

@@ -40,6 +40,11 @@ export interface RecordContext {
   zone: string;
   /** Address of the HTTP client, for the `[remote_addr]` token. */
   remoteAddr?: string;
+  /**
+   * The record came from a master by zone transfer (a zone mirror): a type then checks only what DNS
+   * requires, not what the APIs let customers create (CAA flags and tags beyond Linode's).
+   */
+  transferred?: boolean;
 }
 
 /** Wire form in dns-packet's shape (the `data` of an answer). */
@@ -88,6 +93,12 @@ export interface RecordType {
 
   /** Canonical -> dns-packet answer `data`. `zone` makes relative names absolute. */
   toWire(rec: RecordData, zone: string): WireData;
+  /**
+   * The wire data as master-file fields, for the zone-file export: numbers and strings (plain tokens) as
+   * they are, Buffers as quoted character-strings. Types without it that the export has no form of its
+   * own for are written in RFC 3597's generic form.
+   */
+  zoneFileFields?(data: WireData): (number | string | Buffer)[];
   /** dns-packet answer `data` -> canonical fields (for zone mirrors pulled by AXFR); `name` is the relative owner. */
   fromWire(data: WireData, zone: string, name: string): Pick<RecordData, 'target' | 'priority' | 'weight' | 'port' | 'protocol' | 'tag'>;
 }
