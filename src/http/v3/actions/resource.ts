@@ -14,7 +14,7 @@ const P = {
     'Target',
     'string',
     false,
-    "When Type=MX the hostname.  When Type=CNAME the target of the alias.  When Type=TXT the value of the record. When Type=A or AAAA the token of '[remote_addr]' will be substituted with the IP address of the request.",
+    "When Type=MX the hostname.  When Type=CNAME the target of the alias.  When Type=TXT or CAA the value of the record. When Type=A or AAAA the token of '[remote_addr]' will be substituted with the IP address of the request.",
     V3_DEFAULTS.target,
   ),
   priority: param('Priority', 'numeric', false, 'Priority for MX and SRV records, 0-65535', V3_DEFAULTS.priority),
@@ -22,6 +22,8 @@ const P = {
   port: param('Port', 'numeric', false, '', V3_DEFAULTS.port),
   protocol: param('Protocol', 'string', false, 'The protocol to append to an SRV record.  Ignored on other record types.', V3_DEFAULTS.protocol),
   ttl: param('TTL_sec', 'numeric', false, 'TTL.  Leave as 0 to accept our default.', V3_DEFAULTS.ttl),
+  // The 2018+ api.spec gives no default; a missing Tag is the column's "".
+  tag: param('Tag', 'string', false, 'The tag attribute for a CAA record.  One of issue, issuewild, iodef.  Ignored on other record types.'),
 };
 
 const FIELDS: [keyof RecordData, ParamSpec][] = [
@@ -32,6 +34,7 @@ const FIELDS: [keyof RecordData, ParamSpec][] = [
   ['port', P.port],
   ['protocol', P.protocol],
   ['ttl', P.ttl],
+  ['tag', P.tag],
 ];
 
 const withoutDefault = ({ default: _d, ...p }: ParamSpec): ParamSpec => p;
