@@ -187,6 +187,27 @@ describe('answers', () => {
     expect(bytes.toString('utf8')).toBe(value);
   });
 
+  it('serves CAA records (flags 0, the tag, the value) at the apex and below, as dig and kdig read them', async () => {
+    const { name } = await zone([
+      { Type: 'CAA', Name: '', Tag: 'issue', Target: 'letsencrypt.org' },
+      { Type: 'CAA', Name: '', Tag: 'issue', Target: 'letsencrypt.org; validationmethods=dns-01' },
+      { Type: 'CAA', Name: '', Tag: 'iodef', Target: 'mailto:security@example.com' },
+      { Type: 'CAA', Name: 'shop', Tag: 'issuewild', Target: ';' },
+    ]);
+    const apex = await kdig(server, name, 'CAA');
+    expect(apex.flags).toContain('aa');
+    // kdig ends CAA data with a space.
+    expect(apex.answer.map((r) => `${r.type} ${r.data.trim()}`).sort()).toEqual([
+      'CAA 0 iodef "mailto:security@example.com"',
+      'CAA 0 issue "letsencrypt.org"',
+      'CAA 0 issue "letsencrypt.org; validationmethods=dns-01"',
+    ]);
+    const shop = await dig(server, `shop.${name}`, 'CAA');
+    expect(shop.answer.map((r) => `${r.type} ${r.data}`)).toEqual(['CAA 0 issuewild ";"']);
+    // Nothing is made up below: a CA climbs to the parent itself (RFC 8659 3).
+    expect((await dig(server, `www.shop.${name}`, 'CAA')).status).toBe('NXDOMAIN');
+  });
+
   it('refuses names it does not host, clears RA, copies RD', async () => {
     await zone();
     const a = await dig(server, 'www.example.org', 'A', '+rec');

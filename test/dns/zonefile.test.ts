@@ -49,6 +49,11 @@ beforeAll(async () => {
     { Type: 'TXT', Name: 'trail', Target: 'ends with a backslash \\' },
     { Type: 'A', Name: '*', Target: '192.0.2.9' },
     { Type: 'TXT', Name: '*.wild', Target: 'wildcard text' },
+    { Type: 'CAA', Name: '', Tag: 'issue', Target: 'letsencrypt.org; validationmethods=dns-01' },
+    { Type: 'CAA', Name: '', Tag: 'issuewild', Target: ';' },
+    { Type: 'CAA', Name: 'www', Tag: 'iodef', Target: 'mailto:security@example.com' },
+    // Quotes and backslashes are allowed in parameter values (RFC 8659 4.2) and must be escaped in the file.
+    { Type: 'CAA', Name: 'www', Tag: 'issue', Target: 'ca.example.net; id="a\\b"' },
   ];
   for (const r of records) await createRecord(server.base, key, domainId, r);
 });
@@ -81,6 +86,9 @@ describe('zone file export', () => {
     expect(text).toContain('"say \\"hi\\" \\\\ back\\\\slash; (paren) @ $ORIGIN"');
     expect(text).toContain('"ends with a backslash \\\\"');
     expect(text).toContain('tab\\009here');
+    expect(text).toContain(`${ZONE}.\t86400\tIN\tCAA\t0 issue "letsencrypt.org; validationmethods=dns-01"\n`);
+    expect(text).toContain('\tCAA\t0 issuewild ";"\n');
+    expect(text).toContain('\tCAA\t0 issue "ca.example.net; id=\\"a\\\\b\\""\n');
     // The long value spans three quoted strings of at most 255 bytes.
     expect(text).toMatch(/long\.export\.test\.\t\d+\tIN\tTXT\t"v=long;[^"]*" "[^"]*" "[^"]*"\n/);
     const file = join(dir, 'export.zone');

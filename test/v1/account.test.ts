@@ -200,6 +200,7 @@ describe('isolation between accounts', () => {
     const bodies: Record<string, object> = {
       A: { address: '192.0.2.1' }, AAAA: { address: '2001:db8::1' }, CNAME: { name: 'c', target: 'x.example' }, MX: { mail_server: 'mx.example' },
       NS: { name: 'sub', nameserver: 'ns.example' }, TXT: { text: 'eve' }, SRV: { service: 'sip', protocol: 'tcp', port: 1, target: 'sip.example' },
+      CAA: { tag: 'issue', value: ';' },
     };
     for (const t of RECORD_TYPE_NAMES) rec[t] = (await eve.post(`/v1/domains/${dom}/${t}`, bodies[t])).body.id;
     const eveKeyId = (await eve.get('/v1/keys')).body[0].id;

@@ -79,6 +79,7 @@ const SAMPLE: Record<string, object> = {
   NS: { name: 'sub', nameserver: 'ns1.elsewhere.example' },
   TXT: { name: '_t', text: 'hello' },
   SRV: { service: 'sip', protocol: 'udp', port: 5060, target: 'sip.contract.example' },
+  CAA: { tag: 'issue', value: 'letsencrypt.org' },
 };
 
 describe('the OpenAPI document', () => {

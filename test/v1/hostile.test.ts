@@ -96,7 +96,7 @@ const request = fc.record({
 // Bodies close to valid ones (the registry's field names, plausible values, one hostile here and there),
 // so that the services' own rules are exercised too, not only the schemas.
 const plausible = fc.oneof(
-  fc.constantFrom('www', '', '@', '*.w', '_sip', 'sub.hostile.example.', '192.0.2.7', '2001:db8::7', 'mail.hostile.example', 'tcp', 'udp', 'sip', 'v=spf1 -all', 'h.example'),
+  fc.constantFrom('www', '', '@', '*.w', '_sip', 'sub.hostile.example.', '192.0.2.7', '2001:db8::7', 'mail.hostile.example', 'tcp', 'udp', 'sip', 'v=spf1 -all', 'h.example', 'issue', 'iodef', 'letsencrypt.org; validationmethods=dns-01', 'mailto:a@h.example'),
   fc.integer({ min: 0, max: 70000 }),
   scalar,
 );

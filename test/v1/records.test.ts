@@ -67,6 +67,14 @@ const SAMPLES: Record<string, { create: object; shown: object; patch: object; pa
     replace: { service: 'xmpp', protocol: 'tcp', name: 'chat', port: 5222, target: 'xmpp.example', priority: 1 },
     replaced: { service: 'xmpp', protocol: 'tcp', name: 'chat', priority: 1, weight: 5, port: 5222, target: 'xmpp.example', ttl: 0 },
   },
+  CAA: {
+    create: { tag: 'issue', value: 'letsencrypt.org; validationmethods=dns-01' },
+    shown: { name: '', tag: 'issue', value: 'letsencrypt.org; validationmethods=dns-01', ttl: 0 },
+    patch: { tag: 'issuewild', value: ';' },
+    patched: { name: '', tag: 'issuewild', value: ';', ttl: 0 },
+    replace: { name: 'shop', tag: 'iodef', value: 'mailto:security@example.com', ttl: 3600 },
+    replaced: { name: 'shop', tag: 'iodef', value: 'mailto:security@example.com', ttl: 3600 },
+  },
 };
 
 beforeAll(async () => {
@@ -185,6 +193,19 @@ describe('record rules and errors', () => {
     await api.del(`/v1/domains/${domainId}/A/${a.body.id}`);
   });
 
+  it('takes only the three CAA tags, names the v1 fields in problems, and shows a CAA made through interface A', async () => {
+    const other = await api.post(`/v1/domains/${domainId}/CAA`, { tag: 'contactemail', value: 'a@example.com', priority: 128 });
+    expect(problemFields(other, 400).sort()).toEqual(['priority', 'tag']);
+    const bad = await api.post(`/v1/domains/${domainId}/CAA`, { name: 'caa', tag: 'issue', value: 'letsencrypt.org.' });
+    expect(problemFields(bad, 400)).toEqual(['value']);
+    expect(bad.body.errors[0].reason).toBe("The issuer domain 'letsencrypt.org.' must not end with a dot.");
+    const made = await v3(server.base, { api_action: 'domain.resource.create', api_key: key, DomainID: domainId, Type: 'CAA', Name: 'caa', Tag: 'iodef', Target: 'https://ca.example/iodef', Priority: 7 });
+    const rid = made.DATA.ResourceID;
+    expect((await api.get(`/v1/domains/${domainId}/CAA/${rid}`)).body).toEqual({ id: rid, type: 'CAA', name: 'caa', tag: 'iodef', value: 'https://ca.example/iodef', ttl: 0 });
+    expectProblem(await api.post(`/v1/domains/${domainId}/CAA`, { name: 'caa', tag: 'iodef', value: 'https://ca.example/iodef' }), 409);
+    await api.del(`/v1/domains/${domainId}/CAA/${rid}`);
+  });
+
   it('shows AAAA addresses in canonical text and answers 409 for an equivalent one', async () => {
     const a = await api.post(`/v1/domains/${domainId}/AAAA`, { name: 'v6', address: '2001:DB8:0::10' });
     expect(a.body).toMatchObject({ name: 'v6', address: '2001:db8::10' });
@@ -280,7 +301,7 @@ describe('/records, filters and pagination', () => {
     expect((await api.get(`/v1/domains/${dom}/records?name=t0&type=A`)).body.map((x: any) => x.id)).toEqual([ids[7]]);
     expect((await api.get(`/v1/domains/${dom}/records?name=@`)).body.map((x: any) => x.id)).toEqual([ids[8]]);
     expect((await api.get(`/v1/domains/${dom}/TXT?name=t1`)).body.map((x: any) => x.id)).toEqual([ids[1], ids[3], ids[5]]);
-    const bad = await api.get(`/v1/domains/${dom}/records?type=CAA`);
+    const bad = await api.get(`/v1/domains/${dom}/records?type=PTR`);
     expect(problemFields(bad, 400)).toEqual(['type']);
     expect(bad.body.errors[0].reason.startsWith(`must be one of ${RECORD_TYPE_NAMES.join(', ')}`)).toBe(true);
     const unknown = await api.get(`/v1/domains/${dom}/records?color=red`);

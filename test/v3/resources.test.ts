@@ -89,8 +89,8 @@ describe('domain.resource.create and domain.resource.list', () => {
     const { id } = await zone();
     expect(await errors(w.base, { api_action: 'domain.resource.create', api_key: w.alice, Type: 'A', Target: '192.0.2.1' })).toEqual([[6, 'DOMAINID is required but was not passed in']]);
     expect(await createErrors(id, { Target: '192.0.2.1' })).toEqual([[6, 'TYPE is required but was not passed in']]);
-    expect(await createErrors(id, { Type: 'CAA', Target: '0 issue "ca.example"' })).toEqual([
-      [8, "The record type 'CAA' is not supported; use one of A, AAAA, CNAME, MX, NS, TXT, SRV."],
+    expect(await createErrors(id, { Type: 'PTR', Target: 'host.example' })).toEqual([
+      [8, "The record type 'PTR' is not supported; use one of A, AAAA, CNAME, MX, NS, TXT, SRV, CAA."],
     ]);
     expect(await errors(w.base, { api_action: 'domain.resource.list', api_key: w.alice })).toEqual([[6, 'DOMAINID is required but was not passed in']]);
   });
@@ -335,6 +335,60 @@ describe('SRV records (reference 5.3)', () => {
       [8, 'The weight must be a whole number between 0 and 65535.'],
       [8, 'The port must be a whole number between 0 and 65535.'],
     ]);
+  });
+});
+
+describe('CAA records (reference 5.3: Tag, Target = value)', () => {
+  it('takes Tag and the value in Target, lists TAG, and serves flags 0 (PRIORITY) whatever Priority says', async () => {
+    const { id } = await zone();
+    const made: [Record<string, string | number>, Record<string, unknown>][] = [
+      [{ Type: 'caa', Name: '', Tag: 'issue', Target: 'letsencrypt.org' }, { TYPE: 'CAA', NAME: '', TAG: 'issue', TARGET: 'letsencrypt.org', PRIORITY: 0 }],
+      [{ Type: 'CAA', Name: '@', Tag: 'ISSUE', Target: 'letsencrypt.org; validationmethods=dns-01', Priority: 128 }, { TAG: 'issue', TARGET: 'letsencrypt.org; validationmethods=dns-01', PRIORITY: 0 }],
+      [{ Type: 'CAA', Name: 'shop', Tag: 'issue', Target: ';' }, { NAME: 'shop', TAG: 'issue', TARGET: ';' }],
+      [{ Type: 'CAA', Tag: 'issuewild', Target: 'ca.example.net; account=12 ; policy=ev' }, { TAG: 'issuewild', TARGET: 'ca.example.net; account=12 ; policy=ev' }],
+      [{ Type: 'CAA', Tag: 'iodef', Target: 'mailto:security@example.com' }, { TAG: 'iodef', TARGET: 'mailto:security@example.com' }],
+      [{ Type: 'CAA', Tag: 'iodef', Target: 'https://iodef.example.com/report?x=1' }, { TAG: 'iodef', TARGET: 'https://iodef.example.com/report?x=1' }],
+      [{ Type: 'CAA', Tag: 'iodef', Target: 'iodef.example.com' }, { TAG: 'iodef', TARGET: 'iodef.example.com' }],
+    ];
+    for (const [fields, shown] of made) expect(await one(id, await resource(w.base, w.alice, id, fields)), JSON.stringify(fields)).toMatchObject(shown);
+    const txt = await resource(w.base, w.alice, id, { Type: 'TXT', Name: 'plain', Target: 'x' });
+    expect((await one(id, txt)).TAG).toBe('');
+  });
+
+  it('changes Tag and Target on update, and refuses an identical record', async () => {
+    const { id, name } = await zone();
+    const rid = await resource(w.base, w.alice, id, { Type: 'CAA', Tag: 'issue', Target: 'letsencrypt.org' });
+    await update({ ResourceID: rid, Tag: 'issuewild', Priority: 5 });
+    expect(await one(id, rid)).toMatchObject({ TAG: 'issuewild', TARGET: 'letsencrypt.org', PRIORITY: 0 });
+    await update({ ResourceID: rid, Target: 'pki.goog' });
+    expect(await one(id, rid)).toMatchObject({ TAG: 'issuewild', TARGET: 'pki.goog' });
+    await resource(w.base, w.alice, id, { Type: 'CAA', Tag: 'issue', Target: 'pki.goog' });
+    expect(await createErrors(id, { Type: 'CAA', Tag: 'IssueWild', Target: 'pki.goog' })).toEqual([[8, `An identical CAA record for ${name} already exists.`]]);
+    expect(await updateErrors({ ResourceID: rid, Tag: 'iodef', Target: 'ftp://x.example' })).toEqual([
+      [8, "The iodef value 'ftp://x.example' must be a mailto: address, an http(s) URL or a domain; as a domain it may only contain letters, digits and hyphens in dot-separated labels that neither start nor end with a hyphen."],
+    ]);
+    expect(await one(id, rid)).toMatchObject({ TAG: 'issuewild', TARGET: 'pki.goog' });
+  });
+
+  it('refuses other tags, empty values, trailing dots, wildcards, control characters and malformed parameters', async () => {
+    const { id } = await zone();
+    const cases: [Record<string, string>, string][] = [
+      [{ Target: 'letsencrypt.org' }, 'A CAA record needs a tag: one of issue, issuewild, iodef.'],
+      [{ Tag: 'contactemail', Target: 'a@example.com' }, "A CAA record needs a tag: one of issue, issuewild, iodef, not 'contactemail'."],
+      [{ Tag: 'issue' }, 'A CAA issue record needs a value; ";" alone means that no CA may issue.'],
+      [{ Tag: 'iodef', Target: '' }, 'A CAA iodef record needs a value.'],
+      [{ Tag: 'issue', Target: 'letsencrypt.org.' }, "The issuer domain 'letsencrypt.org.' must not end with a dot."],
+      [{ Tag: 'issuewild', Target: '*.letsencrypt.org' }, "The issuer domain '*.letsencrypt.org' must be the CA's own domain, without '*'."],
+      [{ Tag: 'issue', Target: 'letsencrypt.org\u0007' }, 'The CAA value may only hold printable ASCII characters (no control characters).'],
+      [{ Tag: 'issue', Target: 'letsencrypt.org\tx' }, 'The CAA value may only hold printable ASCII characters (no control characters).'],
+      [{ Tag: 'issue', Target: 'letsencrypt.org; dns-01' }, "The parameter 'dns-01' is not of the form key=value (RFC 8659 4.2)."],
+      [{ Tag: 'issue', Target: 'letsencrypt.org; a=b;' }, "The parameter '' is not of the form key=value (RFC 8659 4.2)."],
+      [{ Tag: 'iodef', Target: 'mailto:nobody' }, "The iodef address 'mailto:nobody' is not a mailto: URL with one e-mail address."],
+      [{ Tag: 'iodef', Target: 'https://' }, "The iodef URL 'https://' is not an http(s) URL with a host name."],
+      [{ Tag: 'issue', Target: 'x'.repeat(256) }, 'The CAA value must be at most 255 characters long.'],
+    ];
+    for (const [fields, message] of cases) expect(await createErrors(id, { Type: 'CAA', ...fields }), JSON.stringify(fields)).toEqual([[8, message]]);
+    expect(await records(w.base, w.alice, id)).toEqual([]);
   });
 });
 

@@ -58,6 +58,11 @@ describe('api.spec', () => {
     expect(create.TTL_sec).toMatchObject({ default: 0, REQUIRED: false });
     expect(create.Name).toMatchObject({ default: '', REQUIRED: false });
     expect(create.Protocol).toMatchObject({ default: '', REQUIRED: false });
+    // CAA's argument, as the 2018+ spec has it (no default published).
+    const tag = { NAME: 'Tag', DESCRIPTION: 'The tag attribute for a CAA record.  One of issue, issuewild, iodef.  Ignored on other record types.', TYPE: 'string', REQUIRED: false };
+    expect(create.Tag).toEqual(tag);
+    expect(m['domain.resource.update'].PARAMETERS.Tag).toEqual(tag);
+    expect(create.Type.DESCRIPTION).toContain('CAA');
     expect(create.Type).toMatchObject({ TYPE: 'string', REQUIRED: true });
     expect(m['user.getapikey'].PARAMETERS.expires).toMatchObject({ default: 168, REQUIRED: false });
     const throws = Object.fromEntries(Object.entries<any>(m).map(([k, v]) => [k, v.THROWS]));

@@ -6,6 +6,7 @@ import { Problems } from '../errors.js';
 import { relativeName } from '../names.js';
 import { A } from './a.js';
 import { AAAA } from './aaaa.js';
+import { CAA } from './caa.js';
 import { CNAME } from './cname.js';
 import { validateOwner, validateTtl } from './common.js';
 import { MX } from './mx.js';
@@ -17,7 +18,7 @@ import type { RecordContext, RecordData, RecordType } from './types.js';
 export type { RecordContext, RecordData, RecordType, StoredRecord } from './types.js';
 export { V3_DEFAULTS } from './types.js';
 
-export const RECORD_TYPES: readonly RecordType[] = [A, AAAA, CNAME, MX, NS, TXT, SRV];
+export const RECORD_TYPES: readonly RecordType[] = [A, AAAA, CNAME, MX, NS, TXT, SRV, CAA];
 
 const byName = new Map(RECORD_TYPES.map((t) => [t.type, t]));
 
