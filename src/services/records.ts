@@ -1,7 +1,7 @@
 /** Record use cases: ownership, cross-record rules (CNAME exclusivity, duplicates, name-server addresses), limits. */
 import type { StoredDomain } from '../model/domain.js';
 import { ConflictError, LimitError, NotFoundError, ValidationError } from '../model/errors.js';
-import { checkRecord, recordType, type RecordContext, type RecordData, type StoredRecord } from '../model/records/index.js';
+import { checkRecord, MAX_RRSET_BYTES, recordType, rrsetWireSize, type RecordContext, type RecordData, type StoredRecord } from '../model/records/index.js';
 import { pageLimit, type Page, type StoreOps, type Store } from '../store/store.js';
 import type { Actor, Limits } from './actor.js';
 import type { DomainService, Precondition } from './domains.js';
@@ -233,5 +233,12 @@ export class RecordService {
     const exclusive = others.find((r) => recordType(r.type)?.exclusive);
     if (exclusive) throw new ConflictError('name', `${label} is an alias (CNAME), so it cannot hold other records.`);
     if (others.some((r) => sameData(r, rec, domain.domain))) throw new ConflictError('target', `An identical ${rec.type} record for ${label} already exists.`);
+    const size = rrsetWireSize([...others.filter((r) => r.type === rec.type), rec], domain.domain);
+    if (size > MAX_RRSET_BYTES) {
+      throw new ConflictError(
+        'target',
+        `The ${rec.type} records of ${label} would take ${size} bytes, more than one DNS message can carry (${MAX_RRSET_BYTES}); nobody could be answered them. Shorten or remove some first.`,
+      );
+    }
   }
 }

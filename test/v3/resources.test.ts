@@ -246,6 +246,19 @@ describe('record values', () => {
     expect(await createErrors(id, { Type: 'MX', Name: 'dup', Target: 'MX.EXAMPLE.NET', Priority: 10, Weight: 99 })).toEqual([[8, `An identical MX record for dup.${name} already exists.`]]);
   });
 
+  it('refuses a record that would make its RRset too large for one DNS message, on create and update', async () => {
+    const { id, name } = await zone();
+    const big = (c: string) => c.repeat(40_000);
+    await resource(w.base, w.alice, id, { Type: 'TXT', Name: 'big', Target: big('a') });
+    const found = await createErrors(id, { Type: 'TXT', Name: 'big', Target: big('b') });
+    expect(found).toHaveLength(1);
+    expect(found[0]![1]).toMatch(new RegExp(`^The TXT records of big\\.${name.replace('.', '\\.')} would take \\d+ bytes, more than one DNS message can carry \\(65253\\)`));
+    // A small one still fits beside it; growing it past the limit is refused, and nothing changes.
+    const small = await resource(w.base, w.alice, id, { Type: 'TXT', Name: 'big', Target: 'small' });
+    expect(await updateErrors({ DomainID: id, ResourceID: small, Target: big('c') })).toHaveLength(1);
+    expect((await records(w.base, w.alice, id)).map((r) => r.TARGET.length).sort((a, b) => a - b)).toEqual([5, 40_000]);
+  });
+
   it('treats TXT values that differ only in letter case as different records (ACME tokens are case-sensitive)', async () => {
     const { id } = await zone();
     await resource(w.base, w.alice, id, { Type: 'TXT', Name: '_acme-challenge', Target: 'AbCdEf' });

@@ -2,8 +2,9 @@
  * The record-type registry: the one place that knows which types exist. Interfaces, services and
  * the DNS server look types up here; adding a type means adding its module to this list.
  */
+import * as dnsPacket from 'dns-packet';
 import { Problems } from '../errors.js';
-import { relativeName } from '../names.js';
+import { absoluteName, relativeName } from '../names.js';
 import { A } from './a.js';
 import { AAAA } from './aaaa.js';
 import { CAA } from './caa.js';
@@ -57,4 +58,20 @@ export function checkRecord(rec: RecordData, ctx: RecordContext): Problems {
   validateTtl(rec, p);
   t.validate(rec, ctx, p);
   return p;
+}
+
+/**
+ * The most an RRset may take on the wire so that one DNS message can carry it whole: 65535 bytes less the
+ * header, the longest question and an OPT record. A larger one could never be answered.
+ */
+export const MAX_RRSET_BYTES = 65535 - 12 - (255 + 4) - 11;
+
+/** Bytes the records (one RRset: same name and type) take in an answer, without name compression. */
+export function rrsetWireSize(records: readonly RecordData[], zone: string): number {
+  const answers = records.map((r) => {
+    const t = recordTypeOrThrow(r.type);
+    return { name: absoluteName(r.name, zone), type: t.type, data: t.toWire(r, zone) } as dnsPacket.Answer;
+  });
+  // dns-packet measures whole messages: less its 12-byte header.
+  return dnsPacket.encodingLength({ type: 'response', answers }) - 12;
 }
