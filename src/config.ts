@@ -34,6 +34,8 @@ export interface Config {
   trustProxy?: string[];
   /** Per-account size limits; DEFAULT_LIMITS (src/services/actor.ts) when absent. */
   limits?: Partial<Limits>;
+  /** First retry of a zone mirror that has no copy yet (10 s unless given; no flag, tests shorten it). */
+  mirrorFirstRetryMs?: number;
 }
 
 export const DEFAULTS = {

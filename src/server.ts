@@ -54,7 +54,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
       closers.push(() => dns.close());
     }
     // NOTIFY to secondaries and zone-mirror pulls run on every node but act only while it leads.
-    const transfers = await startTransfers(services, { nameservers: config.nameservers, log: logger, shouldAct: () => leadership.isLeader() });
+    const transfers = await startTransfers(services, {
+      nameservers: config.nameservers,
+      log: logger,
+      shouldAct: () => leadership.isLeader(),
+      mirrorFirstRetryMs: config.mirrorFirstRetryMs,
+    });
     closers.push(() => transfers.close());
   } catch (e) {
     for (const close of closers.reverse()) await close();

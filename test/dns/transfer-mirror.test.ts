@@ -145,3 +145,25 @@ describe('a zone mirror of a Knot primary', () => {
     await eventually('the zone pulled again', async () => (await kdig(server, `back.${ZONE}`, 'A')).answer.some((r) => r.data === '192.0.2.84'));
   });
 });
+
+describe('a zone mirror whose master is not up yet', () => {
+  it('tries again soon, not on the SOA retry timer, and is served once the master answers', async () => {
+    const late = '127.0.31.3';
+    // The first retry comes 300 ms after the failure (10 s in production), the next ones after 600 ms, 1.2 s, ...
+    const node = await startTestServer({ mirrorFirstRetryMs: 300 });
+    let primary: Knot | undefined;
+    try {
+      const { key: k } = await node.user('early');
+      const created = await data(node.base, { api_action: 'domain.create', api_key: k, Domain: ZONE, Type: 'slave', master_ips: late });
+      const id = created.DomainID as number;
+      await eventually('the failed first check', async () => (await node.services.mirrors.stateOf(id)).lastError !== null);
+      // NOTIFY goes to a port nothing listens on: only our own retry may bring the transfer.
+      primary = await startPrimary(late, ZONE, zoneFile(2024020201), 9);
+      await eventually(`the transfer after the master came up\n${primary.log()}`, async () => (await node.services.mirrors.stateOf(id)).serial === 2024020201);
+      expect((await kdig(node, `www.${ZONE}`, 'A')).answer.map((r) => r.data)).toEqual(['192.0.2.80']);
+    } finally {
+      await primary?.stop();
+      await node.close();
+    }
+  });
+});

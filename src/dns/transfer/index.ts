@@ -16,6 +16,8 @@ export interface TransferOptions {
   log: Logger;
   /** Whether this node sends NOTIFY and pulls mirrors (only the cluster leader should); default always. */
   shouldAct?: () => boolean;
+  /** First retry of a mirror without a copy (FIRST_RETRY_MS in mirror.ts unless given). */
+  mirrorFirstRetryMs?: number;
 }
 
 export interface RunningTransfers {
@@ -25,7 +27,7 @@ export interface RunningTransfers {
 export async function startTransfers(services: Services, opts: TransferOptions): Promise<RunningTransfers> {
   const shouldAct = opts.shouldAct ?? (() => true);
   const sender = new NotifySender(services, { nameservers: opts.nameservers, log: opts.log, shouldAct });
-  const puller = new MirrorPuller(services, { log: opts.log, shouldAct });
+  const puller = new MirrorPuller(services, { log: opts.log, shouldAct, firstRetryMs: opts.mirrorFirstRetryMs });
   sender.start();
   registerPuller(services, puller);
   await puller.start();

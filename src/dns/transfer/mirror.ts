@@ -27,6 +27,14 @@ const AXFR_TIMEOUT_MS = 120_000;
 const AXFR_MAX_BYTES = 64 * 1024 * 1024;
 /** Floor for the master's refresh/retry, so a zero timer cannot make us poll in a loop (Knot's default too). */
 const MIN_TIMER_S = 2;
+/**
+ * First wait before a mirror without a copy (none pulled yet, or dropped by a rename) tries its masters
+ * again; doubled after each failure up to the retry timer it would otherwise wait. Such a mirror serves
+ * nothing (REFUSED) until a pull succeeds, and its masters are most often just not ready yet (set up right
+ * after the mirror, or restarting), so waiting the SOA retry (4 h by default) would leave it down for hours;
+ * 10 s doubling passes an hour at the 10th failure (1.4 h in all), so a master that stays away costs little.
+ */
+export const FIRST_RETRY_MS = 10_000;
 /** How often a node that must not act (not the leader) looks again. */
 const STANDBY_MS = 30_000;
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
@@ -50,12 +58,16 @@ export interface PullerOptions {
   log: Logger;
   /** Only the cluster leader pulls; the others look again later. */
   shouldAct: () => boolean;
+  /** FIRST_RETRY_MS unless given (tests shorten it). */
+  firstRetryMs?: number;
 }
 
 export class MirrorPuller {
   private readonly timers = new Map<number, NodeJS.Timeout>();
   private readonly running = new Map<number, Promise<void>>();
   private readonly again = new Set<number>();
+  /** Failed checks in a row of each mirror that has no copy, for its backoff. */
+  private readonly failures = new Map<number, number>();
   private unsubscribe: (() => void) | null = null;
   private stopped = false;
   /** Cuts transfers under way short when the node stops. */
@@ -92,6 +104,8 @@ export class MirrorPuller {
   }
 
   private onChange(c: ZoneChange): void {
+    // A mirror created or changed (new masters, new name) starts its backoff afresh.
+    if (c.kind === 'domain.created' || c.kind === 'domain.updated' || c.kind === 'domain.deleted') this.failures.delete(c.domainId);
     if (c.kind === 'domain.created' || c.kind === 'domain.updated' || c.kind === 'mirror.notified') this.check(c.domainId);
     else if (c.kind === 'domain.deleted') this.cancel(c.domainId);
   }
@@ -148,6 +162,7 @@ export class MirrorPuller {
         const content = await pullZone(master, domain, this.services.limits.recordsPerDomain, this.abort.signal);
         const soa = soaData(content.soa);
         await this.services.mirrors.transferred(id, domain.domain, soa.serial, serialiseZone(content));
+        this.failures.delete(id);
         this.opts.log.info({ domain: domain.domain, master, serial: soa.serial, records: content.answers.length }, 'zone mirror transferred');
         return this.schedule(id, timer(soa.refresh));
       } catch (e) {
@@ -158,7 +173,12 @@ export class MirrorPuller {
     const error = errors.join('; ') || 'no master address';
     this.opts.log.warn({ domain: domain.domain, error }, 'zone mirror transfer failed');
     await this.services.mirrors.failed(id, error);
-    this.schedule(id, timer(timers?.retry ?? (domain.retry || DEFAULT_TIMERS.retry)));
+    const retry = timer(timers?.retry ?? (domain.retry || DEFAULT_TIMERS.retry));
+    if (have) return this.schedule(id, retry);
+    // Nothing served until a pull succeeds: try again soon, backing off (see FIRST_RETRY_MS).
+    const failures = (this.failures.get(id) ?? 0) + 1;
+    this.failures.set(id, failures);
+    this.schedule(id, Math.min((this.opts.firstRetryMs ?? FIRST_RETRY_MS) * 2 ** (failures - 1), retry));
   }
 }
 
