@@ -313,8 +313,11 @@ export function encodeRdata(type: number, typeName: string, d: unknown): Rdata {
   return rdata.toString('latin1', 2);
 }
 
-/** The TTL as it goes on the wire (RFC 2181 8: 0..2^31-1). */
-export const wireTtl = (ttl: number | undefined): number => Math.max(0, Math.min(ttl ?? 0, 0x7fffffff));
+/**
+ * The TTL as it goes on the wire, 0..2^31-1: a value with the most significant bit set counts as 0
+ * (RFC 2181 8), so one a master sent that way is never served as 68 years.
+ */
+export const wireTtl = (ttl: number | undefined): number => (ttl !== undefined && ttl > 0 && ttl <= 0x7fffffff ? ttl : 0);
 
 /** Turns one dns-packet answer into a WireRecord. Throws WireError when unusable. */
 export function toWireRecord(a: { name: string; type: string; ttl?: number; data?: unknown }): WireRecord {

@@ -36,6 +36,11 @@ const answer = (id: number, answers: dnsPacket.Answer[], rcode = 0) =>
 /** What the scripted master sends for an AXFR of each zone: framed messages (raw when a case needs bytes dns-packet cannot make). */
 const transfers: Record<string, (id: number) => Buffer[]> = {
   'ttls.test': (id) => [answer(id, [soa('ttls.test'), a('www.ttls.test', '192.0.2.1'), a('WWW.ttls.test', '192.0.2.2', 60), soa('ttls.test')])],
+  // TTLs with the most significant bit set, which RFC 2181 section 8 says to read as 0.
+  'hugettl.test': (id) => {
+    const top = { ...soa('hugettl.test'), ttl: 0x80000000 + 300 };
+    return [answer(id, [top, a('t.hugettl.test', '192.0.2.3', 0x80000005), a('u.hugettl.test', '192.0.2.4', 0x7fffffff), top])];
+  },
   'good.test': (id) => [answer(id, [soa('good.test'), a('www.good.test', '192.0.2.1')]), answer(id, [a('mail.good.test', '192.0.2.2'), soa('good.test')])],
   'expiring.test': (id) => [answer(id, [soa('expiring.test'), a('www.expiring.test', '192.0.2.1'), soa('expiring.test')])],
   'timer.test': (id) => {
@@ -132,6 +137,17 @@ describe('zone mirror transfers from a scripted master', () => {
     expect((await kdig(server, 'www.ttls.test', 'A')).answer.map((r) => r.ttl)).toEqual([60, 60]);
     const axfr = await transfer(server, SECONDARY, 'ttls.test', 'AXFR');
     expect(axfr.raw.split('\n').filter((l) => /^www\.ttls\.test\.\s/i.test(l)).map((l) => l.split(/\s+/)[1])).toEqual(['60', '60']);
+  });
+
+  it('takes a TTL received with the most significant bit set as 0 (RFC 2181 8), in answers and in its own AXFR', async () => {
+    const id = await mirror('hugettl.test', { axfr_ips: SECONDARY });
+    await eventually('the transfer', async () => (await server.services.mirrors.stateOf(id)).serial === SERIAL);
+    expect((await kdig(server, 't.hugettl.test', 'A')).answer.map((r) => `${r.ttl} ${r.data}`)).toEqual(['0 192.0.2.3']);
+    expect((await kdig(server, 'u.hugettl.test', 'A')).answer.map((r) => r.ttl)).toEqual([0x7fffffff]);
+    expect((await kdig(server, 'hugettl.test', 'SOA')).answer.map((r) => r.ttl)).toEqual([0]);
+    const axfr = await transfer(server, SECONDARY, 'hugettl.test', 'AXFR');
+    const ttls = axfr.raw.split('\n').filter((l) => /^[tu]?\.?hugettl\.test\.\s/i.test(l)).map((l) => l.split(/\s+/).slice(0, 2).join(' '));
+    expect(ttls).toEqual(['hugettl.test. 0', 't.hugettl.test. 0', 'u.hugettl.test. 2147483647', 'hugettl.test. 0']);
   });
 
   it('stops serving a copy once its SOA expire time has passed without a successful check', async () => {

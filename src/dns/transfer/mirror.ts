@@ -17,7 +17,7 @@ import { DEFAULT_TIMERS } from '../../model/ttl.js';
 import type { Services, ZoneChange } from '../../services/index.js';
 import type { TransferState } from '../../services/mirrors.js';
 import { parseZone, serialiseZone, type ZoneContent } from '../zone-content.js';
-import { OPCODE } from '../wire.js';
+import { OPCODE, wireTtl } from '../wire.js';
 import { addressIn, decodeStrict, queryFlags, rcodeOf, serialNewer, soaData, tcpExchange, truncated, type Soa } from './wire.js';
 
 /** Masters are given as bare addresses (the API's master_ips); they serve DNS on the standard port. */
@@ -290,7 +290,7 @@ function checkSoa(a: dnsPacket.Answer, zone: string): dnsPacket.Answer {
   const d = soaData(a);
   const timers = [d.serial, d.refresh, d.retry, d.expire, d.minimum];
   if (!isName(d.mname) || !isName(d.rname) || !timers.every(isUint32)) throw new Error('the SOA record is malformed');
-  return { type: 'SOA', class: 'IN', name: zone, ttl: a.ttl ?? 0, data: { mname: d.mname, rname: d.rname, serial: d.serial, refresh: d.refresh, retry: d.retry, expire: d.expire, minimum: d.minimum } };
+  return { type: 'SOA', class: 'IN', name: zone, ttl: wireTtl(a.ttl), data: { mname: d.mname, rname: d.rname, serial: d.serial, refresh: d.refresh, retry: d.retry, expire: d.expire, minimum: d.minimum } };
 }
 
 /**
@@ -307,12 +307,12 @@ function checkAnswer(a: dnsPacket.Answer, zone: string): dnsPacket.Answer {
   if (!t) throw new Error(`${label}: record type ${a.type} is not supported`);
   let rec: RecordData;
   try {
-    // TTL 0 here only skips our own TTL rounding; the master's TTL is kept as it is.
+    // TTL 0 here only skips our own TTL rounding; the master's TTL is kept (read as RFC 2181 8 says, below).
     rec = { type: t.type, name, ttl: 0, ...t.fromWire((a as { data: unknown }).data, zone, name) };
   } catch {
     throw new Error(`${label}: the record data is malformed`);
   }
   const problems = checkRecord(rec, { zone, transferred: true });
   if (!problems.empty) throw new Error(`${label}: ${problems.list.map((p) => p.message).join(' ')}`);
-  return { type: t.type, class: 'IN', name: absoluteName(rec.name, zone), ttl: (a as { ttl?: number }).ttl ?? 0, data: t.toWire(rec, zone) } as dnsPacket.Answer;
+  return { type: t.type, class: 'IN', name: absoluteName(rec.name, zone), ttl: wireTtl((a as { ttl?: number }).ttl), data: t.toWire(rec, zone) } as dnsPacket.Answer;
 }
