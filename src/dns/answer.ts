@@ -17,6 +17,8 @@ interface Entry {
   /** Owner labels as written (the query's or the CNAME target's case); the record's own when absent. */
   owner?: readonly string[];
   ttl?: number;
+  /** Glue of an in-domain name server in a referral: when it does not fit, TC is set (RFC 9471 3.1). */
+  required?: boolean;
 }
 
 export interface Result {
@@ -35,7 +37,8 @@ export function udpLimit(q: Query): number {
   return Math.max(CLASSIC_UDP_SIZE, Math.min(q.edns.udpSize, EDNS_UDP_SIZE));
 }
 
-const inZone = (key: string, zone: Zone): boolean => key === zone.key || key.endsWith('.' + zone.key);
+/** Whether the name `key` is `apex` or below it. */
+const within = (key: string, apex: string): boolean => key === apex || key.endsWith('.' + apex);
 
 function negative(zone: Zone, r: Result, rcode: number): Result {
   const soa = zone.soa.items[0] as dnsPacket.SoaData;
@@ -45,21 +48,28 @@ function negative(zone: Zone, r: Result, rcode: number): Result {
   return r;
 }
 
-/** Addresses of in-zone hosts the given records point at, each host once. */
-function addAdditional(zone: Zone, r: Result, from: Entry[]): void {
+/**
+ * Addresses of in-zone hosts the given records point at, each host once. For a referral `cut` is the
+ * delegated name: the glue of name servers at or below it comes first and is required, as a resolver
+ * cannot reach them without it; sibling glue (elsewhere in our zone) is optional.
+ */
+function addAdditional(zone: Zone, r: Result, from: Entry[], cut?: string): void {
   const seen = new Set<string>();
+  const optional: Entry[] = [];
   for (const e of from) {
     for (const target of e.set.additional ?? []) {
       if (!target || seen.has(target)) continue;
       seen.add(target);
       const node = zone.nodes.get(target);
       if (!node) continue;
+      const required = cut !== undefined && within(target, cut);
       for (const t of ADDRESS_TYPES) {
         const set = setOf(node, t);
-        if (set) r.additional.push({ set });
+        if (set) (required ? r.additional : optional).push({ set, required });
       }
     }
   }
+  r.additional.push(...optional);
 }
 
 /** Answers a QUERY for a name inside `zone`. */
@@ -88,7 +98,7 @@ export function resolve(zone: Zone, q: Query): Result {
         if (step > 0) return r; // a CNAME into a delegated name: the alias is ours, the rest is not
         const ref = result(RCODE.NOERROR, false);
         ref.authority.push({ set: ns });
-        addAdditional(zone, ref, ref.authority);
+        addAdditional(zone, ref, ref.authority, k);
         return ref;
       }
       if (i === 0) {
@@ -107,7 +117,7 @@ export function resolve(zone: Zone, q: Query): Result {
       r.answer.push({ set: cname, owner: labels });
       const target = cname.items[0] as string;
       const tkey = keyOf(target);
-      if (visited.has(tkey) || step + 1 >= MAX_CHAIN || !inZone(tkey, zone)) return r;
+      if (visited.has(tkey) || step + 1 >= MAX_CHAIN || !within(tkey, zone.key)) return r;
       labels = splitName(target);
       key = tkey;
       continue;
@@ -144,8 +154,9 @@ export const rcodeOnly = (rcode: number): Result => result(rcode);
 export class AnswerTooLarge extends Error {}
 
 /**
- * Encodes a response within `limit` bytes: the additional section is dropped when it does not fit, and
- * when answer and authority do not fit either, an empty response with TC asks the client to retry over TCP.
+ * Encodes a response within `limit` bytes: additional records that do not fit are left out (TC set when
+ * one is a referral's required glue, RFC 9471 3.1), and when answer and authority do not fit either, an
+ * empty response with TC asks the client to retry over TCP.
  * Throws AnswerTooLarge when they do not fit TCP_MAX, where TC would have nothing to send the client to.
  */
 export function encodeResponse(q: Query | Malformed, r: Result, limit: number): Buffer {
@@ -168,6 +179,8 @@ export function encodeResponse(q: Query | Malformed, r: Result, limit: number): 
       write(3, e);
       if (w.length > room) {
         w.rollback(before);
+        // Required glue comes first: what did not fit leaves a name server unreachable, so the client retries over TCP.
+        tc = e.required === true;
         break;
       }
     }

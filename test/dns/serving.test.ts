@@ -340,6 +340,28 @@ describe('EDNS and truncation', () => {
     expect(small.flags).not.toContain('tc');
   });
 
+  it('sets TC when the glue of in-domain name servers in a referral does not fit (RFC 9471 3.1), not for sibling glue', async () => {
+    const next = name2(zoneCount + 1);
+    const servers = (cut: string, host: (i: number) => string) =>
+      Array.from({ length: 8 }, (_, i) => [
+        { Type: 'NS', Name: cut, Target: `${host(i)}.${next}` },
+        { Type: 'A', Name: host(i), Target: `192.0.2.${100 + i}` },
+        { Type: 'AAAA', Name: host(i), Target: `2001:db8::${100 + i}` },
+      ]).flat();
+    // deleg's name servers are inside deleg (their glue is needed); side's are elsewhere in the zone (siblings).
+    const { name } = await zone([...servers('deleg', (i) => `nameserver-number-0${i}.deleg`), ...servers('side', (i) => `nameserver-number-0${i}.hosts`)]);
+    const cut = await kdig(server, `www.deleg.${name}`, 'A', '+noedns', '+ignore');
+    expect(cut.flags).toContain('tc');
+    expect(cut.authority).toHaveLength(8);
+    expect(cut.additional.length).toBeLessThan(16);
+    const full = await kdig(server, `www.deleg.${name}`, 'A', '+noedns');
+    expect([full.flags, full.additional.length, full.raw]).toEqual([expect.not.arrayContaining(['tc']), 16, expect.stringMatching(/\(TCP\)/)]);
+    const sibling = await kdig(server, `www.side.${name}`, 'A', '+noedns', '+ignore');
+    expect(sibling.flags).not.toContain('tc');
+    expect(sibling.authority).toHaveLength(8);
+    expect(sibling.additional.length).toBeLessThan(16);
+  });
+
   it('answers an RRset too large for one DNS message with TC over UDP and SERVFAIL over TCP, logged; AXFR sends it', async () => {
     const { id, name } = await zone([], { axfr_ips: '127.0.0.1' });
     // 5 x 64,000 bytes (more than twice the largest message) and 2 x 40,000 bytes (more than one). The APIs
