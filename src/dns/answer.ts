@@ -3,7 +3,7 @@
  * CNAME chains inside the zone, referrals at delegations, NODATA vs NXDOMAIN, additional addresses.
  */
 import type * as dnsPacket from 'dns-packet';
-import { EDNS_UDP_SIZE, keyOf, parentKey, RCODE, ResponseWriter, splitName, TCP_MAX, TYPE, type Malformed, type Query } from './wire.js';
+import { EDNS_UDP_SIZE, keyOf, parentKey, RCODE, ResponseWriter, splitName, TCP_MAX, TSIG_BADKEY, TYPE, type Malformed, type Query } from './wire.js';
 import { setOf, type RRset, type Zone, type ZoneCache, type ZoneNode } from './zones.js';
 
 /** Types that answer "where is this host" in the additional section (RFC 1035 3.3: type A additional processing). */
@@ -186,5 +186,7 @@ export function encodeResponse(q: Query | Malformed, r: Result, limit: number): 
     }
   }
   if (edns) w.opt(EDNS_UDP_SIZE, r.rcode, edns.dnssecOk);
+  // A signed message's answer carries TSIG, last. We hold no keys: it can only be the unsigned BADKEY.
+  if (!('malformed' in q) && q.tsig) w.tsig(q.tsig, q.id, TSIG_BADKEY);
   return w.finish(q.id, q.flags, r.rcode, r.aa, tc);
 }

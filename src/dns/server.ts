@@ -67,6 +67,8 @@ export class DnsHandler {
       if (!q) return [];
       if ('malformed' in q) return [encodeResponse(q, rcodeOnly(RCODE.FORMERR), TCP_MAX)];
       const limit = transport === 'udp' ? udpLimit(q) : TCP_MAX;
+      // Signed with a key we cannot know (we hold none): NOTAUTH/BADKEY, never an unsigned answer (RFC 8945 5.2.2).
+      if (q.tsig) return [encodeResponse(q, rcodeOnly(RCODE.NOTAUTH), limit)];
       if (q.edns && q.edns.version !== 0) return [encodeResponse(q, rcodeOnly(RCODE.BADVERS), limit)];
       if (q.opcode === OPCODE.NOTIFY || (q.opcode === OPCODE.QUERY && (q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR))) {
         const req = this.transferRequest(raw, remoteAddress, transport);
@@ -91,7 +93,7 @@ export class DnsHandler {
   /** Answers a plain query at once (the hot path); null for anything that needs handle(). */
   answerNow(raw: Buffer, transport: Transport): Buffer | null {
     const q = parseQuery(raw);
-    if (!q || 'malformed' in q || q.opcode !== OPCODE.QUERY || q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR || (q.edns && q.edns.version !== 0)) return null;
+    if (!q || 'malformed' in q || q.tsig || q.opcode !== OPCODE.QUERY || q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR || (q.edns && q.edns.version !== 0)) return null;
     if (this.zones.pendingFor(q.key)) return null;
     return this.answer(q, raw, transport === 'udp' ? udpLimit(q) : TCP_MAX);
   }

@@ -7,10 +7,13 @@ import { isIPv4, isIPv6 } from 'node:net';
 import * as dnsPacket from 'dns-packet';
 import dnsTypes from 'dns-packet/types.js';
 
-export const TYPE = { A: 1, NS: 2, CNAME: 5, SOA: 6, MX: 15, TXT: 16, AAAA: 28, SRV: 33, OPT: 41, DS: 43, IXFR: 251, AXFR: 252, MAILB: 253, MAILA: 254, ANY: 255 } as const;
+export const TYPE = { A: 1, NS: 2, CNAME: 5, SOA: 6, MX: 15, TXT: 16, AAAA: 28, SRV: 33, OPT: 41, DS: 43, TSIG: 250, IXFR: 251, AXFR: 252, MAILB: 253, MAILA: 254, ANY: 255 } as const;
 export const CLASS_IN = 1;
 export const OPCODE = { QUERY: 0, NOTIFY: 4 } as const;
-export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, BADVERS: 16 } as const;
+export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, NOTAUTH: 9, BADVERS: 16 } as const;
+/** TSIG error: the key is not one we know (RFC 8945 5.2.2). */
+export const TSIG_BADKEY = 17;
+const CLASS_ANY = 255;
 
 export const typeNumber = (name: string): number => dnsTypes.toType(name);
 
@@ -36,7 +39,15 @@ export interface Edns {
   dnssecOk: boolean;
 }
 
-/** A parsed query: header fields, the question as received (labels keep their case) and EDNS. */
+/** The TSIG record of a signed message (RFC 8945 4.2): what an error response repeats of it. */
+export interface Tsig {
+  key: string[];
+  algorithm: string[];
+  timeSigned: number;
+  fudge: number;
+}
+
+/** A parsed query: header fields, the question as received (labels keep their case), EDNS and TSIG. */
 export interface Query {
   id: number;
   flags: number;
@@ -48,6 +59,7 @@ export interface Query {
   qtype: number;
   qclass: number;
   edns: Edns | null;
+  tsig: Tsig | null;
   /** End of the question in the message when its name is written out in full (no pointer), else 0. */
   questionEnd: number;
 }
@@ -179,9 +191,21 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
     // Queries carry no answers; NOTIFY and IXFR carry an SOA in answer or authority. Read and bound them all.
     for (let i = 0; i < ancount + nscount; i++) pos = readRecord(buf, pos).end;
     let edns: Edns | null = null;
+    let tsig: Tsig | null = null;
     for (let i = 0; i < arcount; i++) {
       const rr = readRecord(buf, pos);
       pos = rr.end;
+      if (rr.type === TYPE.TSIG) {
+        // Only as the last record (RFC 8945 5.1): FORMERR otherwise, as for rdata that does not add up.
+        if (i !== arcount - 1) return malformed(edns);
+        const algorithm = readName(buf, rr.rdata);
+        const at = algorithm.end;
+        if (at + 10 > rr.end) return malformed(edns);
+        const other = at + 10 + buf.readUInt16BE(at + 8) + 4;
+        if (other + 2 > rr.end || other + 2 + buf.readUInt16BE(other) !== rr.end) return malformed(edns);
+        tsig = { key: rr.labels, algorithm: algorithm.labels, timeSigned: buf.readUIntBE(at, 6), fudge: buf.readUInt16BE(at + 6) };
+        continue;
+      }
       if (rr.type !== TYPE.OPT) continue;
       if (edns || rr.labels.length !== 0) return malformed();
       let o = rr.rdata;
@@ -197,7 +221,7 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
     const qtype = buf.readUInt16BE(question.end);
     const qclass = buf.readUInt16BE(question.end + 2);
     const plain = question.end === 12 + question.labels.reduce((n, l) => n + l.length + 1, 1);
-    return { id, flags, opcode, labels: question.labels, key: keyOfLabels(question.labels), qtype, qclass, edns, questionEnd: plain ? question.end + 4 : 0 };
+    return { id, flags, opcode, labels: question.labels, key: keyOfLabels(question.labels), qtype, qclass, edns, tsig, questionEnd: plain ? question.end + 4 : 0 };
   } catch (e) {
     if (e instanceof WireError) return malformed();
     throw e;
@@ -419,6 +443,30 @@ export class ResponseWriter {
     b.writeUInt16BE(dnssecOk ? EDNS_DO : 0, this.offset + 7);
     b.writeUInt16BE(0, this.offset + 9);
     this.offset += 11;
+    this.counts[3]++;
+  }
+
+  /**
+   * An unsigned TSIG record reporting `error` (RFC 8945 5.3.2: no MAC; the key, algorithm and time of the
+   * request repeated; original id this message's). Names in it are written out in full (RFC 8945 4.2).
+   */
+  tsig(t: Tsig, id: number, error: number): void {
+    this.writeName(t.key, false);
+    const b = this.buf;
+    b.writeUInt16BE(TYPE.TSIG, this.offset);
+    b.writeUInt16BE(CLASS_ANY, this.offset + 2);
+    b.writeUInt32BE(0, this.offset + 4);
+    const lenAt = this.offset + 8;
+    this.offset += 10;
+    this.writeName(t.algorithm, false);
+    b.writeUIntBE(t.timeSigned, this.offset, 6);
+    b.writeUInt16BE(t.fudge, this.offset + 6);
+    b.writeUInt16BE(0, this.offset + 8);
+    b.writeUInt16BE(id, this.offset + 10);
+    b.writeUInt16BE(error, this.offset + 12);
+    b.writeUInt16BE(0, this.offset + 14);
+    this.offset += 16;
+    b.writeUInt16BE(this.offset - lenAt - 2, lenAt);
     this.counts[3]++;
   }
 
