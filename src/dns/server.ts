@@ -12,7 +12,7 @@ import { AnswerTooLarge, answerQuery, encodeResponse, rcodeOnly, udpLimit, type 
 import { ResponseCache } from './cache.js';
 import { handleNotify, handleTransfer, type TransferRequest } from './transfer/index.js';
 import { decodeStrict } from './transfer/wire.js';
-import { OPCODE, parseQuery, RCODE, TCP_MAX, TYPE, type Malformed, type Query } from './wire.js';
+import { CLASS_IN, OPCODE, parseQuery, RCODE, TCP_MAX, TYPE, type Malformed, type Query } from './wire.js';
 import { ZoneCache, type Zone } from './zones.js';
 
 export interface DnsOptions {
@@ -71,6 +71,8 @@ export class DnsHandler {
       if (q.tsig) return [encodeResponse(q, rcodeOnly(RCODE.NOTAUTH), limit)];
       if (q.edns && q.edns.version !== 0) return [encodeResponse(q, rcodeOnly(RCODE.BADVERS), limit)];
       if (q.opcode === OPCODE.NOTIFY || (q.opcode === OPCODE.QUERY && (q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR))) {
+        // Our zones are IN zones: a transfer or NOTIFY of another class (CH, ANY) is NOTIMP, as knotd answers CH.
+        if (q.qclass !== CLASS_IN) return [encodeResponse(q, rcodeOnly(RCODE.NOTIMP), limit)];
         const req = this.transferRequest(raw, remoteAddress, transport);
         if (!req) return [encodeResponse(q, rcodeOnly(RCODE.FORMERR), limit)];
         return q.opcode === OPCODE.NOTIFY ? [await handleNotify(req)] : await handleTransfer(req);

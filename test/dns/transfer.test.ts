@@ -262,6 +262,30 @@ describe('EDNS in transfer and NOTIFY responses', () => {
     return opt ? `udp ${opt.udpPayloadSize}${opt.flag_do ? ' do' : ''}` : null;
   };
 
+  it('answers AXFR, IXFR and NOTIFY of a class other than IN with NOTIMP, echoing the class asked (knotd: NOTIMP for CH)', async () => {
+    for (const klass of ['CH', 'ANY'] as const) {
+      for (const type of ['AXFR', 'IXFR'] as const) {
+        const question = { type, name: ZONE, class: klass };
+        const soa = { type: 'SOA', name: ZONE, class: klass, ttl: 0, data: { mname: 'a', rname: 'b', serial: 1, refresh: 0, retry: 0, expire: 0, minimum: 0 } } as dnsPacket.Answer;
+        const query = dnsPacket.encode({ type: 'query', id: 79, flags: 0, questions: [question], ...(type === 'IXFR' ? { authorities: [soa] } : {}) });
+        const replies = await overTcp(query, SECONDARY);
+        expect(replies.map((m) => [(m.flags ?? 0) & 0xf, m.questions, m.answers])).toEqual([[4, [question], []]]);
+      }
+    }
+    expect((await transfer(server, SECONDARY, ZONE, 'AXFR', '-c', 'CH')).status).toBe('NOTIMPL');
+    // NOTIFY likewise (knotd: NOTIMP).
+    const socket = createSocket('udp4');
+    try {
+      const reply = new Promise<Buffer>((resolve) => socket.once('message', (m) => resolve(m)));
+      const question = { type: 'SOA', name: ZONE, class: 'CH' } as const;
+      socket.send(dnsPacket.encode({ type: 'query', id: 80, flags: (4 << 11) | 0x0400, questions: [question] }), server.dnsAddress?.port, '127.0.0.1');
+      const m = dnsPacket.decode(await reply);
+      expect([(m.flags ?? 0) & 0xf, m.questions]).toEqual([4, [question]]);
+    } finally {
+      socket.close();
+    }
+  });
+
   it('carries OPT in every message when the query had one (RFC 6891 7), and none otherwise', async () => {
     const id = await createDomain(server.base, key, 'edns.test', { axfr_ips: SECONDARY });
     for (let i = 0; i < 20; i++) await createRecord(server.base, key, id, { Type: 'TXT', Name: `t${i}`, Target: `${i}${'e'.repeat(2000)}` });

@@ -79,6 +79,7 @@ export function responses(query: dnsPacket.Packet, rcode: number, answers: reado
     out.push(w.finish(query.id ?? 0, query.flags ?? 0, rcode, rcode === RCODE.NOERROR, false));
   };
   let w = new ResponseWriter();
+  // Only IN questions come here (the server answers other classes NOTIMP).
   if (q) w.question(splitName(q.name), typeNumber(q.type), CLASS_IN);
   for (const r of records) {
     const mark = w.mark();
