@@ -95,8 +95,8 @@ export function resolve(zone: Zone, q: Query): Result {
       const ns = setOf(here, TYPE.NS);
       // DS belongs to the parent side of the cut, so a DS query at the cut itself is answered here.
       if (ns && !(i === 0 && q.qtype === TYPE.DS)) {
-        if (step > 0) return r; // a CNAME into a delegated name: the alias is ours, the rest is not
-        const ref = result(RCODE.NOERROR, false);
+        // A referral; after a CNAME (RFC 1034 4.3.2 restarts with its target) it follows the alias, which is ours (AA).
+        const ref = step > 0 ? r : result(RCODE.NOERROR, false);
         ref.authority.push({ set: ns });
         addAdditional(zone, ref, ref.authority, k);
         return ref;

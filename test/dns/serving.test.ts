@@ -146,7 +146,14 @@ describe('answers', () => {
       { Type: 'NS', Name: 'sub', Target: 'ns.elsewhere.example' },
       { Type: 'A', Name: 'ns1.sub', Target: '192.0.2.53' },
       { Type: 'AAAA', Name: 'ns1.sub', Target: '2001:db8::53' },
+      { Type: 'CNAME', Name: 'tosub', Target: `host.sub.${name2(zoneCount + 1)}` },
     ]);
+    // A CNAME into the delegation: the alias (authoritative), then the referral for its target, as knotd answers.
+    const alias = await dig(server, `tosub.${name}`, 'A');
+    expect([alias.status, alias.flags]).toEqual(['NOERROR', expect.arrayContaining(['aa'])]);
+    expect(rrs(alias.answer)).toEqual([`tosub.${name}. 86400 CNAME host.sub.${name}.`]);
+    expect(rrs(alias.authority)).toEqual([`sub.${name}. 86400 NS ns.elsewhere.example.`, `sub.${name}. 86400 NS ns1.sub.${name}.`]);
+    expect(rrs(alias.additional)).toEqual([`ns1.sub.${name}. 86400 A 192.0.2.53`, `ns1.sub.${name}. 86400 AAAA 2001:db8::53`]);
     for (const q of [`www.sub.${name}`, `sub.${name}`]) {
       const a = await dig(server, q, 'A');
       expect(a.status).toBe('NOERROR');
