@@ -448,7 +448,8 @@ export class ResponseWriter {
 
   /**
    * An unsigned TSIG record reporting `error` (RFC 8945 5.3.2: no MAC; the key, algorithm and time of the
-   * request repeated; original id this message's). Names in it are written out in full (RFC 8945 4.2).
+   * request repeated; original id this message's), as knotd sends it. Names are written out in full: the
+   * algorithm name, in the rdata of a type newer than RFC 1035, must not be compressed (RFC 3597 4).
    */
   tsig(t: Tsig, id: number, error: number): void {
     this.writeName(t.key, false);

@@ -32,7 +32,7 @@ const MIN_TIMER_S = 2;
  * again; doubled after each failure up to the retry timer it would otherwise wait. Such a mirror serves
  * nothing (REFUSED) until a pull succeeds, and its masters are most often just not ready yet (set up right
  * after the mirror, or restarting), so waiting the SOA retry (4 h by default) would leave it down for hours;
- * 10 s doubling passes an hour at the 10th failure (1.4 h in all), so a master that stays away costs little.
+ * 10 s doubling passes an hour at the 10th failure, so a master that stays away costs little.
  */
 export const FIRST_RETRY_MS = 10_000;
 /** How often a node that must not act (not the leader) looks again. */
