@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDns } from '../../src/dns/server.js';
 import { eventually } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { createDomain, createRecord, dig, rrs } from './support.js';
+import { createDomain, createRecord, dig, rrs, udpExchange } from './support.js';
 
 const ZONE = 'robust.example';
 let server: TestServer;
@@ -27,18 +27,7 @@ afterAll(() => server.close());
 const query = (name: string, type = 'A', id = 1234, extra: Partial<dnsPacket.Packet> = {}): Buffer =>
   dnsPacket.encode({ type: 'query', id, flags: 0, questions: [{ type: type as 'A', name, class: 'IN' }], ...extra });
 
-/** Sends datagrams from one socket and returns the first response (responses arrive in order on loopback). */
-async function udpFirstReply(...packets: Buffer[]): Promise<Buffer> {
-  const socket = createSocket('udp4');
-  try {
-    const reply = new Promise<Buffer>((resolve) => socket.once('message', (m) => resolve(m)));
-    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', () => resolve()));
-    for (const p of packets) socket.send(p, port, '127.0.0.1');
-    return await reply;
-  } finally {
-    socket.close();
-  }
-}
+const udpFirstReply = (...packets: Buffer[]): Promise<Buffer> => udpExchange(port, packets);
 
 const header = (buf: Buffer) => ({ id: buf.readUInt16BE(0), flags: buf.readUInt16BE(2), rcode: buf.readUInt16BE(2) & 0xf, qd: buf.readUInt16BE(4) });
 

@@ -1,5 +1,4 @@
 /** Authoritative answers as dig and kdig see them, for zones written through interface A. */
-import { createSocket } from 'node:dgram';
 import * as dnsPacket from 'dns-packet';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +9,7 @@ import { startServer } from '../../src/server.js';
 import { transfer } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { call, data } from '../v3/support.js';
-import { createDomain, createRecord, dig, kdig, rrs } from './support.js';
+import { createDomain, createRecord, dig, kdig, rrs, udpExchange } from './support.js';
 
 let server: TestServer;
 let key: string;
@@ -426,14 +425,8 @@ describe('EDNS and truncation', () => {
 
 /** A's of a name, asked over UDP from this process; NXDOMAIN and NODATA give []. */
 async function udpQuery(name: string): Promise<string[]> {
-  const socket = createSocket('udp4');
-  try {
-    const reply = new Promise<Buffer>((resolve) => socket.once('message', (m) => resolve(m)));
-    socket.send(dnsPacket.encode({ type: 'query', id: 1, questions: [{ type: 'A', name, class: 'IN' }] }), server.dnsAddress?.port, '127.0.0.1');
-    return (dnsPacket.decode(await reply).answers ?? []).map((a) => String((a as { data: unknown }).data));
-  } finally {
-    socket.close();
-  }
+  const reply = await udpExchange(server.dnsAddress?.port, dnsPacket.encode({ type: 'query', id: 1, questions: [{ type: 'A', name, class: 'IN' }] }));
+  return (dnsPacket.decode(reply).answers ?? []).map((a) => String((a as { data: unknown }).data));
 }
 
 /** The name the next zone() call will create (for records that point into their own zone). */

@@ -1,5 +1,6 @@
 /** Runs the real dig/kdig against a test server and reads their output into a comparable shape. */
 import { execFile } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import { promisify } from 'node:util';
 import type { TestServer } from '../support/server.js';
 import { data } from '../v3/support.js';
@@ -83,4 +84,26 @@ export async function createDomain(base: string, key: string, domain: string, ex
 /** Creates a record through interface A and returns its id. */
 export async function createRecord(base: string, key: string, domainId: number, fields: Record<string, string | number>): Promise<number> {
   return (await data(base, { api_action: 'domain.resource.create', api_key: key, DomainID: domainId, ...fields })).ResourceID;
+}
+
+/**
+ * Sends raw DNS messages over UDP from one socket bound to `from` and resolves to the first reply
+ * (replies arrive in order on loopback); rejects when none comes within 5 s.
+ */
+export async function udpExchange(port: number | undefined, packets: Buffer | Buffer[], from = '127.0.0.1'): Promise<Buffer> {
+  const socket = createSocket('udp4');
+  try {
+    const reply = new Promise<Buffer>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no answer over UDP')), 5000);
+      socket.once('message', (m) => {
+        clearTimeout(timer);
+        resolve(m);
+      });
+    });
+    await new Promise<void>((resolve) => socket.bind(0, from, () => resolve()));
+    for (const p of Array.isArray(packets) ? packets : [packets]) socket.send(p, port, '127.0.0.1');
+    return await reply;
+  } finally {
+    socket.close();
+  }
 }

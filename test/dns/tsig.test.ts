@@ -2,13 +2,12 @@
  * TSIG (RFC 8945): we hold no keys, so every signed request (query, zone transfer, NOTIFY) gets NOTAUTH with
  * an unsigned TSIG record saying BADKEY, as knotd answers for a key it does not have; never an unsigned answer.
  */
-import { createSocket } from 'node:dgram';
 import * as dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transfer } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { data } from '../v3/support.js';
-import { createDomain, createRecord, kdig } from './support.js';
+import { createDomain, createRecord, kdig, udpExchange } from './support.js';
 
 const ZONE = 'signed.example';
 const MIRROR = 'mirror.example';
@@ -50,21 +49,7 @@ function signed(msg: Buffer, tsig = tsigRecord(msg.readUInt16BE(0))): Buffer {
   return out;
 }
 
-function udp(msg: Buffer, from = '127.0.0.1'): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const socket = createSocket('udp4');
-    const timer = setTimeout(() => {
-      socket.close();
-      reject(new Error('no answer'));
-    }, 5000);
-    socket.on('message', (m) => {
-      clearTimeout(timer);
-      socket.close();
-      resolve(m);
-    });
-    socket.bind(0, from, () => socket.send(msg, server.dnsAddress?.port, '127.0.0.1'));
-  });
-}
+const udp = (msg: Buffer, from?: string): Promise<Buffer> => udpExchange(server.dnsAddress?.port, msg, from);
 
 const rcode = (m: Buffer) => m.readUInt16BE(2) & 0xf;
 

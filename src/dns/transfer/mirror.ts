@@ -295,7 +295,8 @@ function checkSoa(a: dnsPacket.Answer, zone: string): dnsPacket.Answer {
 
 /**
  * One received record, checked by its type module as an API write would be (less what only customers are held
- * to), re-encoded from the canonical form.
+ * to), and then kept as the master sent it: the canonical form would lose what it has no column for (the
+ * string boundaries of a TXT record, which DNS-SD and others give meaning to).
  */
 function checkAnswer(a: dnsPacket.Answer, zone: string): dnsPacket.Answer {
   const label = `${a.name} ${a.type}`;
@@ -314,5 +315,5 @@ function checkAnswer(a: dnsPacket.Answer, zone: string): dnsPacket.Answer {
   }
   const problems = checkRecord(rec, { zone, transferred: true });
   if (!problems.empty) throw new Error(`${label}: ${problems.list.map((p) => p.message).join(' ')}`);
-  return { type: t.type, class: 'IN', name: absoluteName(rec.name, zone), ttl: wireTtl((a as { ttl?: number }).ttl), data: t.toWire(rec, zone) } as dnsPacket.Answer;
+  return { type: t.type, class: 'IN', name: absoluteName(rec.name, zone), ttl: wireTtl((a as { ttl?: number }).ttl), data: (a as { data: unknown }).data } as dnsPacket.Answer;
 }
