@@ -54,6 +54,11 @@ const transfers: Record<string, (id: number) => Buffer[]> = {
   'nosoa.test': (id) => [answer(id, [a('www.nosoa.test', '192.0.2.1'), soa('nosoa.test')])],
   'refused.test': (id) => [answer(id, [], 5)],
   'apexcname.test': (id) => [answer(id, [soa('apexcname.test'), { type: 'CNAME', name: 'apexcname.test', ttl: 300, data: 'x.example.net' }, soa('apexcname.test')])],
+  'cnameclash.test': (id) => [
+    answer(id, [soa('cnameclash.test'), { type: 'CNAME', name: 'www.cnameclash.test', ttl: 300, data: 'x.example.net' }, a('WWW.cnameclash.test', '192.0.2.9'), soa('cnameclash.test')]),
+  ],
+  // The same record twice (its name in another letter case the second time).
+  'dup.test': (id) => [answer(id, [soa('dup.test'), a('www.dup.test', '192.0.2.2'), a('WWW.dup.test', '192.0.2.2'), a('www.dup.test', '192.0.2.3'), soa('dup.test')])],
   // Never finishes: the connection stays open without an answer.
   'hang.test': () => [],
   'rdlength.test': (id) => {
@@ -131,6 +136,12 @@ describe('zone mirror transfers from a scripted master', () => {
     expect((await kdig(server, 'mail.good.test', 'A')).answer.map((r) => r.data)).toEqual(['192.0.2.2']);
   });
 
+  it('keeps one copy of a record the master sent twice (RFC 2181 5)', async () => {
+    const id = await mirror('dup.test');
+    await eventually('the transfer', async () => (await server.services.mirrors.stateOf(id)).serial === SERIAL);
+    expect((await kdig(server, 'www.dup.test', 'A')).answer.map((r) => r.data).sort()).toEqual(['192.0.2.2', '192.0.2.3']);
+  });
+
   it('passes a copy on with one TTL per RRset, the one it answers with, when the master sent several', async () => {
     const id = await mirror('ttls.test', { axfr_ips: SECONDARY });
     await eventually('the transfer', async () => (await server.services.mirrors.stateOf(id)).serial === SERIAL);
@@ -178,6 +189,7 @@ describe('zone mirror transfers from a scripted master', () => {
     ['nosoa.test', /does not start with an SOA/],
     ['refused.test', /refused the transfer \(rcode 5\)/],
     ['apexcname.test', /apexcname\.test CNAME: .+/],
+    ['cnameclash.test', /www\.cnameclash\.test: a CNAME cannot share its name with other records \(CNAME, A\)/],
     ['rdlength.test', /malformed DNS message/],
   ];
   for (const [zone, error] of bad) {

@@ -276,9 +276,38 @@ async function pullZone(master: string, domain: StoredDomain, maxRecords: number
     { timeoutMs: AXFR_TIMEOUT_MS, maxBytes: AXFR_MAX_BYTES, signal },
   );
   if (!soa) throw new Error('the transfer holds no SOA');
+  const kept = zoneRules(answers);
   // Apex NS set first, as in the zones we build ourselves.
   const apexNs = (a: dnsPacket.Answer) => a.type === 'NS' && a.name === zone;
-  return { soa, answers: [...answers.filter(apexNs), ...answers.filter((a) => !apexNs(a))] };
+  return { soa, answers: [...kept.filter(apexNs), ...kept.filter((a) => !apexNs(a))] };
+}
+
+/**
+ * The rules that span records, as our own zones keep them: a CNAME alone at its name (RFC 1034 3.6.2,
+ * RFC 2181 10.1; BIND refuses such a zone too), and no record twice (RFC 2181 5: duplicates are dropped).
+ */
+function zoneRules(answers: dnsPacket.Answer[]): dnsPacket.Answer[] {
+  const seen = new Set<string>();
+  const types = new Map<string, string[]>();
+  const kept: dnsPacket.Answer[] = [];
+  for (const a of answers) {
+    const owner = a.name.toLowerCase();
+    const t = recordType(a.type);
+    const data = JSON.stringify((a as { data: unknown }).data);
+    const key = `${owner} ${a.type} ${t?.caseSensitiveTarget ? data : data.toLowerCase()}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    kept.push(a);
+    const at = types.get(owner) ?? [];
+    at.push(a.type);
+    types.set(owner, at);
+  }
+  for (const [owner, at] of types) {
+    if (at.length > 1 && at.some((type) => recordType(type)?.exclusive)) {
+      throw new Error(`${owner}: a CNAME cannot share its name with other records (${at.join(', ')})`);
+    }
+  }
+  return kept;
 }
 
 const isName = (s: unknown): s is string => typeof s === 'string' && s.length > 0 && s.length <= MAX_NAME_LENGTH;
