@@ -1,22 +1,19 @@
 /** Record use cases: ownership, cross-record rules (CNAME exclusivity, duplicates, name-server addresses), limits. */
 import type { StoredDomain } from '../model/domain.js';
 import { ConflictError, LimitError, NotFoundError, ValidationError } from '../model/errors.js';
-import { checkRecord, MAX_RRSET_BYTES, recordType, rrsetWireSize, type RecordContext, type RecordData, type StoredRecord } from '../model/records/index.js';
+import { checkRecord, MAX_RRSET_BYTES, recordType, rrsetWireSize, wireDataKey, type RecordContext, type RecordData, type StoredRecord } from '../model/records/index.js';
 import { pageLimit, type Page, type StoreOps, type Store } from '../store/store.js';
 import type { Actor, Limits } from './actor.js';
 import type { DomainService, Precondition } from './domains.js';
 import type { ZoneWriter } from './write.js';
 
 /**
- * Two records of a type are the same record when DNS would serve the same data (RFC 2181 section 5): their
- * wire forms are compared, so columns a type does not serve (an AAAA's Priority, say) cannot make a second
- * copy of an address. Host names compare without regard to case; text (TXT) with it.
+ * Two records of a type are the same record when their wire forms are (wireDataKey), so columns a type does
+ * not serve (an AAAA's Priority, say) cannot make a second copy of an address.
  */
 function sameData(a: RecordData, b: RecordData, zone: string): boolean {
   const t = recordType(a.type);
-  if (!t || a.type !== b.type) return false;
-  const key = (r: RecordData) => JSON.stringify(t.toWire(r, zone));
-  return t.caseSensitiveTarget ? key(a) === key(b) : key(a).toLowerCase() === key(b).toLowerCase();
+  return !!t && a.type === b.type && wireDataKey(t, t.toWire(a, zone)) === wireDataKey(t, t.toWire(b, zone));
 }
 
 /** The write might leave an apex name server of the zone without an address (see below). */

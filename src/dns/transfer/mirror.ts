@@ -12,7 +12,7 @@ import * as packet from 'dns-packet';
 import type { Logger } from 'pino';
 import type { StoredDomain } from '../../model/domain.js';
 import { absoluteName, MAX_NAME_LENGTH, relativeName } from '../../model/names.js';
-import { checkRecord, recordType, type RecordData } from '../../model/records/index.js';
+import { checkRecord, recordType, recordTypeOrThrow, wireDataKey, type RecordData } from '../../model/records/index.js';
 import { DEFAULT_TIMERS } from '../../model/ttl.js';
 import type { Services, ZoneChange } from '../../services/index.js';
 import type { TransferState } from '../../services/mirrors.js';
@@ -292,9 +292,8 @@ function zoneRules(answers: dnsPacket.Answer[]): dnsPacket.Answer[] {
   const kept: dnsPacket.Answer[] = [];
   for (const a of answers) {
     const owner = a.name.toLowerCase();
-    const t = recordType(a.type);
-    const data = JSON.stringify((a as { data: unknown }).data);
-    const key = `${owner} ${a.type} ${t?.caseSensitiveTarget ? data : data.toLowerCase()}`;
+    // Every type here is in the registry (checkAnswer refused the others).
+    const key = `${owner} ${a.type} ${wireDataKey(recordTypeOrThrow(a.type), (a as { data: unknown }).data)}`;
     if (seen.has(key)) continue;
     seen.add(key);
     kept.push(a);

@@ -75,3 +75,12 @@ export function rrsetWireSize(records: readonly RecordData[], zone: string): num
   // dns-packet measures whole messages: less its 12-byte header.
   return dnsPacket.encodingLength({ type: 'response', answers }) - 12;
 }
+
+/**
+ * Equal for two records of one type exactly when DNS would serve the same data (RFC 2181 section 5), given
+ * their wire form (toWire's, or as received): host names compare without regard to case, text with it.
+ */
+export function wireDataKey(t: RecordType, wire: unknown): string {
+  const key = JSON.stringify(wire);
+  return t.caseSensitiveTarget ? key : key.toLowerCase();
+}
