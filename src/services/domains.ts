@@ -23,16 +23,12 @@ export type Precondition<T> = (current: T, tx: StoreOps) => Promise<void> | void
  */
 async function checkNesting(tx: StoreOps, actor: Actor, name: string): Promise<void> {
   const others = (await tx.domainsNestedWith(name)).filter((d) => d.accountId !== actor.accountId);
-  const other = others.find((d) => name.endsWith('.' + d.domain)) ?? others[0];
-  if (!other) return;
-  const inside = name.endsWith('.' + other.domain);
-  throw new ConflictError(
-    'domain',
-    inside
-      ? `The domain '${name}' lies inside ${other.domain}, which another account manages; only that account can add names below it.`
-      : // Not named: that would tell the caller which names below theirs exist.
-        `The domain '${name}' would contain a domain that another account manages.`,
-  );
+  const above = others.find((d) => name.endsWith('.' + d.domain));
+  if (above) {
+    throw new ConflictError('domain', `The domain '${name}' lies inside ${above.domain}, which another account manages; only that account can add names below it.`);
+  }
+  // Not named: that would tell the caller which names below theirs exist.
+  if (others.length > 0) throw new ConflictError('domain', `The domain '${name}' would contain a domain that another account manages.`);
 }
 
 const duplicate = (name: string) =>

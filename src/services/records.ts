@@ -1,6 +1,7 @@
 /** Record use cases: ownership, cross-record rules (CNAME exclusivity, duplicates, name-server addresses), limits. */
 import type { StoredDomain } from '../model/domain.js';
 import { ConflictError, LimitError, NotFoundError, ValidationError } from '../model/errors.js';
+import { relativeName } from '../model/names.js';
 import { checkRecord, MAX_RRSET_BYTES, recordType, rrsetWireSize, wireDataKey, type RecordContext, type RecordData, type StoredRecord } from '../model/records/index.js';
 import { pageLimit, type Page, type StoreOps, type Store } from '../store/store.js';
 import type { Actor, Limits } from './actor.js';
@@ -28,11 +29,10 @@ const touchesNameServers = (rec: RecordData): boolean => {
  * back). `zone` is the zone's name after the write (a renamed domain moves hosts in or out of it).
  */
 export async function checkNameServerAddresses(tx: StoreOps, domainId: number, zone: string, field: string | null): Promise<void> {
-  const suffix = '.' + zone.toLowerCase();
   for (const ns of await tx.recordsAt(domainId, '')) {
     if (!recordType(ns.type)?.nameServer) continue;
-    const host = ns.target.toLowerCase();
-    const name = host === zone.toLowerCase() ? '' : host.endsWith(suffix) ? host.slice(0, -suffix.length) : null;
+    // The target is absolute: with its dot, a host outside the zone is null.
+    const name = relativeName(`${ns.target}.`, zone);
     if (name === null) continue;
     if ((await tx.recordsAt(domainId, name)).some((r) => recordType(r.type)?.address)) continue;
     throw new ConflictError(
@@ -234,7 +234,7 @@ export class RecordService {
     if (size > MAX_RRSET_BYTES) {
       throw new ConflictError(
         'target',
-        `The ${rec.type} records of ${label} would take ${size} bytes, more than one DNS message can carry (${MAX_RRSET_BYTES}); nobody could be answered them. Shorten or remove some first.`,
+        `The ${rec.type} records of ${label} would take ${size} bytes, more than one DNS message can carry (${MAX_RRSET_BYTES}); no query for them could ever be answered. Shorten or remove some first.`,
       );
     }
   }

@@ -16,8 +16,8 @@ import { checkRecord, recordType, recordTypeOrThrow, wireDataKey, type RecordDat
 import { DEFAULT_TIMERS } from '../../model/ttl.js';
 import type { Services, ZoneChange } from '../../services/index.js';
 import type { TransferState } from '../../services/mirrors.js';
-import { parseZone, serialiseZone, type ZoneContent } from '../zone-content.js';
-import { OPCODE, wireTtl } from '../wire.js';
+import { parseZone, rrsetKey, serialiseZone, type ZoneContent } from '../zone-content.js';
+import { keyOf, OPCODE, wireTtl } from '../wire.js';
 import { addressIn, decodeStrict, queryFlags, rcodeOf, serialNewer, soaData, tcpExchange, truncated, type Soa } from './wire.js';
 
 /** Masters are given as bare addresses (the API's master_ips); they serve DNS on the standard port. */
@@ -291,9 +291,9 @@ function zoneRules(answers: dnsPacket.Answer[]): dnsPacket.Answer[] {
   const types = new Map<string, string[]>();
   const kept: dnsPacket.Answer[] = [];
   for (const a of answers) {
-    const owner = a.name.toLowerCase();
+    const owner = keyOf(a.name);
     // Every type here is in the registry (checkAnswer refused the others).
-    const key = `${owner} ${a.type} ${wireDataKey(recordTypeOrThrow(a.type), (a as { data: unknown }).data)}`;
+    const key = `${rrsetKey(a)} ${wireDataKey(recordTypeOrThrow(a.type), (a as { data: unknown }).data)}`;
     if (seen.has(key)) continue;
     seen.add(key);
     kept.push(a);
