@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { DomainData } from '../../src/model/domain.js';
 import { DOMAIN_DEFAULTS } from '../../src/model/domain.js';
-import { checkRecord, recordTypeOrThrow } from '../../src/model/records/index.js';
+import { checkRecord, fromV1, recordTypeOrThrow } from '../../src/model/records/index.js';
 import { openStore } from '../../src/store/open.js';
 import type { StoreOps } from '../../src/store/store.js';
 import { freePort, haveProgram, postgresSchema, spawnKnot, table, tempDir, type BenchOptions } from '../support.js';
@@ -48,7 +48,7 @@ async function load(db: string, domains: number, parallel: number, log: (line: s
         const { id } = await tx.insertDomain(account.id, d, serial, now);
         ids[i] = id;
         for (let r = 0; r < RECORDS_PER_DOMAIN; r++) {
-          const rec = recordTypeOrThrow('A').fromV1({ name: `h${r}`, address: address(i + r) }, { zone });
+          const rec = fromV1(recordTypeOrThrow('A'), { name: `h${r}`, address: address(i + r) });
           checkRecord(rec, { zone }).throwIfAny();
           await tx.insertRecord(id, rec, now);
         }

@@ -2,12 +2,13 @@
  * Authoritative answers (RFC 1034 4.3.2, RFC 2308 negative answers, RFC 4592 wildcards): exact matches,
  * CNAME chains inside the zone, referrals at delegations, NODATA vs NXDOMAIN, additional addresses.
  */
-import type * as dnsPacket from 'dns-packet';
+import { RECORD_TYPES } from '../model/records/index.js';
+import type { Soa } from '../model/zone.js';
 import { EDNS_UDP_SIZE, keyOf, parentKey, RCODE, ResponseWriter, splitName, TCP_MAX, TSIG_BADKEY, TYPE, type Malformed, type Query } from './wire.js';
-import { setOf, type RRset, type Zone, type ZoneCache, type ZoneNode } from './zones.js';
+import { aliasTarget, setOf, type RRset, type Zone, type ZoneCache, type ZoneNode } from './zones.js';
 
 /** Types that answer "where is this host" in the additional section (RFC 1035 3.3: type A additional processing). */
-const ADDRESS_TYPES = [TYPE.A, TYPE.AAAA];
+const ADDRESS_TYPES = RECORD_TYPES.filter((t) => t.address).map((t) => t.code);
 /** Longest CNAME chain followed inside a zone. */
 const MAX_CHAIN = 16;
 const CLASSIC_UDP_SIZE = 512;
@@ -41,7 +42,7 @@ export function udpLimit(q: Query): number {
 const within = (key: string, apex: string): boolean => key === apex || key.endsWith('.' + apex);
 
 function negative(zone: Zone, r: Result, rcode: number): Result {
-  const soa = zone.soa.items[0] as dnsPacket.SoaData;
+  const soa = zone.soa.items[0] as unknown as Soa;
   r.rcode = rcode;
   // RFC 2308 section 5: negative answers are cached for min(SOA TTL, SOA MINIMUM).
   r.authority.push({ set: zone.soa, ttl: Math.min(zone.soa.ttl, (soa.minimum ?? 0) >>> 0) });
@@ -115,7 +116,7 @@ export function resolve(zone: Zone, q: Query): Result {
     const cname = setOf(node, TYPE.CNAME);
     if (cname && q.qtype !== TYPE.CNAME && q.qtype !== TYPE.ANY) {
       r.answer.push({ set: cname, owner: labels });
-      const target = cname.items[0] as string;
+      const target = aliasTarget(cname);
       const tkey = keyOf(target);
       if (visited.has(tkey) || step + 1 >= MAX_CHAIN || !within(tkey, zone.key)) return r;
       labels = splitName(target);

@@ -3,9 +3,12 @@
  * name compression, opcode/rcode/flags set by hand and EDNS(0); rdata pre-encoding that guards
  * dns-packet's pitfalls (TXT strings over 255 bytes, labels over 63, unchecked addresses).
  */
-import { isIPv4, isIPv6 } from 'node:net';
-import * as dnsPacket from 'dns-packet';
 import dnsTypes from 'dns-packet/types.js';
+import { checkName, keyOfLabels, readName, splitName, WireError } from '../model/labels.js';
+import { rdataLatin1, recordType, recordTypeByCode, type RdataWriter, type RecordFields, type RecordType } from '../model/records/index.js';
+import type { ZoneRecord } from '../model/zone.js';
+
+export { checkName, keyOf, keyOfLabels, lowerAscii, parentKey, splitName, WireError } from '../model/labels.js';
 
 export const TYPE = { A: 1, NS: 2, CNAME: 5, SOA: 6, MX: 15, TXT: 16, AAAA: 28, SRV: 33, OPT: 41, DS: 43, TSIG: 250, IXFR: 251, AXFR: 252, MAILB: 253, MAILA: 254, ANY: 255 } as const;
 export const CLASS_IN = 1;
@@ -24,14 +27,10 @@ const FLAG_RD = 0x0100;
 const FLAG_CD = 0x0010;
 const EDNS_DO = 0x8000;
 
-const MAX_NAME_WIRE = 255;
-const MAX_LABEL = 63;
 /** The largest DNS message: what the 2-byte length of TCP framing can say. */
 export const TCP_MAX = 65535;
 /** UDP payload size we offer and accept at most (the DNS flag day 2020 value). */
 export const EDNS_UDP_SIZE = 1232;
-
-export class WireError extends Error {}
 
 export interface Edns {
   udpSize: number;
@@ -72,82 +71,6 @@ export interface Malformed {
   malformed: true;
   /** EDNS of a message whose OPT record could be read all the same: its FORMERR carries OPT (RFC 6891 7). */
   edns: Edns | null;
-}
-
-const escapeLabel = (label: string): string => (/[.\\]/.test(label) ? label.replace(/[.\\]/g, '\\$&') : label);
-
-/** Lower-cases ASCII letters only (DNS case-insensitivity is ASCII-only). */
-export function lowerAscii(s: string): string {
-  return /[A-Z]/.test(s) ? s.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : s;
-}
-
-/** The lookup key of a name given as labels. */
-export const keyOfLabels = (labels: readonly string[]): string => lowerAscii(labels.map(escapeLabel).join('.'));
-
-/** The key of the parent name ('' above a top-level name); escaped dots do not end a label. */
-export function parentKey(key: string): string {
-  for (let i = 0; i < key.length; i++) {
-    if (key[i] === '\\') i++;
-    else if (key[i] === '.') return key.slice(i + 1);
-  }
-  return '';
-}
-
-/** Splits a presentation name (no trailing dot; `\.` is a dot inside a label, as in SOA RNAME) into labels. */
-export function splitName(name: string): string[] {
-  const n = name.endsWith('.') && !name.endsWith('\\.') ? name.slice(0, -1) : name;
-  if (n === '') return [];
-  if (!n.includes('\\')) return n.split('.');
-  const labels: string[] = [];
-  let cur = '';
-  for (let i = 0; i < n.length; i++) {
-    const c = n[i];
-    if (c === '\\' && i + 1 < n.length) cur += n[++i];
-    else if (c === '.') {
-      labels.push(cur);
-      cur = '';
-    } else cur += c;
-  }
-  labels.push(cur);
-  return labels;
-}
-
-/** The lookup key of a presentation name (without escapes, the name itself when it is lower case already). */
-export function keyOf(name: string): string {
-  if (name.includes('\\')) return keyOfLabels(splitName(name));
-  return lowerAscii(name.endsWith('.') ? name.slice(0, -1) : name);
-}
-
-/** Reads a (possibly compressed) name; bounded: no loops, labels <= 63, name <= 255 octets. */
-function readName(buf: Buffer, offset: number): { labels: string[]; end: number } {
-  const labels: string[] = [];
-  let pos = offset;
-  let end = -1;
-  let total = 1;
-  for (let jumps = 0; ; ) {
-    if (pos >= buf.length) throw new WireError('name runs past the message');
-    const len = buf[pos] as number;
-    if (len === 0) {
-      if (end < 0) end = pos + 1;
-      break;
-    }
-    if ((len & 0xc0) === 0xc0) {
-      if (pos + 1 >= buf.length) throw new WireError('truncated pointer');
-      if (end < 0) end = pos + 2;
-      const target = ((len & 0x3f) << 8) | (buf[pos + 1] as number);
-      // Pointers must go backwards; that alone rules out loops, the counter is a second fence.
-      if (target >= pos || ++jumps > 127) throw new WireError('bad compression pointer');
-      pos = target;
-      continue;
-    }
-    if (len > MAX_LABEL) throw new WireError('bad label length');
-    total += len + 1;
-    if (total > MAX_NAME_WIRE) throw new WireError('name too long');
-    if (pos + 1 + len > buf.length) throw new WireError('label runs past the message');
-    labels.push(buf.toString('latin1', pos + 1, pos + 1 + len));
-    pos += 1 + len;
-  }
-  return { labels, end };
 }
 
 /** Skips one resource record; returns its type, class, TTL, rdata bounds and name. */
@@ -229,15 +152,12 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
 }
 
 /**
- * One record's rdata as the writer takes it. Types whose rdata holds names the writer compresses keep
- * their data: NS and CNAME the host name, MX and SOA dns-packet's object. Every other type is encoded
- * once, ahead of time, as a latin1 string of its rdata (without RDLENGTH): a string is the smallest thing
- * V8 keeps bytes in, and zones hold a million of them.
+ * One record's rdata as the writer takes it. Types whose names a response may compress (RFC 1035's: NS,
+ * CNAME, MX, SOA) keep their fields, and the writer encodes them into each message. Every other type is
+ * encoded once, ahead of time, as a latin1 string of its rdata (without RDLENGTH): a string is the smallest
+ * thing V8 keeps bytes in, and zones hold a million of them.
  */
-export type Rdata = string | dnsPacket.MxData | dnsPacket.SoaData;
-
-/** Types whose rdata the writer builds itself, compressing the names in it (RFC 3597 4: only these). */
-const NAMED_RDATA: ReadonlySet<number> = new Set([TYPE.NS, TYPE.CNAME, TYPE.MX, TYPE.SOA]);
+export type Rdata = string | RecordFields;
 
 /** A record ready for the writer. */
 export interface WireRecord {
@@ -249,92 +169,34 @@ export interface WireRecord {
   rdata: Rdata;
 }
 
-type RdataCodec = { encode(data: unknown): Buffer };
-const recordCodec = (dnsPacket as unknown as { record(type: string): RdataCodec }).record;
-
-/** Throws WireError unless `name` fits the wire: labels of 1..63 octets, 255 octets in all. */
-export function checkName(name: string): void {
-  const labels = name.includes('\\') ? splitName(name) : null;
-  let total = 1;
-  const label = (len: number) => {
-    if (len === 0 || len > MAX_LABEL) throw new WireError(`bad label in ${name}`);
-    total += len + 1;
-  };
-  if (labels) for (const l of labels) label(Buffer.byteLength(l, 'latin1'));
-  else {
-    // Without escapes a label's octets are its characters (latin1): measured without splitting.
-    const end = name.endsWith('.') ? name.length - 1 : name.length;
-    for (let start = 0, i = 0; end > 0 && i <= end; i++) {
-      if (i === end || name.charCodeAt(i) === 46) {
-        label(i - start);
-        start = i + 1;
-      }
-    }
+/** Notes whether a type's encoder writes a name it lets responses compress. */
+class CompressionProbe implements RdataWriter {
+  compressible = false;
+  u8(): void {}
+  u16(): void {}
+  u32(): void {}
+  bytes(): void {}
+  name(_name: string, compress?: boolean): void {
+    if (compress) this.compressible = true;
   }
-  if (total > MAX_NAME_WIRE) throw new WireError(`name too long: ${name}`);
 }
 
-/** TXT character-strings, each at most 255 bytes (dns-packet would silently truncate the length byte). */
-function txtRdata(data: unknown): string {
-  const parts = (Array.isArray(data) ? data : [data]) as unknown[];
-  const strings: Buffer[] = [];
-  for (const p of parts) {
-    const b = Buffer.isBuffer(p) ? p : Buffer.from(String(p), 'utf8');
-    if (b.length === 0) strings.push(b);
-    for (let i = 0; i < b.length; i += 255) strings.push(b.subarray(i, i + 255));
+/** Whether responses may compress names in the type's rdata (RFC 3597 4), by what its encoder writes. */
+const compressible = new Map<number, boolean>();
+function compresses(t: RecordType, data: RecordFields): boolean {
+  let c = compressible.get(t.code);
+  if (c === undefined) {
+    const probe = new CompressionProbe();
+    t.encode(data, probe);
+    compressible.set(t.code, (c = probe.compressible));
   }
-  const len = strings.reduce((n, s) => n + 1 + s.length, 0);
-  if (len > 65535) throw new WireError('TXT rdata too long');
-  const out = Buffer.alloc(len);
-  let o = 0;
-  for (const s of strings) {
-    out[o++] = s.length;
-    s.copy(out, o);
-    o += s.length;
-  }
-  return out.toString('latin1');
+  return c;
 }
 
-/** The type number of a dns-packet type name; throws WireError for one we cannot serve. */
-export function servedType(name: string): number {
-  const type = typeNumber(name);
-  if (!type || type === TYPE.OPT) throw new WireError(`unsupported type ${name}`);
-  return type;
-}
-
-/** Encodes the data of one dns-packet answer, checking what dns-packet would not. Throws WireError when unusable. */
-export function encodeRdata(type: number, typeName: string, d: unknown): Rdata {
-  switch (type) {
-    case TYPE.NS:
-    case TYPE.CNAME:
-      checkName(String(d));
-      return String(d);
-    case TYPE.MX: {
-      const mx = d as dnsPacket.MxData;
-      checkName(mx.exchange);
-      return { preference: (mx.preference ?? 0) & 0xffff, exchange: mx.exchange };
-    }
-    case TYPE.SOA: {
-      const soa = d as dnsPacket.SoaData;
-      checkName(soa.mname);
-      checkName(soa.rname);
-      return soa;
-    }
-    case TYPE.A:
-      if (typeof d !== 'string' || !isIPv4(d)) throw new WireError(`bad IPv4 address ${String(d)}`);
-      break;
-    case TYPE.AAAA:
-      if (typeof d !== 'string' || !isIPv6(d) || d.includes('%')) throw new WireError(`bad IPv6 address ${String(d)}`);
-      break;
-    case TYPE.TXT:
-      return txtRdata(d);
-    case TYPE.SRV:
-      checkName((d as dnsPacket.SrvData).target);
-      break;
-  }
-  const rdata = recordCodec(typeName).encode(d);
-  if (rdata.length > 65537) throw new WireError('rdata too long');
-  return rdata.toString('latin1', 2);
+/** Encodes the data of one record, checking it fits the wire. Throws WireError (or the type's error) when unusable. */
+export function encodeRdata(t: RecordType, data: RecordFields): Rdata {
+  const latin1 = rdataLatin1(t, data);
+  return compresses(t, data) ? data : latin1;
 }
 
 /**
@@ -343,11 +205,18 @@ export function encodeRdata(type: number, typeName: string, d: unknown): Rdata {
  */
 export const wireTtl = (ttl: number | undefined): number => (ttl !== undefined && ttl > 0 && ttl <= 0x7fffffff ? ttl : 0);
 
-/** Turns one dns-packet answer into a WireRecord. Throws WireError when unusable. */
-export function toWireRecord(a: { name: string; type: string; ttl?: number; data?: unknown }): WireRecord {
-  const type = servedType(a.type);
+/** The registry's module for a record type name; throws WireError for one we cannot serve. */
+export function servedType(name: string): RecordType {
+  const t = recordType(name);
+  if (!t) throw new WireError(`unsupported type ${name}`);
+  return t;
+}
+
+/** Turns one zone record into a WireRecord. Throws when unusable. */
+export function toWireRecord(a: ZoneRecord): WireRecord {
+  const t = servedType(a.type);
   checkName(a.name);
-  return { name: a.name, labels: splitName(a.name), type, ttl: wireTtl(a.ttl), rdata: encodeRdata(type, a.type, a.data) };
+  return { name: a.name, labels: splitName(a.name), type: t.code, ttl: wireTtl(a.ttl), rdata: encodeRdata(t, a.data) };
 }
 
 /**
@@ -362,6 +231,14 @@ export class ResponseWriter {
   private offset = 12;
   private readonly names = new Map<string, number>();
   readonly counts: [number, number, number, number] = [0, 0, 0, 0];
+  /** Where the registry's encoders write rdata that holds names this message may compress. */
+  private readonly rdataWriter: RdataWriter = {
+    u8: (n) => void (this.offset = this.buf.writeUInt8(n, this.offset)),
+    u16: (n) => void (this.offset = this.buf.writeUInt16BE(n, this.offset)),
+    u32: (n) => void (this.offset = this.buf.writeUInt32BE(n >>> 0, this.offset)),
+    bytes: (b) => void (this.offset += b.copy(this.buf, this.offset)),
+    name: (name, compress) => this.writeName(splitName(name), compress === true),
+  };
 
   /** Writes a name, pointing at an earlier copy of its longest known suffix. */
   writeName(labels: readonly string[], compress = true): void {
@@ -413,22 +290,8 @@ export class ResponseWriter {
     b.writeUInt32BE(ttl, this.offset + 4);
     const lenAt = this.offset + 8;
     this.offset += 10;
-    if (!NAMED_RDATA.has(type)) {
-      this.offset += b.write(rdata as string, this.offset, 'latin1');
-    } else if (type === TYPE.MX) {
-      const mx = rdata as dnsPacket.MxData;
-      b.writeUInt16BE(mx.preference ?? 0, this.offset);
-      this.offset += 2;
-      this.writeName(splitName(mx.exchange));
-    } else if (type === TYPE.SOA) {
-      const soa = rdata as dnsPacket.SoaData;
-      this.writeName(splitName(soa.mname));
-      this.writeName(splitName(soa.rname));
-      for (const v of [soa.serial, soa.refresh, soa.retry, soa.expire, soa.minimum]) {
-        b.writeUInt32BE((v ?? 0) >>> 0, this.offset);
-        this.offset += 4;
-      }
-    } else this.writeName(splitName(rdata as string));
+    if (typeof rdata === 'string') this.offset += b.write(rdata, this.offset, 'latin1');
+    else (recordTypeByCode(type) as RecordType).encode(rdata, this.rdataWriter);
     b.writeUInt16BE(this.offset - lenAt - 2, lenAt);
   }
 

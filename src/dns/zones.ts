@@ -7,13 +7,12 @@
  */
 import type { StoredDomain } from '../model/domain.js';
 import { isServed } from '../model/domain.js';
-import { relativeName } from '../model/names.js';
-import { recordType, type RecordData, type StoredRecord } from '../model/records/index.js';
+import { recordTypeByCode, type RecordFields, type RecordType, type StoredRecord } from '../model/records/index.js';
+import { parseZone, zoneContent, type ZoneContent, type ZoneRecord } from '../model/zone.js';
 import type { Services, ZoneChange } from '../services/index.js';
 import type { DomainKey } from '../store/store.js';
 import { mirrorExpiry } from './transfer/mirror.js';
 import { checkName, encodeRdata, keyOf, lowerAscii, parentKey, servedType, wireTtl, type Rdata } from './wire.js';
-import { parseZone, zoneContent, type ZoneContent } from './zone-content.js';
 
 /** One RRset as served: every record of one type at one name. */
 export interface RRset {
@@ -58,13 +57,13 @@ export function buildZone(id: number, content: ZoneContent, expiresAt: number | 
   const apex = lowerAscii(content.soa.name);
   const key = keyOf(apex);
   const nodes = new Map<string, ZoneNode>();
-  const add = (a: ZoneContent['soa']): RRset | null => {
-    let type: number;
+  const add = (a: ZoneRecord): RRset | null => {
+    let t: RecordType;
     let rdata: Rdata;
     try {
-      type = servedType(a.type);
+      t = servedType(a.type);
       checkName(a.name);
-      rdata = encodeRdata(type, a.type, (a as { data?: unknown }).data);
+      rdata = encodeRdata(t, a.data);
     } catch (e) {
       skip(`${a.name} ${a.type}: ${(e as Error).message}`);
       return null;
@@ -74,8 +73,10 @@ export function buildZone(id: number, content: ZoneContent, expiresAt: number | 
       skip(`${a.name} ${a.type}: outside the zone ${apex}`);
       return null;
     }
-    const ttl = wireTtl((a as { ttl?: number }).ttl);
-    const extra = additionalOf(a, apex);
+    const type = t.code;
+    const ttl = wireTtl(a.ttl);
+    const target = t.additionalTarget?.(a.data);
+    const extra = target ? keyOf(target) : null;
     // Arrays start as literals: V8 sizes those exactly, while a push onto [] makes room for 17.
     const node = nodes.get(k) ?? null;
     let set = setOf(node, type);
@@ -109,14 +110,9 @@ export function buildZone(id: number, content: ZoneContent, expiresAt: number | 
   return { id, key, name: content.soa.name, soa, nodes, expiresAt };
 }
 
-/** The registry's additional-section target of a record, via its canonical form. */
-function additionalOf(a: ZoneContent['soa'], zone: string): string | null {
-  const t = recordType(a.type);
-  if (!t?.additionalTarget || !('data' in a)) return null;
-  const rel = relativeName(a.name + '.', zone) ?? a.name;
-  const rec: RecordData = { type: t.type, name: rel, ttl: a.ttl ?? 0, ...t.fromWire(a.data, zone, rel) };
-  const target = t.additionalTarget(rec);
-  return target ? keyOf(target) : null;
+/** The name a CNAME set points at (its one record's target). */
+export function aliasTarget(set: RRset): string {
+  return (recordTypeByCode(set.type) as RecordType).aliasTarget?.(set.items[0] as RecordFields) ?? '';
 }
 
 const RETRY_MS = 5000;

@@ -1,21 +1,12 @@
 /** Record use cases: ownership, cross-record rules (CNAME exclusivity, duplicates, name-server addresses), limits. */
 import type { StoredDomain } from '../model/domain.js';
-import { ConflictError, LimitError, NotFoundError, ValidationError } from '../model/errors.js';
-import { relativeName } from '../model/names.js';
-import { checkRecord, MAX_RRSET_BYTES, recordType, rrsetWireSize, wireDataKey, type RecordContext, type RecordData, type StoredRecord } from '../model/records/index.js';
+import { LimitError, NotFoundError, ValidationError } from '../model/errors.js';
+import { checkRecord, mainField, recordType, recordTypeOrThrow, type RecordContext, type RecordData, type StoredRecord } from '../model/records/index.js';
+import { conflictAtName, hasAddress, inZoneNameServers, missingAtName, nameServerWithoutAddress } from '../model/zone-rules.js';
 import { pageLimit, type Page, type StoreOps, type Store } from '../store/store.js';
 import type { Actor, Limits } from './actor.js';
 import type { DomainService, Precondition } from './domains.js';
 import type { ZoneWriter } from './write.js';
-
-/**
- * Two records of a type are the same record when their wire forms are (wireDataKey), so columns a type does
- * not serve (an AAAA's Priority, say) cannot make a second copy of an address.
- */
-function sameData(a: RecordData, b: RecordData, zone: string): boolean {
-  const t = recordType(a.type);
-  return !!t && a.type === b.type && wireDataKey(t, t.toWire(a, zone)) === wireDataKey(t, t.toWire(b, zone));
-}
 
 /** The write might leave an apex name server of the zone without an address (see below). */
 const touchesNameServers = (rec: RecordData): boolean => {
@@ -29,18 +20,15 @@ const touchesNameServers = (rec: RecordData): boolean => {
  * back). `zone` is the zone's name after the write (a renamed domain moves hosts in or out of it).
  */
 export async function checkNameServerAddresses(tx: StoreOps, domainId: number, zone: string, field: string | null): Promise<void> {
-  for (const ns of await tx.recordsAt(domainId, '')) {
-    if (!recordType(ns.type)?.nameServer) continue;
-    // The target is absolute: with its dot, a host outside the zone is null.
-    const name = relativeName(`${ns.target}.`, zone);
-    if (name === null) continue;
-    if ((await tx.recordsAt(domainId, name)).some((r) => recordType(r.type)?.address)) continue;
-    throw new ConflictError(
-      field,
-      `${ns.target} is a name server of ${zone} (an NS record at its apex) and lies inside it, so it needs an A or AAAA record there: ` +
-        'create the address before such an NS record, and delete or change the NS record before its last address.',
-    );
+  for (const { name, host } of inZoneNameServers(await tx.recordsAt(domainId, ''), zone)) {
+    if (!hasAddress(await tx.recordsAt(domainId, name))) throw nameServerWithoutAddress(host, zone, field);
   }
+}
+
+/** After a write at `name`: the types there that need another type still have it (DS: NS). */
+async function checkRequirements(tx: StoreOps, domainId: number, name: string, zone: string): Promise<void> {
+  const missing = missingAtName(await tx.recordsAt(domainId, name), zone);
+  if (missing) throw missing;
 }
 
 export interface RecordFilter extends Page {
@@ -149,7 +137,8 @@ export class RecordService {
       }
       await this.checkNeighbours(tx, domain, data, null);
       const created = await tx.insertRecord(domainId, data, now);
-      if (touchesNameServers(data)) await checkNameServerAddresses(tx, domainId, domain.domain, 'target');
+      await checkRequirements(tx, domainId, data.name, domain.domain);
+      if (touchesNameServers(data)) await checkNameServerAddresses(tx, domainId, domain.domain, mainField(recordTypeOrThrow(data.type)));
       return {
         value: created,
         change: { domainId, domain: domain.domain, kind: 'records.changed' },
@@ -173,12 +162,13 @@ export class RecordService {
       const data = { ...next(current, domain.domain), type: current.type };
       checkRecord(data, { ...ctx, zone: domain.domain }).throwIfAny();
       const after: StoredRecord = { ...data, id, domainId };
-      if (JSON.stringify(after) === JSON.stringify(current)) return { value: current, change: null, journal: [] };
+      if (after.name === current.name && after.ttl === current.ttl && JSON.stringify(after.data) === JSON.stringify(current.data)) return { value: current, change: null, journal: [] };
       await this.checkNeighbours(tx, domain, data, id);
       await tx.updateRecord(id, data, now);
+      for (const name of new Set([current.name, data.name])) await checkRequirements(tx, domainId, name, domain.domain);
       if (touchesNameServers(current) || touchesNameServers(data)) {
         // An NS record is at fault for what it names; an address record for moving off the host's name.
-        await checkNameServerAddresses(tx, domainId, domain.domain, recordType(data.type)?.address ? 'name' : 'target');
+        await checkNameServerAddresses(tx, domainId, domain.domain, recordType(data.type)?.address ? 'name' : mainField(recordTypeOrThrow(data.type)));
       }
       return {
         value: after,
@@ -195,6 +185,7 @@ export class RecordService {
       const current = await this.owned(tx, domainId, id);
       await precondition?.(current, tx);
       await tx.deleteRecord(id);
+      await checkRequirements(tx, domainId, current.name, domain.domain);
       if (touchesNameServers(current)) await checkNameServerAddresses(tx, domainId, domain.domain, null);
       return {
         value: current,
@@ -219,23 +210,10 @@ export class RecordService {
     return domain;
   }
 
-  /** CNAME exclusivity (RFC 1034 3.6.2) and no exact duplicates at one name. */
+  /** The zone rules at the record's name, against the other records there (model/zone-rules.ts). */
   private async checkNeighbours(tx: StoreOps, domain: StoredDomain, rec: RecordData, selfId: number | null): Promise<void> {
     const others = (await tx.recordsAt(domain.id, rec.name)).filter((r) => r.id !== selfId);
-    if (others.length === 0) return;
-    const label = rec.name === '' ? domain.domain : `${rec.name}.${domain.domain}`;
-    if (recordType(rec.type)?.exclusive) {
-      throw new ConflictError('name', `A CNAME record cannot share its name with other records, and ${label} already has ${others[0]?.type} data.`);
-    }
-    const exclusive = others.find((r) => recordType(r.type)?.exclusive);
-    if (exclusive) throw new ConflictError('name', `${label} is an alias (CNAME), so it cannot hold other records.`);
-    if (others.some((r) => sameData(r, rec, domain.domain))) throw new ConflictError('target', `An identical ${rec.type} record for ${label} already exists.`);
-    const size = rrsetWireSize([...others.filter((r) => r.type === rec.type), rec], domain.domain);
-    if (size > MAX_RRSET_BYTES) {
-      throw new ConflictError(
-        'target',
-        `The ${rec.type} records of ${label} would take ${size} bytes, more than one DNS message can carry (${MAX_RRSET_BYTES}); no query for them could ever be answered. Shorten or remove some first.`,
-      );
-    }
+    const conflict = conflictAtName(rec, others, domain.domain);
+    if (conflict) throw conflict;
   }
 }

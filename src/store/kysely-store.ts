@@ -49,7 +49,7 @@ function domainColumns(d: DomainData) {
 }
 
 /** The columns a StoredRecord is made of (not the timestamps: nothing reads them back, and a bulk read pays for each). */
-const RECORD_COLUMNS = ['id', 'domain_id', 'type', 'name', 'target', 'priority', 'weight', 'port', 'protocol', 'ttl', 'tag'] as const;
+const RECORD_COLUMNS = ['id', 'domain_id', 'type', 'name', 'ttl', 'data'] as const;
 
 function toRecord(row: Pick<Selectable<RecordsTable>, (typeof RECORD_COLUMNS)[number]>): StoredRecord {
   return {
@@ -57,18 +57,13 @@ function toRecord(row: Pick<Selectable<RecordsTable>, (typeof RECORD_COLUMNS)[nu
     domainId: num(row.domain_id),
     type: row.type,
     name: row.name,
-    target: row.target,
-    priority: num(row.priority),
-    weight: num(row.weight),
-    port: num(row.port),
-    protocol: row.protocol,
     ttl: num(row.ttl),
-    tag: row.tag,
+    data: JSON.parse(row.data) as RecordData['data'],
   };
 }
 
 function recordColumns(r: RecordData) {
-  return { type: r.type, name: r.name, target: r.target, priority: r.priority, weight: r.weight, port: r.port, protocol: r.protocol, ttl: r.ttl, tag: r.tag };
+  return { type: r.type, name: r.name, ttl: r.ttl, data: JSON.stringify(r.data) };
 }
 
 function toKey(row: { id: unknown; account_id: unknown; prefix: string; label: string; created_at: unknown; expires_at: unknown }): ApiKeyRow {

@@ -44,13 +44,9 @@ export interface RecordsTable {
   domain_id: number;
   type: string;
   name: string;
-  target: string;
-  priority: number;
-  weight: number;
-  port: number;
-  protocol: string;
   ttl: number;
-  tag: string;
+  /** JSON of the type's own fields (RecordData.data). */
+  data: string;
   created_at: number;
   updated_at: number;
 }

@@ -3,8 +3,7 @@ import * as dnsPacket from 'dns-packet';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDns } from '../../src/dns/server.js';
-import { serialiseZone, type ZoneContent } from '../../src/dns/zone-content.js';
-import { V3_DEFAULTS } from '../../src/model/records/index.js';
+import { serialiseZone, type ZoneContent } from '../../src/model/zone.js';
 import { startServer } from '../../src/server.js';
 import { transfer } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -292,8 +291,8 @@ describe('changes', () => {
     const copy = (expire: number, serial: number): ZoneContent => ({
       soa: { type: 'SOA', name, ttl: 3600, data: { mname: 'ns.primary.example', rname: 'hostmaster.primary.example', serial, refresh: 3600, retry: 600, expire, minimum: 60 } },
       answers: [
-        { type: 'NS', name, ttl: 3600, data: 'ns.primary.example' },
-        { type: 'A', name: `www.${name}`, ttl: 120, data: '198.51.100.7' },
+        { type: 'NS', name, ttl: 3600, data: { nameserver: 'ns.primary.example' } },
+        { type: 'A', name: `www.${name}`, ttl: 120, data: { address: '198.51.100.7' } },
       ],
     });
     await server.services.mirrors.transferred(id, name, 7, serialiseZone(copy(86400, 7)));
@@ -374,7 +373,7 @@ describe('EDNS and truncation', () => {
     // refuse such sets, but a mirror's master may send one and older data may hold one: written to the store.
     const txt = async (host: string, count: number, size: number) => {
       for (let i = 0; i < count; i++) {
-        const rec = { ...V3_DEFAULTS, type: 'TXT', name: host, target: `${i}${'x'.repeat(size - 1)}` };
+        const rec = { type: 'TXT', name: host, ttl: 0, data: { text: `${i}${'x'.repeat(size - 1)}` } };
         await server.services.store.transaction((tx) => tx.insertRecord(id, rec, Date.now()));
       }
     };

@@ -7,7 +7,6 @@
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startDns, type RunningDns } from '../../src/dns/server.js';
-import { V3_DEFAULTS } from '../../src/model/records/index.js';
 import { Services, type Actor } from '../../src/services/index.js';
 import { openStore } from '../../src/store/open.js';
 import type { StoredRecord } from '../../src/model/records/index.js';
@@ -35,7 +34,7 @@ afterEach(async () => {
 
 async function zone(name: string, address: string): Promise<number> {
   const d = await services.domains.create(alice, { domain: name, kind: 'master', soaEmail: `hostmaster@${name}` });
-  await services.records.create(alice, d.id, { ...V3_DEFAULTS, type: 'A', name: 'www', target: address });
+  await services.records.create(alice, d.id, { type: 'A', name: 'www', ttl: 0, data: { address } });
   return d.id;
 }
 
@@ -108,7 +107,7 @@ describe('DNS start-up load', () => {
     dns = await startDns(services, { host: '127.0.0.1', port: 0, nameservers: NAMESERVERS, log: pino({ level: 'silent' }) });
     // The bulk read has the zone's rows from before the change in hand.
     await held.started;
-    await services.records.create(alice, id, { ...V3_DEFAULTS, type: 'A', name: 'new', target: '192.0.2.9' });
+    await services.records.create(alice, id, { type: 'A', name: 'new', ttl: 0, data: { address: '192.0.2.9' } });
     held.release();
     await dns.zones.loaded;
     const server = { dnsAddress: dns.address } as Parameters<typeof dig>[0];
@@ -131,7 +130,7 @@ describe('DNS zone rebuilds', () => {
     };
     const started = performance.now();
     for (let i = 0; i < 20; i++) {
-      await services.records.create(alice, id, { ...V3_DEFAULTS, type: 'A', name: `b${i}`, target: `192.0.2.${i + 10}` });
+      await services.records.create(alice, id, { type: 'A', name: `b${i}`, ttl: 0, data: { address: `192.0.2.${i + 10}` } });
       // Timers get their turn between writes (a SQLite write alone never yields to them).
       await new Promise((r) => setTimeout(r, 5));
     }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { zoneContent } from '../../src/dns/zone-content.js';
+import { zoneContent } from '../../src/model/zone.js';
 import { zoneFile } from '../../src/dns/zonefile.js';
 import { RECORD_TYPE_NAMES } from '../../src/model/records/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';

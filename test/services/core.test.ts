@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError, ValidationError } from '../../src/model/errors.js';
-import { V3_DEFAULTS } from '../../src/model/records/index.js';
 import { Services, type Actor } from '../../src/services/index.js';
 import { openStore } from '../../src/store/open.js';
 import { freshDatabase } from '../support/server.js';
@@ -27,7 +26,7 @@ describe('core services', () => {
   it('bumps the serial on every change and journals it', async () => {
     const d = await services.domains.create(alice, { domain: 'Example.COM.', kind: 'master', soaEmail: 'h@example.com' });
     expect(d.domain).toBe('example.com');
-    const r = await services.records.create(alice, d.id, { ...V3_DEFAULTS, type: 'a', name: 'www', target: '192.0.2.1' });
+    const r = await services.records.create(alice, d.id, { type: 'a', name: 'www', ttl: 0, data: { address: '192.0.2.1' } });
     const after = await services.domains.get(alice, d.id);
     expect(after.serial).toBeGreaterThan(d.serial);
     expect(r.type).toBe('A');
@@ -43,28 +42,28 @@ describe('core services', () => {
 
   it('keeps CNAMEs exclusive and reports every problem', async () => {
     const d = await services.domains.create(alice, { domain: 'example.com', kind: 'master', soaEmail: 'h@example.com' });
-    await services.records.create(alice, d.id, { ...V3_DEFAULTS, type: 'CNAME', name: 'www', target: 'example.net' });
-    await expect(services.records.create(alice, d.id, { ...V3_DEFAULTS, type: 'A', name: 'WWW', target: '192.0.2.1' })).rejects.toBeInstanceOf(ConflictError);
-    const err = await services.records.create(alice, d.id, { ...V3_DEFAULTS, type: 'MX', name: 'bad name', target: '', ttl: -1 }).catch((e: unknown) => e);
+    await services.records.create(alice, d.id, { type: 'CNAME', name: 'www', ttl: 0, data: { target: 'example.net' } });
+    await expect(services.records.create(alice, d.id, { type: 'A', name: 'WWW', ttl: 0, data: { address: '192.0.2.1' } })).rejects.toBeInstanceOf(ConflictError);
+    const err = await services.records.create(alice, d.id, { type: 'MX', name: 'bad name', ttl: -1, data: { mail_server: '' } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
-    expect((err as ValidationError).problems.map((p) => p.field).sort()).toEqual(['name', 'target', 'ttl']);
+    expect((err as ValidationError).problems.map((p) => p.field).sort()).toEqual(['mail_server', 'name', 'ttl']);
   });
 
   it('lists records as they are now, also after changes made by another node on the same database', async () => {
     const other = new Services(await openStore(db.url));
     try {
       const d = await services.domains.create(alice, { domain: 'example.com', kind: 'master', soaEmail: 'h@example.com' });
-      const a = await services.records.create(alice, d.id, { ...V3_DEFAULTS, type: 'A', name: 'b', target: '192.0.2.1' });
-      const names = async () => (await services.records.list(alice, d.id)).map((r) => `${r.name} ${r.target}`);
+      const a = await services.records.create(alice, d.id, { type: 'A', name: 'b', ttl: 0, data: { address: '192.0.2.1' } });
+      const names = async () => (await services.records.list(alice, d.id)).map((r) => `${r.name} ${String(r.data.address)}`);
       expect(await names()).toEqual(['b 192.0.2.1']);
       // The caller may reorder what it gets without changing the next answer.
-      await other.records.create(alice, d.id, { ...V3_DEFAULTS, type: 'A', name: 'a', target: '192.0.2.2' });
+      await other.records.create(alice, d.id, { type: 'A', name: 'a', ttl: 0, data: { address: '192.0.2.2' } });
       const listed = await services.records.list(alice, d.id);
       listed.sort((x, y) => x.name.localeCompare(y.name));
       expect(await names()).toEqual(['b 192.0.2.1', 'a 192.0.2.2']);
-      await other.records.update(alice, d.id, a.id, (current) => ({ ...current, target: '192.0.2.9' }));
+      await other.records.update(alice, d.id, a.id, (current) => ({ ...current, data: { address: '192.0.2.9' } }));
       expect(await names()).toEqual(['b 192.0.2.9', 'a 192.0.2.2']);
-      expect((await services.records.list(alice, d.id, { name: 'A' })).map((r) => r.target)).toEqual(['192.0.2.2']);
+      expect((await services.records.list(alice, d.id, { name: 'A' })).map((r) => r.data.address)).toEqual(['192.0.2.2']);
       expect((await services.records.list(alice, d.id, { after: a.id, limit: 1 })).map((r) => r.name)).toEqual(['a']);
       await other.records.delete(alice, d.id, a.id);
       expect(await names()).toEqual(['a 192.0.2.2']);

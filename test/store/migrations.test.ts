@@ -2,7 +2,6 @@
 import { Kysely, Migrator } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { DOMAIN_DEFAULTS } from '../../src/model/domain.js';
-import { V3_DEFAULTS } from '../../src/model/records/index.js';
 import { KyselyOps } from '../../src/store/kysely-store.js';
 import { migrationProvider } from '../../src/store/migrations/index.js';
 import { openStore, sqlitePath } from '../../src/store/open.js';
@@ -23,6 +22,9 @@ async function olderDatabase(url: string, last: string): Promise<Kysely<Database
   return db;
 }
 
+/** Interface A's columns, as releases before 004_record_data stored every record. */
+const oldColumns = { priority: 10, weight: 5, port: 80, protocol: '', ttl: 0, tag: '' };
+
 const rethrow = (e: unknown): never => {
   throw e;
 };
@@ -38,17 +40,70 @@ describe('003_canonical_aaaa', () => {
         const ops = new KyselyOps(trx, rethrow);
         const account = await ops.createAccount('alice', 'hash', 1);
         const domain = await ops.insertDomain(account.id, { ...DOMAIN_DEFAULTS, domain: 'old.example', kind: 'master' }, 1, 1);
-        for (const [i, target] of spelled.entries()) await ops.insertRecord(domain.id, { ...V3_DEFAULTS, type: 'AAAA', name: `v${i}`, target }, 1);
-        await ops.insertRecord(domain.id, { ...V3_DEFAULTS, type: 'AAAA', name: 'mapped', target: '::FFFF:192.0.2.1' }, 1);
-        await ops.insertRecord(domain.id, { ...V3_DEFAULTS, type: 'CNAME', name: 'c', target: 'Mixed.Example.NET' }, 1);
+        const insert = (type: string, name: string, target: string) =>
+          trx.insertInto('records').values({ domain_id: domain.id, type, name, ...oldColumns, target, created_at: 1, updated_at: 1 } as never).execute();
+        for (const [i, target] of spelled.entries()) await insert('AAAA', `v${i}`, target);
+        await insert('AAAA', 'mapped', '::FFFF:192.0.2.1');
+        await insert('CNAME', 'c', 'Mixed.Example.NET');
         return domain.id;
       });
       await db.destroy();
 
       const store = await openStore(url);
       try {
-        const targets = (await store.listRecords(domainId)).map((r) => r.target);
+        const targets = (await store.listRecords(domainId)).map((r) => r.data.address ?? r.data.target);
         expect(targets).toEqual([...spelled.map((_, i) => `2001:db8::${(i + 1).toString(16)}`), '::ffff:192.0.2.1', 'Mixed.Example.NET']);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
+describe('004_record_data', () => {
+  it("moves every record's fields from interface A's columns into its type's own, journal images too, and drops mirrors' old copies", async () => {
+    const { url, cleanup } = freshDatabase();
+    try {
+      const db = await olderDatabase(url, '003_canonical_aaaa');
+      const { domainId, mirrorId } = await db.transaction().execute(async (trx) => {
+        const ops = new KyselyOps(trx, rethrow);
+        const account = await ops.createAccount('alice', 'hash', 1);
+        const domain = await ops.insertDomain(account.id, { ...DOMAIN_DEFAULTS, domain: 'old.example', kind: 'master' }, 1, 1);
+        const mirror = await ops.insertDomain(account.id, { ...DOMAIN_DEFAULTS, domain: 'mirror.example', kind: 'slave', masterIps: ['192.0.2.53'] }, 1, 1);
+        const insert = (row: Record<string, unknown>) =>
+          trx.insertInto('records').values({ domain_id: domain.id, ...oldColumns, created_at: 1, updated_at: 1, ...row } as never).execute();
+        await insert({ type: 'A', name: 'www', target: '192.0.2.1', priority: 20, ttl: 3600 });
+        await insert({ type: 'MX', name: '', target: 'mx.old.example', priority: 5 });
+        await insert({ type: 'SRV', name: '_sip._tcp', target: 'sip.old.example', priority: 1, weight: 2, port: 5060, protocol: 'tcp' });
+        await insert({ type: 'CAA', name: '', target: 'letsencrypt.org', priority: 0, tag: 'issue' });
+        await insert({ type: 'TXT', name: 'txt', target: 'v=spf1 -all' });
+        await insert({ type: 'NS', name: 'sub', target: 'ns.elsewhere.example' });
+        const image = (target: string) => JSON.stringify({ id: 1, domainId: domain.id, type: 'A', name: 'www', ...oldColumns, target });
+        await trx
+          .insertInto('changes')
+          .values({ domain_id: domain.id, account_id: account.id, serial: 2, at: 1, action: 'record.update', object_id: 1, key_label: '', iface: 'v3', remote_addr: '', before: image('192.0.2.9'), after: image('192.0.2.1') } as never)
+          .execute();
+        await ops.saveMirrorState({ domainId: mirror.id, serial: 7, lastSuccess: 1, lastAttempt: 1, lastError: null, zone: '{"soa":{"type":"SOA"},"answers":[]}' });
+        return { domainId: domain.id, mirrorId: mirror.id };
+      });
+      await db.destroy();
+
+      const store = await openStore(url);
+      try {
+        expect((await store.listRecords(domainId)).map(({ type, name, ttl, data }) => ({ type, name, ttl, data }))).toEqual([
+          { type: 'A', name: 'www', ttl: 3600, data: { address: '192.0.2.1' } },
+          { type: 'MX', name: '', ttl: 0, data: { priority: 5, mail_server: 'mx.old.example' } },
+          { type: 'SRV', name: '_sip._tcp', ttl: 0, data: { priority: 1, weight: 2, port: 5060, target: 'sip.old.example' } },
+          { type: 'CAA', name: '', ttl: 0, data: { flags: 0, tag: 'issue', value: 'letsencrypt.org' } },
+          { type: 'TXT', name: 'txt', ttl: 0, data: { text: 'v=spf1 -all' } },
+          { type: 'NS', name: 'sub', ttl: 0, data: { nameserver: 'ns.elsewhere.example' } },
+        ]);
+        const [change] = await store.listChanges({ domainId });
+        expect(change?.before).toEqual({ id: 1, domainId, type: 'A', name: 'www', ttl: 0, data: { address: '192.0.2.9' } });
+        expect(change?.after).toMatchObject({ data: { address: '192.0.2.1' } });
+        expect(await store.mirrorState(mirrorId)).toMatchObject({ serial: null, zone: null, lastSuccess: 1 });
       } finally {
         await store.close();
       }

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { zoneContent } from '../../src/dns/zone-content.js';
+import { zoneContent } from '../../src/model/zone.js';
 import { zoneFile } from '../../src/dns/zonefile.js';
 import type { TestServer } from './server.js';
 

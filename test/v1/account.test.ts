@@ -149,8 +149,8 @@ describe('/v1/events', () => {
     ]);
     const update = r.body[2];
     expect(update).toMatchObject({ domain_id: d.body.id, key_label: 'test', remote_addr: expect.stringMatching(/127\.0\.0\.1/) });
-    expect(update.before).toMatchObject({ target: '192.0.2.1' });
-    expect(update.after).toMatchObject({ target: '192.0.2.2' });
+    expect(update.before).toMatchObject({ data: { address: '192.0.2.1' } });
+    expect(update.after).toMatchObject({ data: { address: '192.0.2.2' } });
     expect(Date.parse(update.at)).not.toBeNaN();
 
     const first = await api.get(`/v1/events?domain=${d.body.id}&limit=3`);

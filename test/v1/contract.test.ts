@@ -116,7 +116,7 @@ describe('output validation', () => {
     const d = await api.post('/v1/domains', { domain: 'broken.example', soa: 'a@broken.example' });
     const r = await api.post(`/v1/domains/${d.body.id}/MX`, { mail_server: 'mx.broken.example' });
     const rec = (await server.services.store.listRecords(d.body.id))[0]!;
-    await server.services.store.updateRecord(rec.id, { ...rec, priority: -7 }, Date.now());
+    await server.services.store.updateRecord(rec.id, { ...rec, data: { ...rec.data, priority: -7 } }, Date.now());
     for (const url of [`/v1/domains/${d.body.id}/MX/${r.body.id}`, `/v1/domains/${d.body.id}/MX`, `/v1/domains/${d.body.id}/records`]) {
       const g = await api.get(url);
       expect(g.status, url).toBe(500);

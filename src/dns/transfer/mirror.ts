@@ -12,13 +12,14 @@ import * as packet from 'dns-packet';
 import type { Logger } from 'pino';
 import type { StoredDomain } from '../../model/domain.js';
 import { absoluteName, MAX_NAME_LENGTH, relativeName } from '../../model/names.js';
-import { checkRecord, recordType, recordTypeOrThrow, wireDataKey, type RecordData } from '../../model/records/index.js';
+import { checkRecord, recordType, SOA_TYPE, type RecordData } from '../../model/records/index.js';
+import { checkZone } from '../../model/zone-rules.js';
 import { DEFAULT_TIMERS } from '../../model/ttl.js';
 import type { Services, ZoneChange } from '../../services/index.js';
 import type { TransferState } from '../../services/mirrors.js';
-import { parseZone, rrsetKey, serialiseZone, type ZoneContent } from '../zone-content.js';
-import { keyOf, OPCODE, wireTtl } from '../wire.js';
-import { addressIn, decodeStrict, queryFlags, rcodeOf, serialNewer, soaData, tcpExchange, truncated, type Soa } from './wire.js';
+import { parseZone, serialiseZone, soaData, type Soa, type ZoneContent, type ZoneRecord } from '../../model/zone.js';
+import { CLASS_IN, OPCODE, wireTtl } from '../wire.js';
+import { addressIn, decodeStrict, queryFlags, rcodeOf, receivedAnswers, serialNewer, tcpExchange, truncated, type ReceivedRecord } from './wire.js';
 
 /** Masters are given as bare addresses (the API's master_ips); they serve DNS on the standard port. */
 const MASTER_PORT = 53;
@@ -194,37 +195,45 @@ async function querySoa(master: string, zone: string): Promise<Soa> {
     questions: [{ type: 'SOA', class: 'IN', name: zone }],
   });
   let answer = await udpExchange(master, query, id);
-  if (truncated(answer.flags)) {
-    let msg: dnsPacket.Packet | null = null;
-    await tcpExchange(master, MASTER_PORT, query, (buf) => ((msg = decodeStrict(buf)), true), { timeoutMs: SOA_TIMEOUT_MS, maxBytes: 70_000 });
-    answer = msg as unknown as dnsPacket.Packet;
+  if (truncated(answer.packet.flags)) {
+    let got: Received | null = null;
+    await tcpExchange(master, MASTER_PORT, query, (buf) => ((got = received(buf)), true), { timeoutMs: SOA_TIMEOUT_MS, maxBytes: 70_000 });
+    answer = got as unknown as Received;
   }
-  const rcode = rcodeOf(answer.flags);
+  const rcode = rcodeOf(answer.packet.flags);
   if (rcode !== 0) throw new Error(`SOA query answered with rcode ${rcode}`);
-  const soa = (answer.answers ?? []).find((a) => a.type === 'SOA' && a.name.toLowerCase() === zone);
+  const soa = answer.answers.find((a) => a.type === SOA_TYPE.type && a.name.toLowerCase() === zone);
   if (!soa) throw new Error('the master has no SOA for the zone');
   return soaData(checkSoa(soa, zone));
 }
 
-function udpExchange(host: string, query: Buffer, id: number): Promise<dnsPacket.Packet> {
+/** A message received from a master: its header (dns-packet's reading) and its answers (the registry's). */
+interface Received {
+  packet: dnsPacket.Packet;
+  answers: ReceivedRecord[];
+}
+
+const received = (buf: Buffer): Received => ({ packet: decodeStrict(buf), answers: receivedAnswers(buf) });
+
+function udpExchange(host: string, query: Buffer, id: number): Promise<Received> {
   return new Promise((resolve, reject) => {
     const socket = createSocket(isIPv4(host) ? 'udp4' : 'udp6');
     let settled = false;
-    const done = (err: Error | null, p?: dnsPacket.Packet) => {
+    const done = (err: Error | null, p?: Received) => {
       if (settled) return;
       settled = true;
       clearTimeout(t);
       socket.close();
       if (err) reject(err);
-      else resolve(p as dnsPacket.Packet);
+      else resolve(p as Received);
     };
     const t = setTimeout(() => done(new Error('no answer to the SOA query')), SOA_TIMEOUT_MS);
     socket.on('error', (e) => done(e));
     socket.on('message', (msg, rinfo) => {
       if (!addressIn([host], rinfo.address)) return;
       try {
-        const p = decodeStrict(msg);
-        if (p.id === id && p.type === 'response') done(null, p);
+        const p = received(msg);
+        if (p.packet.id === id && p.packet.type === 'response') done(null, p);
       } catch {
         // Not a usable answer; keep waiting for one.
       }
@@ -243,105 +252,74 @@ async function pullZone(master: string, domain: StoredDomain, maxRecords: number
     flags: queryFlags(OPCODE.QUERY),
     questions: [{ type: 'AXFR', class: 'IN', name: zone }],
   });
-  let soa: dnsPacket.Answer | null = null;
-  const answers: dnsPacket.Answer[] = [];
+  let soa: ZoneRecord | null = null;
+  const records: RecordData[] = [];
   let complete = false;
   await tcpExchange(
     master,
     MASTER_PORT,
     query,
     (buf) => {
-      const msg = decodeStrict(buf);
-      if (msg.id !== id || msg.type !== 'response') throw new Error('the master sent a message that does not answer our query');
-      const rcode = rcodeOf(msg.flags);
+      const msg = received(buf);
+      if (msg.packet.id !== id || msg.packet.type !== 'response') throw new Error('the master sent a message that does not answer our query');
+      const rcode = rcodeOf(msg.packet.flags);
       if (rcode !== 0) throw new Error(`the master refused the transfer (rcode ${rcode})`);
-      for (const a of msg.answers ?? []) {
+      for (const a of msg.answers) {
         if (complete) throw new Error('records after the closing SOA');
         if (!soa) {
           soa = checkSoa(a, zone);
           continue;
         }
-        if (a.type === 'SOA') {
+        if (a.type === SOA_TYPE.type) {
           if (soaData(checkSoa(a, zone)).serial !== soaData(soa).serial) {
             throw new Error('the closing SOA does not match the opening one');
           }
           complete = true;
           continue;
         }
-        if (answers.length >= maxRecords) throw new Error(`the zone holds more than ${maxRecords} records`);
-        answers.push(checkAnswer(a, zone));
+        if (records.length >= maxRecords) throw new Error(`the zone holds more than ${maxRecords} records`);
+        records.push(checkAnswer(a, zone));
       }
       return complete;
     },
     { timeoutMs: AXFR_TIMEOUT_MS, maxBytes: AXFR_MAX_BYTES, signal },
   );
   if (!soa) throw new Error('the transfer holds no SOA');
-  const kept = zoneRules(answers);
+  // The rules our own zones keep (model/zone-rules.ts): duplicates dropped, a CNAME alone at its name.
+  const { kept, error } = checkZone(records, zone);
+  if (error) throw new Error(error);
+  const answers = kept.map((r) => ({ name: absoluteName(r.name, zone), type: r.type, ttl: r.ttl, data: r.data }));
   // Apex NS set first, as in the zones we build ourselves.
-  const apexNs = (a: dnsPacket.Answer) => a.type === 'NS' && a.name === zone;
-  return { soa, answers: [...kept.filter(apexNs), ...kept.filter((a) => !apexNs(a))] };
-}
-
-/**
- * The rules that span records, as our own zones keep them: a CNAME alone at its name (RFC 1034 3.6.2,
- * RFC 2181 10.1; BIND refuses such a zone too), and no record twice (RFC 2181 5: duplicates are dropped).
- */
-function zoneRules(answers: dnsPacket.Answer[]): dnsPacket.Answer[] {
-  const seen = new Set<string>();
-  const types = new Map<string, string[]>();
-  const kept: dnsPacket.Answer[] = [];
-  for (const a of answers) {
-    const owner = keyOf(a.name);
-    // Every type here is in the registry (checkAnswer refused the others).
-    const key = `${rrsetKey(a)} ${wireDataKey(recordTypeOrThrow(a.type), (a as { data: unknown }).data)}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    kept.push(a);
-    const at = types.get(owner) ?? [];
-    at.push(a.type);
-    types.set(owner, at);
-  }
-  for (const [owner, at] of types) {
-    if (at.length > 1 && at.some((type) => recordType(type)?.exclusive)) {
-      throw new Error(`${owner}: a CNAME cannot share its name with other records (${at.join(', ')})`);
-    }
-  }
-  return kept;
+  const apexNs = (a: ZoneRecord) => recordType(a.type)?.nameServer === true && a.name === zone;
+  return { soa, answers: [...answers.filter(apexNs), ...answers.filter((a) => !apexNs(a))] };
 }
 
 const isName = (s: unknown): s is string => typeof s === 'string' && s.length > 0 && s.length <= MAX_NAME_LENGTH;
-const isUint32 = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= 0xffffffff;
 
-function checkSoa(a: dnsPacket.Answer, zone: string): dnsPacket.Answer {
-  if (a.type !== 'SOA') throw new Error('the transfer does not start with an SOA');
+function checkSoa(a: ReceivedRecord, zone: string): ZoneRecord {
+  if (a.type !== SOA_TYPE.type || !a.data) throw new Error('the transfer does not start with an SOA');
   if (a.name.toLowerCase() !== zone) throw new Error(`the transfer's SOA is for ${a.name}, not ${zone}`);
+  if (a.klass !== CLASS_IN) throw new Error(`the SOA's class ${a.klass} is not IN`);
   const d = soaData(a);
-  const timers = [d.serial, d.refresh, d.retry, d.expire, d.minimum];
-  if (!isName(d.mname) || !isName(d.rname) || !timers.every(isUint32)) throw new Error('the SOA record is malformed');
-  return { type: 'SOA', class: 'IN', name: zone, ttl: wireTtl(a.ttl), data: { mname: d.mname, rname: d.rname, serial: d.serial, refresh: d.refresh, retry: d.retry, expire: d.expire, minimum: d.minimum } };
+  if (!isName(d.mname) || !isName(d.rname)) throw new Error('the SOA record is malformed');
+  return { type: SOA_TYPE.type, name: zone, ttl: wireTtl(a.ttl), data: a.data };
 }
 
 /**
- * One received record, checked by its type module as an API write would be (less what only customers are held
- * to), and then kept as the master sent it: the canonical form would lose what it has no column for (the
- * string boundaries of a TXT record, which DNS-SD and others give meaning to).
+ * One received record, checked by its type module as an API write would be (less what only customers are
+ * held to), and kept with the master's TTL (read as RFC 2181 8 says) and its data as the master sent it:
+ * the type keeps what customers cannot set (the string boundaries of a TXT record, a CAA record's flags).
  */
-function checkAnswer(a: dnsPacket.Answer, zone: string): dnsPacket.Answer {
+function checkAnswer(a: ReceivedRecord, zone: string): RecordData {
   const label = `${a.name} ${a.type}`;
-  const klass = (a as { class?: string }).class;
-  if (klass !== 'IN') throw new Error(`${label}: class ${klass} is not IN`);
+  if (a.klass !== CLASS_IN) throw new Error(`${label}: class ${a.klass} is not IN`);
   const name = relativeName(`${a.name}.`, zone);
   if (name === null) throw new Error(`${label}: the name is outside the zone`);
   const t = recordType(a.type);
-  if (!t) throw new Error(`${label}: record type ${a.type} is not supported`);
-  let rec: RecordData;
-  try {
-    // TTL 0 here only skips our own TTL rounding; the master's TTL is kept (read as RFC 2181 8 says, below).
-    rec = { type: t.type, name, ttl: 0, ...t.fromWire((a as { data: unknown }).data, zone, name) };
-  } catch {
-    throw new Error(`${label}: the record data is malformed`);
-  }
+  if (!t || t.hosted === false || !a.data) throw new Error(`${label}: record type ${a.type} is not supported`);
+  // TTL 0 here only skips our own TTL rounding; the master's TTL is set below.
+  const rec: RecordData = { type: t.type, name, ttl: 0, data: a.data };
   const problems = checkRecord(rec, { zone, transferred: true });
   if (!problems.empty) throw new Error(`${label}: ${problems.list.map((p) => p.message).join(' ')}`);
-  return { type: t.type, class: 'IN', name: absoluteName(rec.name, zone), ttl: wireTtl((a as { ttl?: number }).ttl), data: (a as { data: unknown }).data } as dnsPacket.Answer;
+  return { ...rec, ttl: wireTtl(a.ttl) };
 }

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { isServed, type StoredDomain } from '../../model/domain.js';
 import { normalizeZoneName } from '../../model/names.js';
 import type { Services, ZoneChange } from '../../services/index.js';
-import { soaOf } from '../zone-content.js';
+import { soaOf, type ZoneRecord } from '../../model/zone.js';
 import { mirrorCopy, type MirrorPuller } from './mirror.js';
 import type { TransferRequest } from './outgoing.js';
 import { OPCODE, RCODE } from '../wire.js';
@@ -89,12 +89,12 @@ export class NotifySender {
     for (const ip of domain.axfrIps) void this.notify(domain.domain, ip, soa, serial);
   }
 
-  private async soaFor(domain: StoredDomain): Promise<dnsPacket.Answer | null> {
+  private async soaFor(domain: StoredDomain): Promise<ZoneRecord | null> {
     if (domain.kind === 'master') return soaOf(domain, this.opts.nameservers);
     return (await mirrorCopy(this.services, domain.id))?.soa ?? null;
   }
 
-  private async notify(zone: string, ip: string, soa: dnsPacket.Answer, serial: number): Promise<void> {
+  private async notify(zone: string, ip: string, soa: ZoneRecord, serial: number): Promise<void> {
     const key = `${zone}|${ip}`;
     this.current.set(key, serial);
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -114,7 +114,7 @@ export class NotifySender {
   }
 
   /** Sends one NOTIFY; resolves with the answer's rcode, or null when none came within `waitMs`. */
-  private exchange(ip: string, zone: string, soa: dnsPacket.Answer, waitMs: number): Promise<number | null> {
+  private exchange(ip: string, zone: string, soa: ZoneRecord, waitMs: number): Promise<number | null> {
     return new Promise((resolve) => {
       // Message ids are unique among all NOTIFYs awaiting an answer, so an answer finds its NOTIFY by id.
       let id = randomInt(65536);
@@ -129,7 +129,8 @@ export class NotifySender {
         id,
         flags: queryFlags(OPCODE.NOTIFY, true),
         questions: [{ type: 'SOA', class: 'IN', name: zone }],
-        answers: [soa],
+        // SOA's fields are dns-packet's own names.
+        answers: [{ ...soa, class: 'IN' } as unknown as dnsPacket.Answer],
       });
       this.socket(isIPv4(ip) ? 'udp4' : 'udp6').send(msg, NOTIFY_PORT, ip, (err) => {
         if (err) this.opts.log.debug({ zone, ip, err }, 'NOTIFY could not be sent');

@@ -9,7 +9,8 @@ import { absoluteName, normalizeZoneName } from '../../model/names.js';
 import type { StoredRecord } from '../../model/records/index.js';
 import type { Services } from '../../services/index.js';
 import type { ChangeRow } from '../../store/store.js';
-import { rrsetKey, soaOf, ttlOf, withRRsetTtls, zoneContent, type ZoneContent } from '../zone-content.js';
+import { dataKey } from '../../model/zone-rules.js';
+import { rrsetKey, soaOf, withRRsetTtls, zoneContent, type ZoneContent, type ZoneRecord } from '../../model/zone.js';
 import { mirrorCopy } from './mirror.js';
 import { RCODE } from '../wire.js';
 import { addressIn, response, responses, serialNewer, soaData } from './wire.js';
@@ -96,13 +97,13 @@ async function zoneSnapshot(
 }
 
 /** The records of `from` whose data is not in `other`, each data once: an RRset holds a data once, as a secondary compares them. */
-function minus(from: readonly dnsPacket.Answer[], other: readonly dnsPacket.Answer[]): dnsPacket.Answer[] {
-  const data = (a: dnsPacket.Answer) => JSON.stringify((a as { data?: unknown }).data);
-  const seen = new Set(other.map(data));
-  const out: dnsPacket.Answer[] = [];
+function minus(from: readonly ZoneRecord[], other: readonly ZoneRecord[]): ZoneRecord[] {
+  const seen = new Set(other.map(dataKey));
+  const out: ZoneRecord[] = [];
   for (const a of from) {
-    if (seen.has(data(a))) continue;
-    seen.add(data(a));
+    const key = dataKey(a);
+    if (seen.has(key)) continue;
+    seen.add(key);
     out.push(a);
   }
   return out;
@@ -125,7 +126,7 @@ function incremental(
   clientSerial: number,
   nameservers: readonly string[],
   zoneSize: number,
-): dnsPacket.Answer[] | null {
+): ZoneRecord[] | null {
   if (!changes.some((c) => c.serial === clientSerial)) return null;
   const later = changes.filter((c) => serialNewer(c.serial, clientSerial));
   if (later.length === 0 || later.length > zoneSize || later.some((c) => !c.action.startsWith('record.'))) return null;
@@ -149,7 +150,7 @@ function incremental(
   for (let j = later.length - 1; j >= 0; j--) apply(later[j] as ChangeRow, false);
   // One RRset as served (the apex NS set includes the configured name servers).
   const served = (key: string) => withRRsetTtls(zoneContent(domain, [...(sets.get(key)?.values() ?? [])], nameservers).answers.filter((a) => rrsetKey(a) === key));
-  const out: dnsPacket.Answer[] = [];
+  const out: ZoneRecord[] = [];
   let from = clientSerial;
   let i = 0;
   while (i < later.length) {
@@ -160,11 +161,11 @@ function incremental(
     for (const c of version) for (const r of [c.before, c.after] as (StoredRecord | null)[]) if (r) touched.add(keyOfRecord(r));
     const old = new Map([...touched].map((key) => [key, served(key)]));
     for (const c of version) apply(c, true);
-    const removed: dnsPacket.Answer[] = [];
-    const added: dnsPacket.Answer[] = [];
+    const removed: ZoneRecord[] = [];
+    const added: ZoneRecord[] = [];
     for (const [key, was] of old) {
       const now = served(key);
-      const ttlMoved = was.length > 0 && now.length > 0 && ttlOf(was[0] as dnsPacket.Answer) !== ttlOf(now[0] as dnsPacket.Answer);
+      const ttlMoved = was.length > 0 && now.length > 0 && was[0]?.ttl !== now[0]?.ttl;
       removed.push(...(ttlMoved ? was : minus(was, now)));
       added.push(...(ttlMoved ? now : minus(now, was)));
     }

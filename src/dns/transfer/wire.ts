@@ -6,7 +6,11 @@
  * matching peers against the bare addresses of axfr and master lists.
  */
 import * as dnsPacket from 'dns-packet';
+import dnsTypes from 'dns-packet/types.js';
 import { BlockList, isIPv4, Socket } from 'node:net';
+import { nameOfLabels, readName } from '../../model/labels.js';
+import { decodeRdata, recordTypeByCode, type RecordFields } from '../../model/records/index.js';
+import type { ZoneRecord } from '../../model/zone.js';
 import { CLASS_IN, EDNS_UDP_SIZE, RCODE, ResponseWriter, splitName, toWireRecord, typeNumber } from '../wire.js';
 
 /** dns-packet's record-level codecs, which its published typings leave out. */
@@ -23,17 +27,7 @@ export const truncated = (flags: number | undefined): boolean => ((flags ?? 0) &
 /** Header flags of a query we send (dns-packet takes opcode and AA only through `flags`). */
 export const queryFlags = (opcode: number, aa = false): number => (opcode << 11) | (aa ? FLAG_AA : 0);
 
-/** SOA data with every field present (as decoded from the wire or built by zone-content). */
-export interface Soa {
-  mname: string;
-  rname: string;
-  serial: number;
-  refresh: number;
-  retry: number;
-  expire: number;
-  minimum: number;
-}
-export const soaData = (a: dnsPacket.Answer): Soa => (a as { data: unknown }).data as Soa;
+export { soaData, type Soa } from '../../model/zone.js';
 
 /** RFC 1982 serial comparison: a is newer than b. */
 export function serialNewer(a: number, b: number): boolean {
@@ -69,10 +63,10 @@ const MESSAGE_TARGET = 16_000;
  * first message only (RFC 5936 2.2.1 lets later ones leave it out). Every message carries an OPT record
  * when the query had one (RFC 6891 7), as knotd's do.
  */
-export function responses(query: dnsPacket.Packet, rcode: number, answers: readonly dnsPacket.Answer[] = []): Buffer[] {
+export function responses(query: dnsPacket.Packet, rcode: number, answers: readonly ZoneRecord[] = []): Buffer[] {
   const q = query.questions?.[0];
   const opt = query.additionals?.find((a): a is dnsPacket.OptAnswer => a.type === 'OPT');
-  const records = answers.map((a) => toWireRecord(a as { name: string; type: string; ttl?: number; data?: unknown }));
+  const records = answers.map(toWireRecord);
   const out: Buffer[] = [];
   const finish = (w: ResponseWriter) => {
     if (opt) w.opt(EDNS_UDP_SIZE, rcode, opt.flag_do);
@@ -127,6 +121,48 @@ export function decodeStrict(buf: Buffer): dnsPacket.Packet {
     offset = end;
   }
   return packet;
+}
+
+/** A record received in the answer section of a message, its data read by its type's registry module. */
+export interface ReceivedRecord {
+  /** Owner, in the model's form (no trailing dot). */
+  name: string;
+  /** The registry's mnemonic, or the type's own (`TYPE<n>` when it has none) for one it does not know (no data then). */
+  type: string;
+  klass: number;
+  ttl: number;
+  data: RecordFields | null;
+}
+
+/**
+ * The answer section of a message (already checked by decodeStrict), each record's data decoded by the
+ * registry from the wire. Throws when a record's data is not what its type says.
+ */
+const typeName = (code: number): string => {
+  const name = dnsTypes.toString(code);
+  return name.startsWith('UNKNOWN_') ? `TYPE${code}` : name;
+};
+
+export function receivedAnswers(buf: Buffer): ReceivedRecord[] {
+  let pos = 12;
+  for (let i = buf.readUInt16BE(4); i > 0; i--) pos = readName(buf, pos).end + 4;
+  const out: ReceivedRecord[] = [];
+  for (let i = buf.readUInt16BE(6); i > 0; i--) {
+    const { labels, end } = readName(buf, pos);
+    const code = buf.readUInt16BE(end);
+    const rdlength = buf.readUInt16BE(end + 8);
+    const t = recordTypeByCode(code);
+    const name = nameOfLabels(labels);
+    let data: RecordFields | null = null;
+    try {
+      data = t ? decodeRdata(t, buf, end + 10, rdlength) : null;
+    } catch (e) {
+      throw new Error(`${name} ${t?.type ?? code}: the record data is malformed (${(e as Error).message})`);
+    }
+    out.push({ name, type: t?.type ?? typeName(code), klass: buf.readUInt16BE(end + 2), ttl: buf.readUInt32BE(end + 4), data });
+    pos = end + 10 + rdlength;
+  }
+  return out;
 }
 
 /**

@@ -6,41 +6,19 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { NotFoundError } from '../../model/errors.js';
-import { checkRecord, RECORD_TYPES, recordType, type RecordContext, type RecordData, type RecordType, type StoredRecord } from '../../model/records/index.js';
+import { checkRecord, fromV1, RECORD_TYPES, toV1, type RecordContext, type RecordType, type StoredRecord } from '../../model/records/index.js';
 import type { Actor } from '../../services/index.js';
-import { bodyFailure, mapFields, rejectBody, type FieldMap } from './problem.js';
+import { bodyFailure, rejectBody, type FieldMap } from './problem.js';
 import { AnyRecord, IdParams, RecordListQuery, RecordParams, RECORD_SCHEMAS, TypeListQuery, problemResponse, success, type RecordSchemas } from './schemas.js';
 import { allowOnly, checkIfMatch, etagOf, page, type RouteContext } from './support.js';
 
 /** A record as interface B shows it: id, type and the type's own fields. */
 export function v1Record(r: StoredRecord): Record<string, unknown> {
-  const t = recordType(r.type);
-  return { id: r.id, type: r.type, ...(t ? t.toV1(r) : {}) };
+  return { id: r.id, type: r.type, ...toV1(r) };
 }
 
-/**
- * Which v1 field shows a canonical field, found by mapping a probe record through the type's toV1, so
- * that error entries name the field the client sent (an A record's `target` problem is `address`).
- */
-export function recordFieldMap(t: RecordType): FieldMap {
-  const probe: RecordData = {
-    type: t.type,
-    name: 'probe-name',
-    target: 'probe-target.invalid',
-    priority: 11111,
-    weight: 22222,
-    port: 33333,
-    protocol: 'probe-protocol',
-    ttl: 44444,
-    tag: 'probe-tag',
-  };
-  const shown = Object.entries(t.toV1(probe));
-  return (field) => {
-    if (field in t.v1Fields) return field;
-    const value = (probe as unknown as Record<string, unknown>)[field];
-    return shown.find(([, v]) => v === value)?.[0] ?? field;
-  };
-}
+/** Problems are named by the registry's fields, which are interface B's: nothing to translate. */
+const sameField: FieldMap = (field) => field;
 
 export function recordRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const { services } = ctx;
@@ -89,10 +67,8 @@ function typeRoutes(
 ): void {
   const { services } = ctx;
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const fieldMap = recordFieldMap(t);
-  const mapErrors = mapFields(fieldMap);
   /** The registry's rules on a proposed v1 body (for bodies that also broke the schema). */
-  const rules = (body: Record<string, unknown>, rctx: RecordContext) => () => checkRecord(t.fromV1(body, rctx), rctx).list;
+  const rules = (body: Record<string, unknown>, rctx: RecordContext) => () => checkRecord(fromV1(t, body), rctx).list;
   const list = `/domains/:id/${t.type}`;
   const one = `${list}/:rid`;
   const tag = `${t.type} records`;
@@ -145,10 +121,8 @@ function typeRoutes(
       const actor = ctx.actor(req);
       const d = await domainOf(actor, req.params.id);
       const failure = bodyFailure(req);
-      if (failure) rejectBody(failure, rules(failure.accepted, { zone: d.domain, ...remote(req) }), fieldMap, s.create.required ?? []);
-      const created = await services.records
-        .create(actor, d.id, t.fromV1(req.body as Record<string, unknown>, { zone: d.domain, ...remote(req) }), remote(req))
-        .catch(mapErrors);
+      if (failure) rejectBody(failure, rules(failure.accepted, { zone: d.domain, ...remote(req) }), sameField, s.create.required ?? []);
+      const created = await services.records.create(actor, d.id, fromV1(t, req.body as Record<string, unknown>), remote(req));
       const body = v1Record(created);
       return reply.code(201).header('location', `/v1/domains/${d.id}/${t.type}/${created.id}`).header('etag', etagOf(body)).send(body);
     },
@@ -192,8 +166,8 @@ function typeRoutes(
         const failure = bodyFailure(req);
         if (failure) {
           const current = await load(actor, d.id, req.params.rid);
-          const proposed = put ? failure.accepted : { ...t.toV1(current), ...failure.accepted };
-          rejectBody(failure, rules(proposed, { zone: d.domain, ...remote(req) }), fieldMap, bodySchema.required ?? []);
+          const proposed = put ? failure.accepted : { ...toV1(current), ...failure.accepted };
+          rejectBody(failure, rules(proposed, { zone: d.domain, ...remote(req) }), sameField, bodySchema.required ?? []);
         }
         const body = req.body as Record<string, unknown>;
         const updated = await services.records
@@ -205,11 +179,10 @@ function typeRoutes(
             (current) => {
               if (current.type !== t.type) throw new NotFoundError('record');
               checkIfMatch(req, etagOf(v1Record(current)));
-              return t.fromV1(put ? body : { ...t.toV1(current), ...body }, { zone: d.domain, ...remote(req) });
+              return fromV1(t, put ? body : { ...toV1(current), ...body });
             },
             remote(req),
-          )
-          .catch(mapErrors);
+          );
         const out = v1Record(updated);
         return reply.header('etag', etagOf(out)).send(out);
       },

@@ -1,6 +1,10 @@
+import { isIPv4 } from 'node:net';
+import * as ip from '@leichtgewicht/ip-codec';
 import { Type } from '@sinclair/typebox';
-import { isIPv4Address, isIPv6Address } from '../names.js';
-import { commonFromV1, nameField, ttlField } from './common.js';
+import { WireError } from '../labels.js';
+import { isIPv4Address } from '../names.js';
+import { fromColumns, nameField, ttlField, v3Columns } from './common.js';
+import { PresentationError } from './presentation.js';
 import type { RecordType } from './types.js';
 
 export const REMOTE_ADDR = '[remote_addr]';
@@ -9,20 +13,25 @@ export const REMOTE_ADDR = '[remote_addr]';
 export function substituteRemoteAddr(target: string, remoteAddr: string | undefined, family: 4 | 6): string | null {
   if (target.trim().toLowerCase() !== REMOTE_ADDR) return target;
   const addr = (remoteAddr ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
-  const ok = family === 4 ? isIPv4Address(addr) : isIPv6Address(addr);
+  const ok = family === 4 ? isIPv4Address(addr) : isIPv6Plain(addr);
   return ok ? addr : null;
 }
 
+const isIPv6Plain = (s: string): boolean => /:/.test(s) && !s.includes('%');
+
 export const A: RecordType = {
   type: 'A',
+  code: 1,
   description: 'IPv4 address',
   apexAllowed: true,
   address: true,
-  fromV3(rec, ctx, p) {
-    const target = substituteRemoteAddr(rec.target, ctx.remoteAddr, 4);
-    if (target === null) p.add('target', `[remote_addr] cannot be used for an A record: the request did not come from an IPv4 address.`);
-    else rec.target = target;
-    return rec;
+  v3: {
+    fromV3(cols, ctx, p) {
+      const target = substituteRemoteAddr(cols.target, ctx.remoteAddr, 4);
+      if (target === null) p.add('address', `[remote_addr] cannot be used for an A record: the request did not come from an IPv4 address.`);
+      return fromColumns('A', cols, { address: target ?? cols.target });
+    },
+    toV3: (rec) => v3Columns(rec, { target: String(rec.data.address) }),
   },
   v1Fields: {
     name: nameField,
@@ -30,17 +39,22 @@ export const A: RecordType = {
     ttl: ttlField,
   },
   v1Required: ['address'],
-  fromV1(body) {
-    const rec = commonFromV1('A', body);
-    if (typeof body.address === 'string') rec.target = body.address;
-    return rec;
-  },
-  toV1: (rec) => ({ name: rec.name, address: rec.target, ttl: rec.ttl }),
   validate(rec, _ctx, p) {
     // isIPv4Address takes only the canonical dotted quad (no leading zeros or short forms): nothing to rewrite.
-    rec.target = rec.target.trim();
-    if (!isIPv4Address(rec.target)) p.add('target', `The target '${rec.target}' is not a valid IPv4 address.`);
+    const address = typeof rec.data.address === 'string' ? rec.data.address.trim() : '';
+    rec.data = { address };
+    if (!isIPv4Address(address)) p.add('address', `The target '${address}' is not a valid IPv4 address.`);
   },
-  toWire: (rec) => rec.target,
-  fromWire: (data) => ({ target: String(data), priority: 10, weight: 5, port: 80, protocol: '', tag: '' }),
+  encode(data, w) {
+    const address = String(data.address);
+    if (!isIPv4(address)) throw new WireError(`bad IPv4 address ${address}`);
+    w.bytes(Buffer.from(ip.v4.encode(address)));
+  },
+  decode: (r) => ({ address: ip.v4.decode(r.bytes(4)) }),
+  present: (data) => String(data.address),
+  parse(tokens) {
+    const address = tokens.length === 1 ? tokens[0]?.text : undefined;
+    if (!address || !isIPv4Address(address)) throw new PresentationError(`an IPv4 address is expected, not '${tokens.map((t) => t.text).join(' ')}'`);
+    return { address };
+  },
 };

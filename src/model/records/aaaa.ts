@@ -1,19 +1,32 @@
+import { isIPv6 } from 'node:net';
 import { Type } from '@sinclair/typebox';
+import { WireError } from '../labels.js';
 import { canonicalIPv6, isIPv6Address } from '../names.js';
+import * as ip from '@leichtgewicht/ip-codec';
 import { substituteRemoteAddr } from './a.js';
-import { commonFromV1, nameField, ttlField } from './common.js';
+import { fromColumns, nameField, ttlField, v3Columns } from './common.js';
+import { PresentationError } from './presentation.js';
 import type { RecordType } from './types.js';
+
+/** The 16 octets of an IPv6 address. */
+export function ipv6Bytes(address: string): Buffer {
+  if (!isIPv6(address) || address.includes('%')) throw new WireError(`bad IPv6 address ${address}`);
+  return Buffer.from(ip.v6.encode(address));
+}
 
 export const AAAA: RecordType = {
   type: 'AAAA',
+  code: 28,
   description: 'IPv6 address',
   apexAllowed: true,
   address: true,
-  fromV3(rec, ctx, p) {
-    const target = substituteRemoteAddr(rec.target, ctx.remoteAddr, 6);
-    if (target === null) p.add('target', `[remote_addr] cannot be used for an AAAA record: the request did not come from an IPv6 address.`);
-    else rec.target = target;
-    return rec;
+  v3: {
+    fromV3(cols, ctx, p) {
+      const target = substituteRemoteAddr(cols.target, ctx.remoteAddr, 6);
+      if (target === null) p.add('address', `[remote_addr] cannot be used for an AAAA record: the request did not come from an IPv6 address.`);
+      return fromColumns('AAAA', cols, { address: target ?? cols.target });
+    },
+    toV3: (rec) => v3Columns(rec, { target: String(rec.data.address) }),
   },
   v1Fields: {
     name: nameField,
@@ -21,18 +34,18 @@ export const AAAA: RecordType = {
     ttl: ttlField,
   },
   v1Required: ['address'],
-  fromV1(body) {
-    const rec = commonFromV1('AAAA', body);
-    if (typeof body.address === 'string') rec.target = body.address;
-    return rec;
-  },
-  toV1: (rec) => ({ name: rec.name, address: rec.target, ttl: rec.ttl }),
   validate(rec, _ctx, p) {
-    rec.target = rec.target.trim();
-    if (!isIPv6Address(rec.target)) p.add('target', `The target '${rec.target}' is not a valid IPv6 address.`);
+    const address = typeof rec.data.address === 'string' ? rec.data.address.trim() : '';
     // Stored canonical, so the duplicate check and both interfaces see one spelling of each address.
-    else rec.target = canonicalIPv6(rec.target);
+    rec.data = { address: isIPv6Address(address) ? canonicalIPv6(address) : address };
+    if (!isIPv6Address(address)) p.add('address', `The target '${address}' is not a valid IPv6 address.`);
   },
-  toWire: (rec) => rec.target,
-  fromWire: (data) => ({ target: String(data), priority: 10, weight: 5, port: 80, protocol: '', tag: '' }),
+  encode: (data, w) => w.bytes(ipv6Bytes(String(data.address))),
+  decode: (r) => ({ address: canonicalIPv6(ip.v6.decode(r.bytes(16))) }),
+  present: (data) => String(data.address),
+  parse(tokens) {
+    const address = tokens.length === 1 ? tokens[0]?.text : undefined;
+    if (!address || !isIPv6Address(address)) throw new PresentationError(`an IPv6 address is expected, not '${tokens.map((t) => t.text).join(' ')}'`);
+    return { address: canonicalIPv6(address) };
+  },
 };

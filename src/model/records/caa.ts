@@ -1,19 +1,15 @@
 /**
- * CAA (RFC 8659). Columns: `tag` the property tag, `target` the value, `priority` the flags byte. Customers
+ * CAA (RFC 8659): `flags`, `tag` (the property) and `value`. Customers
  * get Linode's three tags and flags 0 (Linode exposes no flags); zone mirrors serve whatever flags and tags
  * their master has (128 = issuer critical, `contactemail`, …), which a CA must see as the master sent them.
  */
 import { Type } from '@sinclair/typebox';
 import type { Problems } from '../errors.js';
 import { emailProblem, hostnameProblem } from '../names.js';
-import { commonFromV1, nameField, ttlField } from './common.js';
-import type { RecordData, RecordType } from './types.js';
-
-interface CaaWire {
-  flags: number;
-  tag: string;
-  value: string;
-}
+import { WireError } from '../labels.js';
+import { fromColumns, nameField, ttlField, v3Columns } from './common.js';
+import { noMore, parseUint, PresentationError, quoteString, unescape } from './presentation.js';
+import type { RecordFields, RecordType } from './types.js';
 
 /** The tags customers may create (Linode's list). */
 const TAGS = ['issue', 'issuewild', 'iodef'] as const;
@@ -64,34 +60,42 @@ function iodefProblem(value: string): string | null {
 }
 
 /** Checks what customers may create. */
-function validateCustomer(rec: RecordData, p: Problems): void {
-  rec.tag = rec.tag.trim().toLowerCase();
-  rec.priority = 0;
-  if (!(TAGS as readonly string[]).includes(rec.tag)) {
-    p.add('tag', `A CAA record needs a tag: one of ${TAGS.join(', ')}${rec.tag ? `, not '${rec.tag}'` : ''}.`);
+function validateCustomer(data: RecordFields, p: Problems): void {
+  const tag = typeof data.tag === 'string' ? data.tag.trim().toLowerCase() : '';
+  const value = typeof data.value === 'string' ? data.value : '';
+  data.flags = 0;
+  data.tag = tag;
+  data.value = value;
+  if (!(TAGS as readonly string[]).includes(tag)) {
+    p.add('tag', `A CAA record needs a tag: one of ${TAGS.join(', ')}${tag ? `, not '${tag}'` : ''}.`);
     return;
   }
-  if (rec.target === '') {
-    p.add('target', rec.tag === 'iodef' ? 'A CAA iodef record needs a value.' : `A CAA ${rec.tag} record needs a value; ";" alone means that no CA may issue.`);
+  if (value === '') {
+    p.add('value', tag === 'iodef' ? 'A CAA iodef record needs a value.' : `A CAA ${tag} record needs a value; ";" alone means that no CA may issue.`);
     return;
   }
-  if (!PRINTABLE.test(rec.target)) {
-    p.add('target', 'The CAA value may only hold printable ASCII characters (no control characters).');
+  if (!PRINTABLE.test(value)) {
+    p.add('value', 'The CAA value may only hold printable ASCII characters (no control characters).');
     return;
   }
-  if (rec.target.length > MAX_CAA_VALUE) {
-    p.add('target', `The CAA value must be at most ${MAX_CAA_VALUE} characters long.`);
+  if (value.length > MAX_CAA_VALUE) {
+    p.add('value', `The CAA value must be at most ${MAX_CAA_VALUE} characters long.`);
     return;
   }
-  const problem = rec.tag === 'iodef' ? iodefProblem(rec.target) : issueProblem(rec.target);
-  if (problem) p.add('target', problem);
+  const problem = tag === 'iodef' ? iodefProblem(value) : issueProblem(value);
+  if (problem) p.add('value', problem);
 }
 
 export const CAA: RecordType = {
   type: 'CAA',
+  code: 257,
   description: 'Certification authorities allowed to issue certificates for the name (RFC 8659)',
   apexAllowed: true,
-  fromV3: (rec) => rec,
+  v3: {
+    // Linode exposes no flags: customers' records have 0.
+    fromV3: (cols) => fromColumns('CAA', cols, { flags: 0, tag: cols.tag, value: cols.target }),
+    toV3: (rec) => v3Columns(rec, { tag: String(rec.data.tag), target: String(rec.data.value), priority: Number(rec.data.flags) }),
+  },
   v1Fields: {
     name: nameField,
     tag: Type.Union(
@@ -107,24 +111,34 @@ export const CAA: RecordType = {
     ttl: ttlField,
   },
   v1Required: ['tag', 'value'],
-  fromV1(body) {
-    const rec = commonFromV1('CAA', body);
-    if (typeof body.tag === 'string') rec.tag = body.tag;
-    if (typeof body.value === 'string') rec.target = body.value;
-    return rec;
-  },
-  toV1: (rec) => ({ name: rec.name, tag: rec.tag, value: rec.target, ttl: rec.ttl }),
   validate(rec, ctx, p) {
-    if (!ctx.transferred) validateCustomer(rec, p);
-    else if (!ANY_TAG.test(rec.tag)) p.add('tag', `The CAA tag '${rec.tag}' may only hold ASCII letters and digits (RFC 8659 4.1.1).`);
+    const { flags = 0, tag, value } = rec.data;
+    rec.data = { flags, tag, value };
+    if (!ctx.transferred) return validateCustomer(rec.data, p);
+    if (typeof tag !== 'string' || !ANY_TAG.test(tag)) p.add('tag', `The CAA tag '${String(tag)}' may only hold ASCII letters and digits (RFC 8659 4.1.1).`);
+    if (typeof value !== 'string') p.add('value', 'A CAA record needs a value.');
+    if (typeof flags !== 'number' || !Number.isInteger(flags) || flags < 0 || flags > 255) p.add('flags', 'The CAA flags must be a whole number between 0 and 255.');
   },
-  toWire: (rec): CaaWire => ({ flags: rec.priority, tag: rec.tag, value: rec.target }),
-  zoneFileFields: (data) => {
-    const d = data as CaaWire;
-    return [d.flags, d.tag, Buffer.from(d.value, 'utf8')];
+  encode(data, w) {
+    const tag = Buffer.from(String(data.tag), 'latin1');
+    if (tag.length < 1 || tag.length > 255) throw new WireError('a CAA tag must hold 1 to 255 octets');
+    w.u8(Number(data.flags));
+    w.u8(tag.length);
+    w.bytes(tag);
+    // The value's octets: customers' are printable ASCII; a master's are kept as it sent them (latin1).
+    w.bytes(Buffer.from(String(data.value), 'latin1'));
   },
-  fromWire(data) {
-    const d = data as CaaWire;
-    return { target: d.value, priority: d.flags, weight: 5, port: 80, protocol: '', tag: d.tag };
+  decode(r) {
+    const flags = r.u8();
+    const tag = r.bytes(r.u8()).toString('latin1');
+    if (tag === '') throw new WireError('a CAA tag must not be empty');
+    return { flags, tag, value: r.bytes(r.left).toString('latin1') };
+  },
+  present: (data) => `${Number(data.flags)} ${String(data.tag)} ${quoteString(Buffer.from(String(data.value), 'latin1'))}`,
+  parse(tokens) {
+    noMore(tokens, 3, 'CAA');
+    const tag = tokens[1]?.text ?? '';
+    if (!ANY_TAG.test(tag)) throw new PresentationError(`the CAA tag '${tag}' may only hold ASCII letters and digits`);
+    return { flags: parseUint(tokens[0], 255, 'the flags'), tag, value: unescape(tokens[2]?.text ?? '').toString('latin1') };
   },
 };

@@ -1,31 +1,33 @@
 import { absoluteName } from '../names.js';
-import { commonFromV1, hostField, nameField, ttlField, validateHostTarget } from './common.js';
+import { fromColumns, hostField, nameField, parseOneHost, presentHost, ttlField, v3Columns, validateHost } from './common.js';
 import type { RecordType } from './types.js';
 
 export const CNAME: RecordType = {
   type: 'CNAME',
+  code: 5,
   description: 'Alias of another host name',
   exclusive: true,
   apexAllowed: false,
-  fromV3: (rec) => rec,
+  aliasTarget: (data) => String(data.target),
+  v3: {
+    fromV3: (cols) => fromColumns('CNAME', cols, { target: cols.target }),
+    toV3: (rec) => v3Columns(rec, { target: String(rec.data.target) }),
+  },
   v1Fields: {
     name: nameField,
     target: hostField('The canonical host name this name is an alias of'),
     ttl: ttlField,
   },
   v1Required: ['name', 'target'],
-  fromV1(body) {
-    const rec = commonFromV1('CNAME', body);
-    if (typeof body.target === 'string') rec.target = body.target;
-    return rec;
-  },
-  toV1: (rec) => ({ name: rec.name, target: rec.target, ttl: rec.ttl }),
   validate(rec, ctx, p) {
-    validateHostTarget(rec, 'target host name', p);
+    rec.data = { target: rec.data.target };
+    validateHost(rec.data, 'target', 'CNAME', 'target host name', p);
     // An alias of itself is a loop: resolvers give up on it (SERVFAIL) instead of finding an answer.
     const own = absoluteName(rec.name, ctx.zone);
-    if (rec.target.toLowerCase() === own.toLowerCase()) p.add('target', `A CNAME record cannot point at its own name (${own}).`);
+    if (String(rec.data.target).toLowerCase() === own.toLowerCase()) p.add('target', `A CNAME record cannot point at its own name (${own}).`);
   },
-  toWire: (rec) => rec.target,
-  fromWire: (data) => ({ target: String(data), priority: 10, weight: 5, port: 80, protocol: '', tag: '' }),
+  encode: (data, w) => w.name(String(data.target), true),
+  decode: (r) => ({ target: r.name() }),
+  present: (data) => presentHost(data.target),
+  parse: (tokens, origin) => ({ target: parseOneHost(tokens, origin, 'the target host name') }),
 };

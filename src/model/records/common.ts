@@ -1,14 +1,10 @@
-/** Rules and schema pieces that several record types share. */
+/** Rules, schema pieces and codecs that several record types share. */
 import { Type } from '@sinclair/typebox';
 import type { Problems } from '../errors.js';
 import { absoluteName, hostnameProblem, MAX_NAME_LENGTH, normalizeTarget } from '../names.js';
 import { MAX_TTL, roundTtl, ttlProblem } from '../ttl.js';
-import { V3_DEFAULTS, type RecordData } from './types.js';
-
-/** A record with interface A's defaults in every column, to be overlaid with the type's own values. */
-export function blankRecord(type: string): RecordData {
-  return { type, ...V3_DEFAULTS };
-}
+import { parseName, presentName, PresentationError, type Token } from './presentation.js';
+import { V3_DEFAULTS, type RecordData, type RecordFields, type V3Columns } from './types.js';
 
 /** Owner name (relative, "" = apex): a host name that may hold `_` labels and a leading `*`. */
 export function validateOwner(rec: RecordData, zone: string, p: Problems): void {
@@ -27,19 +23,45 @@ export function validateTtl(rec: RecordData, p: Problems): void {
  * A host name in record data (CNAME/MX/NS/SRV target), stored without the trailing dot. Underscores are
  * allowed (a CNAME to `_acme-challenge.other.example` delegates ACME validation); a `*` label is not.
  */
-export function validateHostTarget(rec: RecordData, what: string, p: Problems): void {
-  rec.target = normalizeTarget(rec.target);
-  if (rec.target === '') {
-    p.add('target', `A ${rec.type} record needs ${what}.`);
+export function validateHost(data: RecordFields, field: string, type: string, what: string, p: Problems): void {
+  const raw = data[field];
+  if (typeof raw !== 'string' || normalizeTarget(raw) === '') {
+    p.add(field, `A ${type} record needs ${what}.`);
     return;
   }
-  const problem = hostnameProblem(rec.target, { underscore: true });
-  if (problem) p.add('target', `The ${what} '${rec.target}' ${problem}.`);
+  data[field] = normalizeTarget(raw);
+  const problem = hostnameProblem(data[field] as string, { underscore: true });
+  if (problem) p.add(field, `The ${what} '${data[field] as string}' ${problem}.`);
 }
 
-export function validateUint16(rec: RecordData, field: 'priority' | 'weight' | 'port', p: Problems): void {
-  const v = rec[field];
-  if (!Number.isInteger(v) || v < 0 || v > 65535) p.add(field, `The ${field} must be a whole number between 0 and 65535.`);
+/** A whole number field within 0..max (65535 unless given). */
+export function validateUint(data: RecordFields, field: string, p: Problems, max = 65535): void {
+  const v = data[field];
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max) p.add(field, `The ${field} must be a whole number between 0 and ${max}.`);
+}
+
+/** A text field that must be a string (missing: the message given). */
+export function requireString(data: RecordFields, field: string, p: Problems, missing: string): string | null {
+  const v = data[field];
+  if (typeof v !== 'string' || v === '') {
+    p.add(field, missing);
+    return null;
+  }
+  return v;
+}
+
+/**
+ * A field of hexadecimal octets, stored upper case (as dig and BIND print it); `bytes` is the length the
+ * field must have, when one is known.
+ */
+export function validateHex(data: RecordFields, field: string, what: string, p: Problems, bytes?: number): void {
+  const v = data[field];
+  if (typeof v !== 'string' || !/^([0-9a-fA-F]{2})+$/.test(v)) {
+    p.add(field, `The ${what} must be hexadecimal: an even number of the digits 0-9 and A-F.`);
+    return;
+  }
+  data[field] = v.toUpperCase();
+  if (bytes !== undefined && v.length !== bytes * 2) p.add(field, `The ${what} must be ${bytes} bytes (${bytes * 2} hexadecimal digits) long, not ${v.length / 2}.`);
 }
 
 /** A relative owner name as interface B shows and takes it. */
@@ -55,14 +77,23 @@ export const ttlField = Type.Integer({
   default: 0,
 });
 export const hostField = (description: string) => Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH + 1, description });
-export const uint16Field = (description: string, dflt?: number) =>
-  Type.Integer({ minimum: 0, maximum: 65535, description, ...(dflt === undefined ? {} : { default: dflt }) });
+export const uintField = (description: string, max: number, dflt?: number) =>
+  Type.Integer({ minimum: 0, maximum: max, description, ...(dflt === undefined ? {} : { default: dflt }) });
+export const uint16Field = (description: string, dflt?: number) => uintField(description, 65535, dflt);
+export const uint8Field = (description: string, dflt?: number) => uintField(description, 255, dflt);
+export const hexField = (description: string) => Type.String({ pattern: '^([0-9a-fA-F]{2})+$', maxLength: 8192, description });
 
-/** Reads the common v1 fields (name, ttl) into a record. */
-export function commonFromV1(type: string, body: Record<string, unknown>): RecordData {
-  const rec = blankRecord(type);
-  if (typeof body.name === 'string') rec.name = body.name;
-  if (typeof body.ttl === 'number') rec.ttl = body.ttl;
-  return rec;
+/** Interface A's columns of a record: its own values over the api.spec defaults. */
+export const v3Columns = (rec: RecordData, own: Partial<V3Columns>): V3Columns => ({ ...V3_DEFAULTS, name: rec.name, ttl: rec.ttl, ...own });
+
+/** A record of `type` from interface A's columns: owner and TTL as given, `data` the type's own fields. */
+export const fromColumns = (type: string, cols: V3Columns, data: RecordFields): RecordData => ({ type, name: cols.name, ttl: cols.ttl, data });
+
+/** The master-file form of a host-name field. */
+export const presentHost = (name: unknown): string => presentName(String(name));
+
+/** Reads exactly one host name from master-file tokens. */
+export function parseOneHost(tokens: Token[], origin: string, what: string): string {
+  if (tokens.length !== 1) throw new PresentationError(`one ${what} is expected, not ${tokens.length} fields`);
+  return parseName(tokens[0], origin, what);
 }
-

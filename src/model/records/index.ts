@@ -1,10 +1,10 @@
 /**
- * The record-type registry: the one place that knows which types exist. Interfaces, services and
- * the DNS server look types up here; adding a type means adding its module to this list.
+ * The record-type registry: the one place that knows which types exist. Interfaces, services and the DNS
+ * server look types up here; adding a type means adding its module to this list.
  */
-import * as dnsPacket from 'dns-packet';
 import { Problems } from '../errors.js';
-import { absoluteName, relativeName } from '../names.js';
+import { WireError } from '../labels.js';
+import { relativeName } from '../names.js';
 import { A } from './a.js';
 import { AAAA } from './aaaa.js';
 import { CAA } from './caa.js';
@@ -12,18 +12,26 @@ import { CNAME } from './cname.js';
 import { validateOwner, validateTtl } from './common.js';
 import { MX } from './mx.js';
 import { NS } from './ns.js';
+import { presentName, PresentationError, tokenize, type Token } from './presentation.js';
+import { BufferRdataWriter, MessageRdataReader } from './rdata.js';
+import { SOA } from './soa.js';
 import { SRV } from './srv.js';
 import { TXT } from './txt.js';
-import type { RecordContext, RecordData, RecordType } from './types.js';
+import type { RecordContext, RecordData, RecordFields, RecordType } from './types.js';
 
-export type { RecordContext, RecordData, RecordType, StoredRecord } from './types.js';
+export type { RecordContext, RecordData, RecordFields, RecordType, StoredRecord, V3Columns, RdataWriter, RdataReader } from './types.js';
 export { V3_DEFAULTS } from './types.js';
+export { PresentationError } from './presentation.js';
 
+/** The types customers can host, in the order interfaces list them. */
 export const RECORD_TYPES: readonly RecordType[] = [A, AAAA, CNAME, MX, NS, TXT, SRV, CAA];
 
-const byName = new Map(RECORD_TYPES.map((t) => [t.type, t]));
+/** Every type the server knows: the hosted ones and SOA, which each zone has and the service writes. */
+const KNOWN: readonly RecordType[] = [...RECORD_TYPES, SOA];
+const byName = new Map(KNOWN.map((t) => [t.type, t]));
+const byCode = new Map(KNOWN.map((t) => [t.code, t]));
 
-/** The type module for a mnemonic in any letter case, or undefined. */
+/** The type module for a mnemonic in any letter case (SOA included), or undefined. */
 export function recordType(name: string): RecordType | undefined {
   return byName.get(name.trim().toUpperCase());
 }
@@ -34,7 +42,22 @@ export function recordTypeOrThrow(name: string): RecordType {
   return t;
 }
 
+/** The type module for a type number, or undefined. */
+export const recordTypeByCode = (code: number): RecordType | undefined => byCode.get(code);
+
+/** SOA: every zone's first record, which the service writes. */
+export const SOA_TYPE: RecordType = SOA;
+
+/** The type that names a zone's name servers at its apex (NS). */
+export const NAME_SERVER_TYPE = RECORD_TYPES.find((t) => t.nameServer) as RecordType;
+
+/** The data of a record of NAME_SERVER_TYPE naming `host`. */
+export const nameServerData = (host: string): RecordFields => NAME_SERVER_TYPE.parse(tokenize(presentName(host)), '');
+
 export const RECORD_TYPE_NAMES: readonly string[] = RECORD_TYPES.map((t) => t.type);
+
+/** The types interface A knows (those the real Linode API had), which it creates and lists. */
+export const V3_TYPES: readonly RecordType[] = RECORD_TYPES.filter((t) => t.v3);
 
 /**
  * Normalises and checks a record for a zone: owner name made relative, TTL rounded, then the type's
@@ -43,7 +66,7 @@ export const RECORD_TYPE_NAMES: readonly string[] = RECORD_TYPES.map((t) => t.ty
 export function checkRecord(rec: RecordData, ctx: RecordContext): Problems {
   const p = new Problems();
   const t = recordType(rec.type);
-  if (!t) {
+  if (!t || t.hosted === false) {
     p.add('type', `The record type '${rec.type}' is not supported; use one of ${RECORD_TYPE_NAMES.join(', ')}.`);
     return p;
   }
@@ -56,8 +79,53 @@ export function checkRecord(rec: RecordData, ctx: RecordContext): Problems {
     if (rel === '' && !t.apexAllowed) p.add('name', `A ${t.type} record cannot be placed at the domain itself; give it a name.`);
   }
   validateTtl(rec, p);
+  if (!rec.data || typeof rec.data !== 'object') rec.data = {};
   t.validate(rec, ctx, p);
+  // Data that passed the type's rules must also fit the wire (a name's labels and length, say).
+  if (p.empty) {
+    try {
+      rdataOf(t, rec.data);
+    } catch (e) {
+      p.add(mainField(t), `The ${t.type} data cannot be written in DNS: ${(e as Error).message}.`);
+    }
+  }
   return p;
+}
+
+/** The v1 fields of a type besides the owner name and TTL: its data fields. */
+const dataFields = (t: RecordType): string[] => Object.keys(t.v1Fields).filter((f) => f !== 'name' && f !== 'ttl');
+
+/** The field a problem with the data as a whole is reported under: the type's last, its value (A's address, MX's mail server). */
+export const mainField = (t: RecordType): string => dataFields(t).at(-1) ?? 'name';
+
+/** The rdata of a record on the wire, names in full; `canonical` lower-cases them (RFC 4034 6.2). */
+export function rdataOf(t: RecordType, data: RecordFields, canonical = false): Buffer {
+  const w = new BufferRdataWriter(canonical);
+  t.encode(data, w);
+  return w.done();
+}
+
+/** The rdata as a latin1 string (see BufferRdataWriter.latin1). */
+export function rdataLatin1(t: RecordType, data: RecordFields): string {
+  const w = new BufferRdataWriter();
+  t.encode(data, w);
+  return w.latin1();
+}
+
+/** Decodes the rdata at `offset` (`length` octets) in `message`; throws WireError unless the type takes exactly all of it. */
+export function decodeRdata(t: RecordType, message: Buffer, offset: number, length: number): RecordFields {
+  const r = new MessageRdataReader(message, offset, length);
+  const data = t.decode(r);
+  if (r.left !== 0) throw new WireError(`${r.left} octets after the ${t.type} data`);
+  return data;
+}
+
+/**
+ * Equal for two records of one type exactly when DNS would serve the same data (RFC 2181 5): their
+ * canonical rdata (host names compare without regard to case, text with it).
+ */
+export function wireDataKey(t: RecordType, data: RecordFields): string {
+  return rdataOf(t, data, true).toString('latin1');
 }
 
 /**
@@ -68,19 +136,54 @@ export const MAX_RRSET_BYTES = 65535 - 12 - (255 + 4) - 11;
 
 /** Bytes the records (one RRset: same name and type) take in an answer, without name compression. */
 export function rrsetWireSize(records: readonly RecordData[], zone: string): number {
-  const answers = records.map((r) => {
-    const t = recordTypeOrThrow(r.type);
-    return { name: absoluteName(r.name, zone), type: t.type, data: t.toWire(r, zone) } as dnsPacket.Answer;
-  });
-  // dns-packet measures whole messages: less its 12-byte header.
-  return dnsPacket.encodingLength({ type: 'response', answers }) - 12;
+  let size = 0;
+  for (const r of records) {
+    const owner = r.name === '' ? zone : `${r.name}.${zone}`;
+    size += Buffer.byteLength(owner, 'latin1') + 2 + 10 + rdataOf(recordTypeOrThrow(r.type), r.data).length;
+  }
+  return size;
 }
 
+/** The master-file text of a record's rdata. */
+export const presentRdata = (t: RecordType, data: RecordFields): string => t.present(data);
+
 /**
- * Equal for two records of one type exactly when DNS would serve the same data (RFC 2181 section 5), given
- * their wire form (toWire's, or as received): host names compare without regard to case, text with it.
+ * Master-file rdata text -> the type's fields, relative names completed with `origin`. Takes the type's own
+ * form and RFC 3597's generic one (`\# <length> <hex>`). Throws PresentationError.
  */
-export function wireDataKey(t: RecordType, wire: unknown): string {
-  const key = JSON.stringify(wire);
-  return t.caseSensitiveTarget ? key : key.toLowerCase();
+export function parseRdata(t: RecordType, text: string | Token[], origin: string): RecordFields {
+  const tokens = typeof text === 'string' ? tokenize(text) : text;
+  if (tokens[0]?.text === '\\#' && !tokens[0].quoted) {
+    const length = Number(tokens[1]?.text);
+    const hex = tokens.slice(2).map((x) => x.text).join('');
+    if (!Number.isInteger(length) || !/^([0-9a-fA-F]{2})*$/.test(hex) || hex.length !== length * 2) {
+      throw new PresentationError('generic data (\\#) must give its length and then that many octets in hexadecimal');
+    }
+    const rdata = Buffer.from(hex, 'hex');
+    try {
+      return decodeRdata(t, rdata, 0, rdata.length);
+    } catch (e) {
+      throw new PresentationError(`the generic data is not valid ${t.type} data: ${(e as Error).message}`);
+    }
+  }
+  return t.parse(tokens, origin);
+}
+
+
+/** A record as interface B shows it (without id and type). */
+export function toV1(rec: RecordData): Record<string, unknown> {
+  const t = recordTypeOrThrow(rec.type);
+  if (t.toV1) return t.toV1(rec);
+  const out: Record<string, unknown> = { name: rec.name };
+  for (const f of dataFields(t)) if (rec.data[f] !== undefined) out[f] = rec.data[f];
+  out.ttl = rec.ttl;
+  return out;
+}
+
+/** An interface B body as a canonical record (not checked yet: checkRecord does that). */
+export function fromV1(t: RecordType, body: Record<string, unknown>): RecordData {
+  if (t.fromV1) return t.fromV1(body);
+  const data: RecordFields = {};
+  for (const f of dataFields(t)) if (body[f] !== undefined) data[f] = body[f];
+  return { type: t.type, name: typeof body.name === 'string' ? body.name : '', ttl: typeof body.ttl === 'number' ? body.ttl : 0, data };
 }

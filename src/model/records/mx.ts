@@ -1,17 +1,17 @@
-import { commonFromV1, hostField, nameField, ttlField, uint16Field, validateHostTarget, validateUint16 } from './common.js';
+import { fromColumns, hostField, nameField, presentHost, ttlField, uint16Field, v3Columns, validateHost, validateUint } from './common.js';
+import { noMore, parseName, parseUint } from './presentation.js';
 import type { RecordType } from './types.js';
-
-interface MxWire {
-  preference: number;
-  exchange: string;
-}
 
 export const MX: RecordType = {
   type: 'MX',
+  code: 15,
   description: 'Mail server for the name',
   apexAllowed: true,
-  additionalTarget: (rec) => rec.target,
-  fromV3: (rec) => rec,
+  additionalTarget: (data) => String(data.mail_server),
+  v3: {
+    fromV3: (cols) => fromColumns('MX', cols, { priority: cols.priority, mail_server: cols.target }),
+    toV3: (rec) => v3Columns(rec, { target: String(rec.data.mail_server), priority: Number(rec.data.priority) }),
+  },
   v1Fields: {
     name: nameField,
     priority: uint16Field('Preference; lower is tried first', 10),
@@ -19,20 +19,19 @@ export const MX: RecordType = {
     ttl: ttlField,
   },
   v1Required: ['mail_server'],
-  fromV1(body) {
-    const rec = commonFromV1('MX', body);
-    if (typeof body.mail_server === 'string') rec.target = body.mail_server;
-    if (typeof body.priority === 'number') rec.priority = body.priority;
-    return rec;
-  },
-  toV1: (rec) => ({ name: rec.name, priority: rec.priority, mail_server: rec.target, ttl: rec.ttl }),
   validate(rec, _ctx, p) {
-    validateHostTarget(rec, 'mail server host name', p);
-    validateUint16(rec, 'priority', p);
+    rec.data = { priority: rec.data.priority ?? 10, mail_server: rec.data.mail_server };
+    validateHost(rec.data, 'mail_server', 'MX', 'mail server host name', p);
+    validateUint(rec.data, 'priority', p);
   },
-  toWire: (rec): MxWire => ({ preference: rec.priority, exchange: rec.target }),
-  fromWire(data) {
-    const d = data as MxWire;
-    return { target: d.exchange, priority: d.preference, weight: 5, port: 80, protocol: '', tag: '' };
+  encode(data, w) {
+    w.u16(Number(data.priority));
+    w.name(String(data.mail_server), true);
+  },
+  decode: (r) => ({ priority: r.u16(), mail_server: r.name() }),
+  present: (data) => `${Number(data.priority)} ${presentHost(data.mail_server)}`,
+  parse(tokens, origin) {
+    noMore(tokens, 2, 'MX');
+    return { priority: parseUint(tokens[0], 65535, 'the preference'), mail_server: parseName(tokens[1], origin, 'the mail server host name') };
   },
 };

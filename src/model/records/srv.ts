@@ -1,14 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { relativeName } from '../names.js';
-import { commonFromV1, hostField, nameField, ttlField, uint16Field, validateHostTarget, validateUint16 } from './common.js';
-import type { RecordData, RecordType } from './types.js';
-
-interface SrvWire {
-  priority: number;
-  weight: number;
-  port: number;
-  target: string;
-}
+import { fromColumns, hostField, nameField, presentHost, ttlField, uint16Field, v3Columns, validateHost, validateUint } from './common.js';
+import { noMore, parseName, parseUint } from './presentation.js';
+import type { RecordData, RecordType, V3Columns } from './types.js';
 
 const PROTOCOL = /^[a-z0-9][a-z0-9-]{0,30}$/i;
 const DEFAULT_PROTOCOL = 'tcp';
@@ -24,31 +18,43 @@ export function splitSrvName(name: string): { service: string; protocol: string;
  * is taken from it and Protocol is ignored; otherwise Name is the service (an `_` is added when missing)
  * and `._<Protocol>` is appended, with tcp when no Protocol was given.
  */
-function foldProtocol(rec: RecordData, previous?: RecordData): RecordData {
-  const parts = splitSrvName(rec.name);
+function foldProtocol(cols: V3Columns, previous?: RecordData): string {
+  const parts = splitSrvName(cols.name);
   // An update that changes only Protocol moves the record to the new `_proto` label.
-  if (parts && previous && rec.name === previous.name && rec.protocol !== previous.protocol && rec.protocol.trim() !== '') {
-    const protocol = rec.protocol.trim().replace(/^_/, '').toLowerCase();
-    return { ...rec, protocol, name: [`_${parts.service}`, `_${protocol}`, ...(parts.host ? [parts.host] : [])].join('.') };
+  if (parts && previous && cols.name === previous.name && cols.protocol !== (splitSrvName(previous.name)?.protocol.toLowerCase() ?? '') && cols.protocol.trim() !== '') {
+    const protocol = cols.protocol.trim().replace(/^_/, '').toLowerCase();
+    return [`_${parts.service}`, `_${protocol}`, ...(parts.host ? [parts.host] : [])].join('.');
   }
-  if (parts) return { ...rec, protocol: parts.protocol.toLowerCase() };
-  const protocol = (rec.protocol.trim() || DEFAULT_PROTOCOL).replace(/^_/, '').toLowerCase();
-  const [service = '', ...rest] = rec.name.split('.');
+  if (parts) return cols.name;
+  const protocol = (cols.protocol.trim() || DEFAULT_PROTOCOL).replace(/^_/, '').toLowerCase();
+  const [service = '', ...rest] = cols.name.split('.');
   const svc = service.startsWith('_') ? service : `_${service}`;
-  return { ...rec, protocol, name: [svc, `_${protocol}`, ...rest].join('.') };
+  return [svc, `_${protocol}`, ...rest].join('.');
 }
 
 export const SRV: RecordType = {
   type: 'SRV',
+  code: 33,
   description: 'Location of a service: _service._protocol name, priority, weight, port and target host',
   apexAllowed: true, // the name rule below already rules out the apex
-  additionalTarget: (rec) => rec.target,
-  fromV3(rec, ctx, _p, previous) {
-    // Relative first, so the zone's own name in any spelling is the apex and the zone's labels are never
-    // taken for _service._proto. A name outside the zone is left as sent, for checkRecord to report.
-    const name = relativeName(rec.name, ctx.zone);
-    if (name === null) return rec;
-    return name === '' ? { ...rec, name } : foldProtocol({ ...rec, name }, previous);
+  additionalTarget: (data) => String(data.target),
+  v3: {
+    fromV3(cols, ctx, _p, previous) {
+      const data = { priority: cols.priority, weight: cols.weight, port: cols.port, target: cols.target };
+      // Relative first, so the zone's own name in any spelling is the apex and the zone's labels are never
+      // taken for _service._proto. A name outside the zone is left as sent, for checkRecord to report.
+      const name = relativeName(cols.name, ctx.zone);
+      if (name === null || name === '') return fromColumns('SRV', { ...cols, name: name ?? cols.name }, data);
+      return fromColumns('SRV', { ...cols, name: foldProtocol({ ...cols, name }, previous) }, data);
+    },
+    toV3: (rec) =>
+      v3Columns(rec, {
+        target: String(rec.data.target),
+        priority: Number(rec.data.priority),
+        weight: Number(rec.data.weight),
+        port: Number(rec.data.port),
+        protocol: splitSrvName(rec.name)?.protocol.toLowerCase() ?? '',
+      }),
   },
   v1Fields: {
     service: Type.String({ pattern: '^_?[A-Za-z0-9][A-Za-z0-9-]{0,62}$', description: 'Service name, e.g. "sip" (a leading "_" is optional)' }),
@@ -62,39 +68,39 @@ export const SRV: RecordType = {
   },
   v1Required: ['service', 'protocol', 'port', 'target'],
   fromV1(body) {
-    const rec = commonFromV1('SRV', body);
     const strip = (v: unknown) => (typeof v === 'string' ? v.replace(/^_/, '') : '');
-    const protocol = strip(body.protocol).toLowerCase();
-    rec.name = [`_${strip(body.service)}`, `_${protocol}`, ...(rec.name && rec.name !== '@' ? [rec.name] : [])].join('.');
-    rec.protocol = protocol;
-    for (const f of ['priority', 'weight', 'port'] as const) if (typeof body[f] === 'number') rec[f] = body[f] as number;
-    if (typeof body.target === 'string') rec.target = body.target;
-    return rec;
+    const host = typeof body.name === 'string' && body.name !== '@' ? body.name : '';
+    const name = [`_${strip(body.service)}`, `_${strip(body.protocol).toLowerCase()}`, ...(host ? [host] : [])].join('.');
+    return { type: 'SRV', name, ttl: typeof body.ttl === 'number' ? body.ttl : 0, data: { priority: body.priority, weight: body.weight, port: body.port, target: body.target } };
   },
   toV1(rec) {
-    const parts = splitSrvName(rec.name) ?? { service: rec.name, protocol: rec.protocol, host: '' };
-    return {
-      service: parts.service,
-      protocol: parts.protocol,
-      name: parts.host,
-      priority: rec.priority,
-      weight: rec.weight,
-      port: rec.port,
-      target: rec.target,
-      ttl: rec.ttl,
-    };
+    const parts = splitSrvName(rec.name) ?? { service: rec.name, protocol: '', host: '' };
+    return { service: parts.service, protocol: parts.protocol, name: parts.host, ...rec.data, ttl: rec.ttl };
   },
   validate(rec, _ctx, p) {
+    const { priority = 10, weight = 5, port, target } = rec.data;
+    rec.data = { priority, weight, port, target };
     const parts = splitSrvName(rec.name);
     if (!parts) p.add('name', `An SRV record's name must start with _service._protocol (for example _sip._tcp), not '${rec.name}'.`);
     else if (!PROTOCOL.test(parts.protocol)) p.add('protocol', `The SRV protocol '${parts.protocol}' is not valid; use a name such as tcp or udp.`);
-    else rec.protocol = parts.protocol.toLowerCase();
-    validateHostTarget(rec, 'target host name', p);
-    for (const f of ['priority', 'weight', 'port'] as const) validateUint16(rec, f, p);
+    validateHost(rec.data, 'target', 'SRV', 'target host name', p);
+    for (const f of ['priority', 'weight', 'port']) validateUint(rec.data, f, p);
   },
-  toWire: (rec): SrvWire => ({ priority: rec.priority, weight: rec.weight, port: rec.port, target: rec.target }),
-  fromWire(data, _zone, name) {
-    const d = data as SrvWire;
-    return { target: d.target, priority: d.priority, weight: d.weight, port: d.port, protocol: splitSrvName(name)?.protocol ?? '', tag: '' };
+  encode(data, w) {
+    w.u16(Number(data.priority));
+    w.u16(Number(data.weight));
+    w.u16(Number(data.port));
+    w.name(String(data.target));
+  },
+  decode: (r) => ({ priority: r.u16(), weight: r.u16(), port: r.u16(), target: r.name() }),
+  present: (data) => `${Number(data.priority)} ${Number(data.weight)} ${Number(data.port)} ${presentHost(data.target)}`,
+  parse(tokens, origin) {
+    noMore(tokens, 4, 'SRV');
+    return {
+      priority: parseUint(tokens[0], 65535, 'the priority'),
+      weight: parseUint(tokens[1], 65535, 'the weight'),
+      port: parseUint(tokens[2], 65535, 'the port'),
+      target: parseName(tokens[3], origin, 'the target host name'),
+    };
   },
 };

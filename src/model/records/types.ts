@@ -1,29 +1,24 @@
 /**
- * The contract every record type module fulfils. A type module is the single source of truth for
- * its fields, validation, defaults, wire encoding, interface A argument mapping and interface B schema.
+ * The contract every record type module fulfils. A type module is the single source of truth for its
+ * fields, validation, wire format, master-file text (both ways), interface A mapping and interface B schema.
  */
-import type { TObject, TProperties } from '@sinclair/typebox';
+import type { TProperties } from '@sinclair/typebox';
 import type { Problems } from '../errors.js';
+import type { Token } from './presentation.js';
 
-/**
- * A record in canonical form. The columns are those of interface A (which overloads them across
- * types); each type module says which ones it uses and what they mean.
- */
+/** A type's own fields, JSON-safe (numbers, strings, booleans, arrays and objects of them). */
+export type RecordFields = Record<string, unknown>;
+
+/** A record in canonical form, as stored. */
 export interface RecordData {
   /** Canonical upper-case type, e.g. "MX". */
   type: string;
   /** Owner name relative to the zone; "" is the apex. Stored as given (case kept). */
   name: string;
-  /** Address, host name or text, depending on the type. */
-  target: string;
-  priority: number;
-  weight: number;
-  port: number;
-  protocol: string;
   /** Seconds; 0 means the zone's default TTL. */
   ttl: number;
-  /** CAA-style tag; "" for types that do not use it. */
-  tag: string;
+  /** The type's own fields, named as interface B names them; host names absolute, without the trailing dot. */
+  data: RecordFields;
 }
 
 export interface StoredRecord extends RecordData {
@@ -31,8 +26,29 @@ export interface StoredRecord extends RecordData {
   domainId: number;
 }
 
+/** Interface A's columns, which the real API overloaded across types. */
+export interface V3Columns {
+  name: string;
+  target: string;
+  priority: number;
+  weight: number;
+  port: number;
+  protocol: string;
+  ttl: number;
+  tag: string;
+}
+
 /** Values interface A fills in when an argument is not given (Linode's api.spec defaults). */
-export const V3_DEFAULTS = { priority: 10, weight: 5, port: 80, protocol: '', ttl: 0, tag: '', name: '', target: '' } as const;
+export const V3_DEFAULTS: Omit<V3Columns, 'name' | 'ttl'> & Pick<V3Columns, 'name' | 'ttl'> = {
+  priority: 10,
+  weight: 5,
+  port: 80,
+  protocol: '',
+  ttl: 0,
+  tag: '',
+  name: '',
+  target: '',
+};
 
 /** What validation may need to know about the request and the zone. */
 export interface RecordContext {
@@ -47,14 +63,52 @@ export interface RecordContext {
   transferred?: boolean;
 }
 
-/** Wire form in dns-packet's shape (the `data` of an answer). */
-export type WireData = unknown;
+/** Writes rdata. Names are absolute, without the trailing dot (`\.` is a dot inside a label). */
+export interface RdataWriter {
+  u8(n: number): void;
+  u16(n: number): void;
+  u32(n: number): void;
+  bytes(b: Buffer): void;
+  /**
+   * A domain name. `compress`: the type is one of RFC 1035's, whose names a response may compress
+   * (RFC 3597 4); newer types' names are always written in full.
+   */
+  name(name: string, compress?: boolean): void;
+}
+
+/** Reads rdata; every read throws when it would run past the rdata. */
+export interface RdataReader {
+  /** Octets of rdata not read yet. */
+  readonly left: number;
+  u8(): number;
+  u16(): number;
+  u32(): number;
+  bytes(n: number): Buffer;
+  /** A domain name (pointers followed), in the form RdataWriter.name takes; "" is the root. */
+  name(): string;
+}
+
+/** Interface A's mapping of a type the real Linode API had. */
+export interface V3Mapping {
+  /**
+   * Interface A's columns (after its defaults) to a canonical record; `cols.name` is as the client sent it,
+   * `ctx.zone` the record's zone. Problems go into `p`. On update, `previous` is the stored record the
+   * given arguments were laid over (its columns are what `toV3` shows).
+   */
+  fromV3(cols: V3Columns, ctx: RecordContext, p: Problems, previous?: RecordData): RecordData;
+  /** The columns domain.resource.list shows for a record. */
+  toV3(rec: RecordData): V3Columns;
+}
 
 export interface RecordType {
   /** Canonical upper-case mnemonic. */
   readonly type: string;
+  /** The type's number on the wire. */
+  readonly code: number;
   /** One-line description for docs and api.spec. */
   readonly description: string;
+  /** False for SOA: part of every zone, made by the service, not a record customers create. */
+  readonly hosted?: false;
   /** A CNAME-like type that cannot share its owner name with any other data. */
   readonly exclusive?: boolean;
   /** An address of its owner name (A, AAAA): what a host name in NS, MX or SRV data resolves to. */
@@ -64,44 +118,39 @@ export interface RecordType {
    * address record there: nobody could reach it otherwise, and BIND refuses to load the zone.
    */
   readonly nameServer?: boolean;
-  /** The target is text whose letter case matters (TXT), not a host name or address compared without case. */
-  readonly caseSensitiveTarget?: boolean;
+  /** A type whose records are only allowed where the same name has records of this other type (DS: NS). */
+  readonly requires?: string;
   /** Allowed at the zone apex (CNAME is not). */
   readonly apexAllowed: boolean;
   /** Host names this record points at, for additional-section processing (MX, SRV, NS targets). */
-  additionalTarget?(rec: RecordData): string | null;
+  additionalTarget?(data: RecordFields): string | null;
+  /** The name an alias (CNAME) points at: answers follow it. */
+  aliasTarget?(data: RecordFields): string;
 
-  /**
-   * Interface A: adjusts the overloaded arguments after defaults are applied (e.g. SRV folds
-   * Protocol into Name, A substitutes `[remote_addr]`). `rec.name` is still as the client sent it;
-   * `ctx.zone` is the record's zone. Problems go into `p`. On update, `previous` is the stored record
-   * the given arguments were laid over.
-   */
-  fromV3(rec: RecordData, ctx: RecordContext, p: Problems, previous?: RecordData): RecordData;
+  /** Interface A's mapping; absent for types the real API never had, which interface A does not show. */
+  readonly v3?: V3Mapping;
 
-  /** Interface B: the type's own fields (without `id`), with formats and ranges. */
+  /** Interface B: the type's own fields (without `id`), with formats and ranges; `name` and `ttl` included. */
   readonly v1Fields: TProperties;
   /** Names of the v1 fields a create must carry. */
   readonly v1Required: readonly string[];
-  /** Interface B body -> canonical record (unused columns take interface A's defaults). */
-  fromV1(body: Record<string, unknown>, ctx: RecordContext): RecordData;
-  /** Canonical record -> interface B body (without `id`). */
-  toV1(rec: RecordData): Record<string, unknown>;
+  /** Interface B body -> canonical record, when the body is not simply `name`, `ttl` and the data fields. */
+  fromV1?(body: Record<string, unknown>): RecordData;
+  /** Canonical record -> interface B body (without `id`), when it is not `name`, the data fields and `ttl`. */
+  toV1?(rec: RecordData): Record<string, unknown>;
 
-  /** Checks a canonical record; names problems by canonical field name. */
+  /** Checks a canonical record's data (normalising it in place); names problems by data field. */
   validate(rec: RecordData, ctx: RecordContext, p: Problems): void;
 
-  /** Canonical -> dns-packet answer `data`. `zone` makes relative names absolute. */
-  toWire(rec: RecordData, zone: string): WireData;
+  /** The rdata on the wire. Throws on data that cannot be written. */
+  encode(data: RecordFields, w: RdataWriter): void;
+  /** Rdata from the wire (it must take all of it) -> the type's fields. Throws on malformed rdata. */
+  decode(r: RdataReader): RecordFields;
+  /** The rdata in master-file form (RFC 1035 5.1), names absolute with their dot. */
+  present(data: RecordFields): string;
   /**
-   * The wire data as master-file fields, for the zone-file export: numbers and strings (plain tokens) as
-   * they are, Buffers as quoted character-strings. Types without it that the export has no form of its
-   * own for are written in RFC 3597's generic form.
+   * The rdata of a master-file line -> the type's fields; relative names are completed with `origin`.
+   * Throws PresentationError naming what is wrong.
    */
-  zoneFileFields?(data: WireData): (number | string | Buffer)[];
-  /** dns-packet answer `data` -> canonical fields (for zone mirrors pulled by AXFR); `name` is the relative owner. */
-  fromWire(data: WireData, zone: string, name: string): Pick<RecordData, 'target' | 'priority' | 'weight' | 'port' | 'protocol' | 'tag'>;
+  parse(tokens: Token[], origin: string): RecordFields;
 }
-
-/** A v1 schema for one record type, built from its fields. */
-export type RecordSchema = TObject;

@@ -3,11 +3,13 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as m001 from './001_initial.js';
 import * as m002 from './002_mirrors.js';
 import * as m003 from './003_canonical_aaaa.js';
+import * as m004 from './004_record_data.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
   '002_mirrors': m002,
   '003_canonical_aaaa': m003,
+  '004_record_data': m004,
 };
 
 export const migrationProvider: MigrationProvider = {

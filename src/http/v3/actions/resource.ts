@@ -1,14 +1,17 @@
 /** domain.resource.create, .update, .delete, .list: the overloaded arguments mapped through the registry. */
-import { Problems } from '../../../model/errors.js';
-import { RECORD_TYPE_NAMES, recordType, V3_DEFAULTS, type RecordData, type StoredRecord } from '../../../model/records/index.js';
+import { NotFoundError, Problems, ValidationError } from '../../../model/errors.js';
+import { recordType, V3_DEFAULTS, V3_TYPES, type RecordData, type RecordType, type StoredRecord, type V3Columns } from '../../../model/records/index.js';
 import type { Args, ParamSpec } from '../args.js';
 import { param, type Action, type ActionContext } from './types.js';
+
+/** The types interface A creates and lists: those the real API had. Records of other types are interface B's alone. */
+const V3_NAMES = V3_TYPES.map((t) => t.type);
 
 const P = {
   domainId: param('DomainID', 'numeric', true),
   resourceId: param('ResourceID', 'numeric', true),
   // Worded as the live api.spec was ("One of: NS, MX, A, AAAA, CNAME, TXT, SRV or CAA"), listing the registry's types.
-  type: param('Type', 'string', true, `One of: ${RECORD_TYPE_NAMES.slice(0, -1).join(', ')} or ${RECORD_TYPE_NAMES.at(-1)}`),
+  type: param('Type', 'string', true, `One of: ${V3_NAMES.slice(0, -1).join(', ')} or ${V3_NAMES.at(-1)}`),
   name: param('Name', 'string', false, 'The hostname or FQDN.  When Type=MX the subdomain to delegate to the Target MX server.', V3_DEFAULTS.name),
   target: param(
     'Target',
@@ -26,7 +29,7 @@ const P = {
   tag: param('Tag', 'string', false, 'The tag attribute for a CAA record.  One of issue, issuewild, iodef.  Ignored on other record types.'),
 };
 
-const FIELDS: [keyof RecordData, ParamSpec][] = [
+const FIELDS: [keyof V3Columns, ParamSpec][] = [
   ['name', P.name],
   ['target', P.target],
   ['priority', P.priority],
@@ -40,39 +43,50 @@ const FIELDS: [keyof RecordData, ParamSpec][] = [
 const withoutDefault = ({ default: _d, ...p }: ParamSpec): ParamSpec => p;
 
 /** The overloaded fields given in the request, laid over `base`. */
-function overlay(args: Args, base: RecordData, all: boolean): RecordData {
-  const rec = { ...base };
+function overlay(args: Args, base: V3Columns, all: boolean): V3Columns {
+  const cols = { ...base };
   for (const [field, spec] of FIELDS) {
     if (!all && !args.given(spec)) continue;
-    (rec as unknown as Record<string, unknown>)[field] = spec.type === 'numeric' ? args.int(spec) : args.str(spec);
+    (cols as unknown as Record<string, unknown>)[field] = spec.type === 'numeric' ? args.int(spec) : args.str(spec);
   }
-  return rec;
+  return cols;
 }
 
-/** Lets the record's type adjust interface A's arguments (SRV protocol folding, `[remote_addr]`) for a record of `zone`. */
-function adapt(rec: RecordData, ctx: ActionContext, zone: string, previous?: RecordData): RecordData {
-  const t = recordType(rec.type);
-  if (!t) return rec; // the registry check in the service names the bad type
+/** The type of a stored record as interface A sees it: records of types it does not know are not there. */
+function v3Type(r: StoredRecord): RecordType & Required<Pick<RecordType, 'v3'>> {
+  const t = recordType(r.type);
+  if (!t?.v3) throw new NotFoundError('record');
+  return t as RecordType & Required<Pick<RecordType, 'v3'>>;
+}
+
+/**
+ * Interface A's columns as a canonical record of `type` in `zone`, through the type's mapping (SRV protocol
+ * folding, `[remote_addr]`); a type interface A does not know is refused here.
+ */
+function adapt(type: string, cols: V3Columns, ctx: ActionContext, zone: string, previous?: RecordData): RecordData {
+  const t = recordType(type);
+  if (!t?.v3) throw ValidationError.one('type', `The record type '${type}' is not supported; use one of ${V3_NAMES.join(', ')}.`);
   const p = new Problems();
-  const out = t.fromV3(rec, { zone, remoteAddr: ctx.remoteAddr }, p, previous);
+  const out = t.v3.fromV3(cols, { zone, remoteAddr: ctx.remoteAddr }, p, previous);
   p.throwIfAny();
   return out;
 }
 
 /** A record as domain.resource.list shows it (upper-case keys; TYPE upper-case, which every known client accepts). */
 export function v3Record(r: StoredRecord) {
+  const c = v3Type(r).v3.toV3(r);
   return {
     DOMAINID: r.domainId,
     RESOURCEID: r.id,
-    NAME: r.name,
+    NAME: c.name,
     TYPE: r.type,
-    TARGET: r.target,
-    TTL_SEC: r.ttl,
-    PRIORITY: r.priority,
-    WEIGHT: r.weight,
-    PORT: r.port,
-    PROTOCOL: r.protocol,
-    TAG: r.tag,
+    TARGET: c.target,
+    TTL_SEC: c.ttl,
+    PRIORITY: c.priority,
+    WEIGHT: c.weight,
+    PORT: c.port,
+    PROTOCOL: c.protocol,
+    TAG: c.tag,
   };
 }
 
@@ -95,8 +109,8 @@ export const resourceActions: Action[] = [
       const { args, services, actor } = ctx;
       const domainId = args.int(P.domainId);
       const type = args.str(P.type).trim();
-      const rec = overlay(args, { ...V3_DEFAULTS, type }, true);
-      const created = await services.records.create(actor, domainId, (zone) => adapt(rec, ctx, zone));
+      const cols = overlay(args, { ...V3_DEFAULTS }, true);
+      const created = await services.records.create(actor, domainId, (zone) => adapt(type, cols, ctx, zone));
       return { ResourceID: created.id };
     },
   },
@@ -112,7 +126,9 @@ export const resourceActions: Action[] = [
       const resourceId = args.int(P.resourceId);
       // DomainID is optional here (api.spec): without it the record is looked up across the caller's domains.
       const domainId = args.given(P.domainId) ? args.int(P.domainId) : await services.records.domainOf(actor, resourceId);
-      const updated = await services.records.update(actor, domainId, resourceId, (current, zone) => adapt(overlay(args, current, false), ctx, zone, current));
+      const updated = await services.records.update(actor, domainId, resourceId, (current, zone) =>
+        adapt(current.type, overlay(args, v3Type(current).v3.toV3(current), false), ctx, zone, current),
+      );
       return { ResourceID: updated.id };
     },
   },
@@ -124,7 +140,7 @@ export const resourceActions: Action[] = [
     auth: true,
     batchable: true,
     async run({ args, services, actor }) {
-      const deleted = await services.records.delete(actor, args.int(P.domainId), args.int(P.resourceId));
+      const deleted = await services.records.delete(actor, args.int(P.domainId), args.int(P.resourceId), (current) => void v3Type(current));
       return { ResourceID: deleted.id };
     },
   },
@@ -138,7 +154,8 @@ export const resourceActions: Action[] = [
     async run({ args, services, actor }) {
       const domainId = args.int(P.domainId);
       if (args.given(P.resourceId)) return [v3Record(await services.records.get(actor, domainId, args.int(P.resourceId)))];
-      return (await services.records.list(actor, domainId)).sort(byName).map(v3Record);
+      const known = (await services.records.list(actor, domainId)).filter((r) => recordType(r.type)?.v3);
+      return known.sort(byName).map(v3Record);
     },
   },
 ];

@@ -1,0 +1,118 @@
+/**
+ * The rules that span records of one zone, as pure functions: every writer (the API services, zone mirrors,
+ * and next DNS UPDATE, zone-file imports and bulk changes) checks its result with these.
+ *
+ * - A CNAME is alone at its name (RFC 1034 3.6.2, RFC 2181 10.1).
+ * - No record twice: two records of a type are one when DNS would serve the same data (RFC 2181 5).
+ * - An RRset fits one DNS message.
+ * - A type that needs another at its name has it (DS only at a delegation: RFC 4034 5).
+ * - Every host inside the zone named by its apex NS records has an address there.
+ */
+import { ConflictError } from './errors.js';
+import { keyOf } from './labels.js';
+import { absoluteName, relativeName } from './names.js';
+import { mainField, MAX_RRSET_BYTES, recordType, rrsetWireSize, wireDataKey, type RecordData } from './records/index.js';
+
+/** Which RRset a record belongs to: its owner (letter case aside) and type. */
+export const rrsetKey = (a: { name: string; type: string }): string => `${keyOf(a.name)} ${a.type}`;
+
+/** A record's identity as data: two records with the same key are the same record (RFC 2181 5). */
+export function dataKey(rec: RecordData): string {
+  const t = recordType(rec.type);
+  return `${rrsetKey(rec)} ${t ? wireDataKey(t, rec.data) : JSON.stringify(rec.data)}`;
+}
+
+const ownerLabel = (name: string, zone: string): string => absoluteName(name, zone);
+
+/**
+ * The conflict `rec` would make among `others`, the zone's other records at its name (any letter case), or
+ * null: a CNAME beside other data, a duplicate, or an RRset too large.
+ */
+export function conflictAtName(rec: RecordData, others: readonly RecordData[], zone: string): ConflictError | null {
+  if (others.length === 0) return null;
+  const label = ownerLabel(rec.name, zone);
+  if (recordType(rec.type)?.exclusive) {
+    return new ConflictError('name', `A ${rec.type} record cannot share its name with other records, and ${label} already has ${others[0]?.type} data.`);
+  }
+  const exclusive = others.find((r) => recordType(r.type)?.exclusive);
+  if (exclusive) return new ConflictError('name', `${label} is an alias (${exclusive.type}), so it cannot hold other records.`);
+  const key = dataKey(rec);
+  const t = recordType(rec.type);
+  const field = t ? mainField(t) : 'name';
+  if (others.some((r) => r.type === rec.type && dataKey(r) === key)) return new ConflictError(field, `An identical ${rec.type} record for ${label} already exists.`);
+  const size = rrsetWireSize([...others.filter((r) => r.type === rec.type), rec], zone);
+  if (size > MAX_RRSET_BYTES) {
+    return new ConflictError(
+      field,
+      `The ${rec.type} records of ${label} would take ${size} bytes, more than one DNS message can carry (${MAX_RRSET_BYTES}); no query for them could ever be answered. Shorten or remove some first.`,
+    );
+  }
+  return null;
+}
+
+/** The records at one name lack a type one of them requires (DS without NS), or null. */
+export function missingAtName(records: readonly RecordData[], zone: string): ConflictError | null {
+  for (const r of records) {
+    const needs = recordType(r.type)?.requires;
+    if (needs && !records.some((o) => o.type === needs)) {
+      return new ConflictError(
+        null,
+        `${ownerLabel(r.name, zone)} has ${r.type} records, which are only allowed where the name has ${needs} records (a delegated sub-domain); add the ${needs} records first, and delete the ${r.type} records before the last ${needs} record.`,
+      );
+    }
+  }
+  return null;
+}
+
+/** The hosts inside the zone that its apex NS records name (relative names), each once. */
+export function inZoneNameServers(apex: readonly RecordData[], zone: string): { name: string; host: string }[] {
+  const out = new Map<string, { name: string; host: string }>();
+  for (const ns of apex) {
+    const t = recordType(ns.type);
+    if (!t?.nameServer || ns.name !== '') continue;
+    const host = t.additionalTarget?.(ns.data);
+    // The host is absolute: with its dot, one outside the zone is null.
+    const name = host ? relativeName(`${host}.`, zone) : null;
+    if (host && name !== null) out.set(keyOf(name), { name, host });
+  }
+  return [...out.values()];
+}
+
+/** Whether the records at a name include an address (A, AAAA). */
+export const hasAddress = (records: readonly RecordData[]): boolean => records.some((r) => recordType(r.type)?.address);
+
+export function nameServerWithoutAddress(host: string, zone: string, field: string | null): ConflictError {
+  return new ConflictError(
+    field,
+    `${host} is a name server of ${zone} (an NS record at its apex) and lies inside it, so it needs an A or AAAA record there: ` +
+      'create the address before such an NS record, and delete or change the NS record before its last address.',
+  );
+}
+
+/**
+ * A whole zone's records as a master sent them (a mirror) or a file gives them: duplicates dropped (RFC 2181
+ * 5), and an error for a CNAME beside other data or a type missing the type it needs at its name.
+ */
+export function checkZone(records: readonly RecordData[], zone: string): { kept: RecordData[]; error: string | null } {
+  const seen = new Set<string>();
+  const byName = new Map<string, RecordData[]>();
+  const kept: RecordData[] = [];
+  for (const r of records) {
+    const key = dataKey(r);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    kept.push(r);
+    const owner = keyOf(r.name);
+    const at = byName.get(owner);
+    if (at) at.push(r);
+    else byName.set(owner, [r]);
+  }
+  for (const [, at] of byName) {
+    if (at.length > 1 && at.some((r) => recordType(r.type)?.exclusive)) {
+      return { kept, error: `${ownerLabel(at[0]?.name ?? '', zone)}: a CNAME cannot share its name with other records (${at.map((r) => r.type).join(', ')})` };
+    }
+    const missing = missingAtName(at, zone);
+    if (missing) return { kept, error: missing.message };
+  }
+  return { kept, error: null };
+}

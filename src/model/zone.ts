@@ -1,0 +1,129 @@
+/**
+ * The complete content of one zone: what the DNS server serves and what zone transfers send. Master zones
+ * are built from the stored domain and records; zone mirrors keep the copy they pulled, stored as text by
+ * serialiseZone() and read back by parseZone().
+ */
+import type { StoredDomain } from './domain.js';
+import { keyOf } from './labels.js';
+import { absoluteName } from './names.js';
+import { NAME_SERVER_TYPE, nameServerData, recordType, SOA_TYPE, type RecordFields, type StoredRecord } from './records/index.js';
+import { DEFAULT_TIMERS } from './ttl.js';
+import { rrsetKey } from './zone-rules.js';
+
+/** One record of a zone: absolute owner (case kept, no trailing dot), type mnemonic, TTL, the type's fields. */
+export interface ZoneRecord {
+  name: string;
+  type: string;
+  ttl: number;
+  data: RecordFields;
+}
+
+export interface ZoneContent {
+  /** The SOA record (owner = zone apex). */
+  soa: ZoneRecord;
+  /** Every other record of the zone, apex NS set first; excludes the SOA. */
+  answers: ZoneRecord[];
+}
+
+/** The fields of an SOA record. */
+export interface Soa {
+  mname: string;
+  rname: string;
+  serial: number;
+  refresh: number;
+  retry: number;
+  expire: number;
+  minimum: number;
+}
+export const soaData = (a: { data: unknown }): Soa => a.data as Soa;
+
+/** A stored timer or TTL, with 0 standing for the documented default. */
+const orDefault = (value: number, dflt: number): number => (value > 0 ? value : dflt);
+
+/** The domain's default TTL (used for records with TTL 0, the SOA and the apex NS set). */
+export function defaultTtl(domain: Pick<StoredDomain, 'ttl'>): number {
+  return orDefault(domain.ttl, DEFAULT_TIMERS.ttl);
+}
+
+/** The SOA RNAME of an e-mail address: local part dots escaped (`\.` is a dot inside a label). */
+export function rnameOf(email: string): string {
+  const at = email.lastIndexOf('@');
+  if (at <= 0) return `hostmaster.${email}`;
+  return `${email.slice(0, at).replace(/\./g, '\\.')}.${email.slice(at + 1)}`;
+}
+
+export function soaOf(domain: StoredDomain, nameservers: readonly string[]): ZoneRecord {
+  const soa: Soa = {
+    mname: nameservers[0] ?? domain.domain,
+    rname: rnameOf(domain.soaEmail || `hostmaster@${domain.domain}`),
+    serial: domain.serial >>> 0,
+    refresh: orDefault(domain.refresh, DEFAULT_TIMERS.refresh),
+    retry: orDefault(domain.retry, DEFAULT_TIMERS.retry),
+    expire: orDefault(domain.expire, DEFAULT_TIMERS.expire),
+    minimum: DEFAULT_TIMERS.minimum,
+  };
+  return { type: SOA_TYPE.type, name: domain.domain, ttl: defaultTtl(domain), data: soa as unknown as RecordFields };
+}
+
+/**
+ * A master zone: SOA, apex NS = configured name servers plus the customer's apex NS records (duplicates
+ * dropped), then every record. Records of unknown types are skipped.
+ */
+export function zoneContent(domain: StoredDomain, records: readonly StoredRecord[], nameservers: readonly string[]): ZoneContent {
+  const zone = domain.domain;
+  const ttl = defaultTtl(domain);
+  const answers: ZoneRecord[] = [];
+  const apexNs = new Set<string>();
+  for (const host of nameservers) {
+    apexNs.add(keyOf(host));
+    answers.push({ type: NAME_SERVER_TYPE.type, name: zone, ttl, data: nameServerData(host) });
+  }
+  for (const rec of records) {
+    const t = recordType(rec.type);
+    if (!t) continue;
+    if (t.nameServer && rec.name === '') {
+      const host = keyOf(t.additionalTarget?.(rec.data) ?? '');
+      if (apexNs.has(host)) continue;
+      apexNs.add(host);
+    }
+    answers.push({ type: t.type, name: absoluteName(rec.name, zone), ttl: orDefault(rec.ttl, ttl), data: rec.data });
+  }
+  return { soa: soaOf(domain, nameservers), answers };
+}
+
+export { rrsetKey };
+
+/**
+ * The records with every RRset at the lowest TTL among its records (RFC 2181 5.2): the TTL queries are
+ * answered with (buildZone), which transfers and zone files must carry too. Records keep their own TTLs
+ * in ZoneContent, which the server's start-up builds for every zone and which buildZone reduces itself.
+ */
+export function withRRsetTtls(answers: readonly ZoneRecord[]): ZoneRecord[] {
+  const lowest = new Map<string, number>();
+  for (const a of answers) {
+    const key = rrsetKey(a);
+    if (a.ttl < (lowest.get(key) ?? Infinity)) lowest.set(key, a.ttl);
+  }
+  return answers.map((a) => {
+    const ttl = lowest.get(rrsetKey(a)) as number;
+    return ttl === a.ttl ? a : { ...a, ttl };
+  });
+}
+
+/** Text form of a zone (for a mirror's last good copy). */
+export function serialiseZone(content: ZoneContent): string {
+  return JSON.stringify(content);
+}
+
+/** Reads serialiseZone's text back; throws when it is not a zone with an SOA. */
+export function parseZone(text: string): ZoneContent {
+  const parsed = JSON.parse(text) as Partial<ZoneContent> | null;
+  const isRecord = (a: unknown): a is ZoneRecord => {
+    const r = a as Partial<ZoneRecord> | null;
+    return !!r && typeof r.type === 'string' && typeof r.name === 'string' && typeof r.ttl === 'number' && !!r.data && typeof r.data === 'object';
+  };
+  if (!parsed || !isRecord(parsed.soa) || parsed.soa.type !== 'SOA' || !Array.isArray(parsed.answers) || !parsed.answers.every(isRecord)) {
+    throw new Error('not a serialised zone');
+  }
+  return { soa: parsed.soa, answers: parsed.answers };
+}
