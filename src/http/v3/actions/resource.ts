@@ -11,6 +11,7 @@ const P = {
   domainId: param('DomainID', 'numeric', true),
   resourceId: param('ResourceID', 'numeric', true),
   // Worded as the live api.spec was ("One of: NS, MX, A, AAAA, CNAME, TXT, SRV or CAA"), listing the registry's types.
+  // The texts of the other arguments are the recorded api.spec's (test/v3/spec.test.ts pins them), not ours to derive.
   type: param('Type', 'string', true, `One of: ${V3_NAMES.slice(0, -1).join(', ')} or ${V3_NAMES.at(-1)}`),
   name: param('Name', 'string', false, 'The hostname or FQDN.  When Type=MX the subdomain to delegate to the Target MX server.', V3_DEFAULTS.name),
   target: param(
