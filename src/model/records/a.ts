@@ -1,11 +1,10 @@
-import { isIPv4 } from 'node:net';
 import * as ip from '@leichtgewicht/ip-codec';
 import { Type } from '@sinclair/typebox';
 import { WireError } from '../labels.js';
-import { isIPv4Address } from '../names.js';
+import { isIPv4Address, isIPv6Address } from '../names.js';
 import { fromColumns, nameField, ttlField, v3Columns } from './common.js';
 import { PresentationError } from './presentation.js';
-import type { RecordType } from './types.js';
+import type { RecordType, V3Mapping } from './types.js';
 
 export const REMOTE_ADDR = '[remote_addr]';
 
@@ -13,11 +12,21 @@ export const REMOTE_ADDR = '[remote_addr]';
 export function substituteRemoteAddr(target: string, remoteAddr: string | undefined, family: 4 | 6): string | null {
   if (target.trim().toLowerCase() !== REMOTE_ADDR) return target;
   const addr = (remoteAddr ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
-  const ok = family === 4 ? isIPv4Address(addr) : isIPv6Plain(addr);
+  const ok = family === 4 ? isIPv4Address(addr) : isIPv6Address(addr);
   return ok ? addr : null;
 }
 
-const isIPv6Plain = (s: string): boolean => /:/.test(s) && !s.includes('%');
+/** Interface A's mapping of an address type: Target is the address, or `[remote_addr]`. */
+export function addressV3(type: 'A' | 'AAAA', family: 4 | 6): V3Mapping {
+  return {
+    fromV3(cols, ctx, p) {
+      const target = substituteRemoteAddr(cols.target, ctx.remoteAddr, family);
+      if (target === null) p.add('address', `[remote_addr] cannot be used for an ${type} record: the request did not come from an IPv${family} address.`);
+      return fromColumns(type, cols, { address: target ?? cols.target });
+    },
+    toV3: (rec) => v3Columns(rec, { target: String(rec.data.address) }),
+  };
+}
 
 export const A: RecordType = {
   type: 'A',
@@ -25,14 +34,7 @@ export const A: RecordType = {
   description: 'IPv4 address',
   apexAllowed: true,
   address: true,
-  v3: {
-    fromV3(cols, ctx, p) {
-      const target = substituteRemoteAddr(cols.target, ctx.remoteAddr, 4);
-      if (target === null) p.add('address', `[remote_addr] cannot be used for an A record: the request did not come from an IPv4 address.`);
-      return fromColumns('A', cols, { address: target ?? cols.target });
-    },
-    toV3: (rec) => v3Columns(rec, { target: String(rec.data.address) }),
-  },
+  v3: addressV3('A', 4),
   v1Fields: {
     name: nameField,
     address: Type.String({ format: 'ipv4', description: 'IPv4 address' }),
@@ -47,7 +49,7 @@ export const A: RecordType = {
   },
   encode(data, w) {
     const address = String(data.address);
-    if (!isIPv4(address)) throw new WireError(`bad IPv4 address ${address}`);
+    if (!isIPv4Address(address)) throw new WireError(`bad IPv4 address ${address}`);
     w.bytes(Buffer.from(ip.v4.encode(address)));
   },
   decode: (r) => ({ address: ip.v4.decode(r.bytes(4)) }),

@@ -1,16 +1,15 @@
-import { isIPv6 } from 'node:net';
+import * as ip from '@leichtgewicht/ip-codec';
 import { Type } from '@sinclair/typebox';
 import { WireError } from '../labels.js';
 import { canonicalIPv6, isIPv6Address } from '../names.js';
-import * as ip from '@leichtgewicht/ip-codec';
-import { substituteRemoteAddr } from './a.js';
-import { fromColumns, nameField, ttlField, v3Columns } from './common.js';
+import { addressV3 } from './a.js';
+import { nameField, ttlField } from './common.js';
 import { PresentationError } from './presentation.js';
 import type { RecordType } from './types.js';
 
 /** The 16 octets of an IPv6 address. */
 export function ipv6Bytes(address: string): Buffer {
-  if (!isIPv6(address) || address.includes('%')) throw new WireError(`bad IPv6 address ${address}`);
+  if (!isIPv6Address(address)) throw new WireError(`bad IPv6 address ${address}`);
   return Buffer.from(ip.v6.encode(address));
 }
 
@@ -20,14 +19,7 @@ export const AAAA: RecordType = {
   description: 'IPv6 address',
   apexAllowed: true,
   address: true,
-  v3: {
-    fromV3(cols, ctx, p) {
-      const target = substituteRemoteAddr(cols.target, ctx.remoteAddr, 6);
-      if (target === null) p.add('address', `[remote_addr] cannot be used for an AAAA record: the request did not come from an IPv6 address.`);
-      return fromColumns('AAAA', cols, { address: target ?? cols.target });
-    },
-    toV3: (rec) => v3Columns(rec, { target: String(rec.data.address) }),
-  },
+  v3: addressV3('AAAA', 6),
   v1Fields: {
     name: nameField,
     address: Type.String({ format: 'ipv6', description: 'IPv6 address; stored and shown in RFC 5952 canonical text (2001:DB8:0::1 becomes 2001:db8::1)' }),
