@@ -1,10 +1,11 @@
 /** Rules, schema pieces and codecs that several record types share. */
 import { Type } from '@sinclair/typebox';
 import type { Problems } from '../errors.js';
+import { WireError } from '../labels.js';
 import { absoluteName, hostnameProblem, MAX_NAME_LENGTH, normalizeTarget } from '../names.js';
 import { MAX_TTL, roundTtl, ttlProblem } from '../ttl.js';
 import { parseName, presentName, PresentationError, type Token } from './presentation.js';
-import { V3_DEFAULTS, type RecordData, type RecordFields, type V3Columns } from './types.js';
+import { V3_DEFAULTS, type RdataReader, type RecordContext, type RecordData, type RecordFields, type V3Columns } from './types.js';
 
 /** Owner name (relative, "" = apex): a host name that may hold `_` labels and a leading `*`. */
 export function validateOwner(rec: RecordData, zone: string, p: Problems): void {
@@ -38,6 +39,25 @@ export function validateHost(data: RecordFields, field: string, type: string, wh
 export function validateUint(data: RecordFields, field: string, p: Problems, max = 65535): void {
   const v = data[field];
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max) p.add(field, `The ${field} must be a whole number between 0 and ${max}.`);
+}
+
+/** The values of an IANA registry field that customers may use, each with its mnemonic: `{ 1: 'SHA-1', 2: 'SHA-256' }`. */
+export type Codes = Readonly<Record<number, string>>;
+
+/** "1 (SHA-1) or 2 (SHA-256)". */
+function listCodes(codes: Codes): string {
+  const each = Object.entries(codes).map(([code, mnemonic]) => `${code} (${mnemonic})`);
+  return each.length > 1 ? `${each.slice(0, -1).join(', ')} or ${each.at(-1) as string}` : each.join('');
+}
+
+/**
+ * An octet field holding a registry value: customers may use the `codes` given (values a validator knows),
+ * a master (ctx.transferred) any octet, values registered later included.
+ */
+export function validateCode(data: RecordFields, field: string, what: string, codes: Codes, ctx: RecordContext, p: Problems): void {
+  if (ctx.transferred) return validateUint(data, field, p, 255);
+  const v = data[field];
+  if (typeof v !== 'number' || !Object.hasOwn(codes, v)) p.add(field, `The ${what} must be ${listCodes(codes)}${v === undefined ? '' : `, not ${JSON.stringify(v)}`}.`);
 }
 
 /** A text field that must be a string (missing: the message given). */
@@ -81,6 +101,9 @@ export const uintField = (description: string, max: number, dflt?: number) =>
   Type.Integer({ minimum: 0, maximum: max, description, ...(dflt === undefined ? {} : { default: dflt }) });
 export const uint16Field = (description: string, dflt?: number) => uintField(description, 65535, dflt);
 export const uint8Field = (description: string, dflt?: number) => uintField(description, 255, dflt);
+/** An octet field of a registry, taking the values customers may use (see validateCode). */
+export const codeField = (description: string, codes: Codes) =>
+  Type.Integer({ enum: Object.keys(codes).map(Number), description: `${description}: ${listCodes(codes)}` });
 export const hexField = (description: string) => Type.String({ pattern: '^([0-9a-fA-F]{2})+$', maxLength: 8192, description });
 
 /** Interface A's columns of a record: its own values over the api.spec defaults. */
@@ -91,6 +114,15 @@ export const fromColumns = (type: string, cols: V3Columns, data: RecordFields): 
 
 /** The master-file form of a host-name field. */
 export const presentHost = (name: unknown): string => presentName(String(name));
+
+/**
+ * The rest of the rdata as hexadecimal, upper case as validateHex keeps it. Empty is malformed: a master file
+ * could not show it (BIND requires at least one octet).
+ */
+export function decodeHexRest(r: RdataReader, what: string): string {
+  if (r.left === 0) throw new WireError(`${what} is missing`);
+  return r.bytes(r.left).toString('hex').toUpperCase();
+}
 
 /** Reads exactly one host name from master-file tokens. */
 export function parseOneHost(tokens: Token[], origin: string, what: string): string {
