@@ -14,12 +14,14 @@ import { zoneFile } from '../../src/dns/zonefile.js';
 import { RECORD_TYPE_NAMES } from '../../src/model/records/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { checkAllZones, namedCheckzone } from '../support/zonefile.js';
+import { client } from '../v1/support.js';
 import { createDomain, createRecord } from './support.js';
 
 const run = promisify(execFile);
 const ZONE = 'export.test';
 /** Source address of our AXFR client, in the zone's axfr list. */
 const CLIENT = '127.0.32.1';
+const SHA256 = 'CA978112CA1BBDCAFAC231B39A23DC4DA786EFF8147C4E72B9807785AFEE48BB';
 const LONG = 'v=long;' + 'é'.repeat(150) + 'x'.repeat(300); // 757 bytes: three strings, a cut between é's bytes avoided
 
 let server: TestServer;
@@ -56,6 +58,13 @@ beforeAll(async () => {
     { Type: 'CAA', Name: 'www', Tag: 'issue', Target: 'ca.example.net; id="a\\b"' },
   ];
   for (const r of records) await createRecord(server.base, key, domainId, r);
+  // Types interface A never had, through interface B.
+  const api = client(server.base, key);
+  const newer: [string, object][] = [['TLSA', { name: '_443._tcp.www', certificate_usage: 3, selector: 1, matching_type: 1, certificate_association_data: SHA256 }]];
+  for (const [type, body] of newer) {
+    const r = await api.post(`/v1/domains/${domainId}/${type}`, body);
+    if (r.status !== 201) throw new Error(`cannot create the ${type} record: ${r.text}`);
+  }
 });
 
 afterAll(async () => {
@@ -89,6 +98,7 @@ describe('zone file export', () => {
     expect(text).toContain(`${ZONE}.\t86400\tIN\tCAA\t0 issue "letsencrypt.org; validationmethods=dns-01"\n`);
     expect(text).toContain('\tCAA\t0 issuewild ";"\n');
     expect(text).toContain('\tCAA\t0 issue "ca.example.net; id=\\"a\\\\b\\""\n');
+    expect(text).toContain(`_443._tcp.www.${ZONE}.\t86400\tIN\tTLSA\t3 1 1 ${SHA256}\n`);
     // The long value spans three quoted strings of at most 255 bytes.
     expect(text).toMatch(/long\.export\.test\.\t\d+\tIN\tTXT\t"v=long;[^"]*" "[^"]*" "[^"]*"\n/);
     const file = join(dir, 'export.zone');

@@ -201,6 +201,7 @@ describe('isolation between accounts', () => {
       A: { address: '192.0.2.1' }, AAAA: { address: '2001:db8::1' }, CNAME: { name: 'c', target: 'x.example' }, MX: { mail_server: 'mx.example' },
       NS: { name: 'sub', nameserver: 'ns.example' }, TXT: { text: 'eve' }, SRV: { service: 'sip', protocol: 'tcp', port: 1, target: 'sip.example' },
       CAA: { tag: 'issue', value: ';' },
+      TLSA: { name: '_443._tcp', certificate_usage: 3, selector: 1, matching_type: 0, certificate_association_data: 'AB' },
     };
     for (const t of RECORD_TYPE_NAMES) rec[t] = (await eve.post(`/v1/domains/${dom}/${t}`, bodies[t])).body.id;
     const eveKeyId = (await eve.get('/v1/keys')).body[0].id;

@@ -80,6 +80,7 @@ const SAMPLE: Record<string, object> = {
   TXT: { name: '_t', text: 'hello' },
   SRV: { service: 'sip', protocol: 'udp', port: 5060, target: 'sip.contract.example' },
   CAA: { tag: 'issue', value: 'letsencrypt.org' },
+  TLSA: { name: '_443._tcp.www', certificate_usage: 3, selector: 1, matching_type: 1, certificate_association_data: 'CA978112CA1BBDCAFAC231B39A23DC4DA786EFF8147C4E72B9807785AFEE48BB' },
 };
 
 describe('the OpenAPI document', () => {

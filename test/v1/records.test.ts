@@ -75,6 +75,14 @@ const SAMPLES: Record<string, { create: object; shown: object; patch: object; pa
     replace: { name: 'shop', tag: 'iodef', value: 'mailto:security@example.com', ttl: 3600 },
     replaced: { name: 'shop', tag: 'iodef', value: 'mailto:security@example.com', ttl: 3600 },
   },
+  TLSA: {
+    create: { name: '_443._tcp.www', certificate_usage: 3, selector: 1, matching_type: 1, certificate_association_data: 'ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb' },
+    shown: { name: '_443._tcp.www', certificate_usage: 3, selector: 1, matching_type: 1, certificate_association_data: 'CA978112CA1BBDCAFAC231B39A23DC4DA786EFF8147C4E72B9807785AFEE48BB', ttl: 0 },
+    patch: { matching_type: 0, certificate_association_data: '30820122' },
+    patched: { name: '_443._tcp.www', certificate_usage: 3, selector: 1, matching_type: 0, certificate_association_data: '30820122', ttl: 0 },
+    replace: { name: '_25._tcp.mail', certificate_usage: 2, selector: 0, matching_type: 2, certificate_association_data: 'CA978112CA1BBDCAFAC231B39A23DC4DA786EFF8147C4E72B9807785AFEE48BBCA978112CA1BBDCAFAC231B39A23DC4DA786EFF8147C4E72B9807785AFEE48BB' },
+    replaced: { name: '_25._tcp.mail', certificate_usage: 2, selector: 0, matching_type: 2, certificate_association_data: 'CA978112CA1BBDCAFAC231B39A23DC4DA786EFF8147C4E72B9807785AFEE48BBCA978112CA1BBDCAFAC231B39A23DC4DA786EFF8147C4E72B9807785AFEE48BB', ttl: 0 },
+  },
 };
 
 beforeAll(async () => {
