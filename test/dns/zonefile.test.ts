@@ -60,7 +60,10 @@ beforeAll(async () => {
   for (const r of records) await createRecord(server.base, key, domainId, r);
   // Types interface A never had, through interface B.
   const api = client(server.base, key);
-  const newer: [string, object][] = [['TLSA', { name: '_443._tcp.www', certificate_usage: 3, selector: 1, matching_type: 1, certificate_association_data: SHA256 }]];
+  const newer: [string, object][] = [
+    ['TLSA', { name: '_443._tcp.www', certificate_usage: 3, selector: 1, matching_type: 1, certificate_association_data: SHA256 }],
+    ['SSHFP', { name: 'www', algorithm: 4, fingerprint_type: 2, fingerprint: SHA256 }],
+  ];
   for (const [type, body] of newer) {
     const r = await api.post(`/v1/domains/${domainId}/${type}`, body);
     if (r.status !== 201) throw new Error(`cannot create the ${type} record: ${r.text}`);
@@ -99,6 +102,7 @@ describe('zone file export', () => {
     expect(text).toContain('\tCAA\t0 issuewild ";"\n');
     expect(text).toContain('\tCAA\t0 issue "ca.example.net; id=\\"a\\\\b\\""\n');
     expect(text).toContain(`_443._tcp.www.${ZONE}.\t86400\tIN\tTLSA\t3 1 1 ${SHA256}\n`);
+    expect(text).toContain(`www.${ZONE}.\t86400\tIN\tSSHFP\t4 2 ${SHA256}\n`);
     // The long value spans three quoted strings of at most 255 bytes.
     expect(text).toMatch(/long\.export\.test\.\t\d+\tIN\tTXT\t"v=long;[^"]*" "[^"]*" "[^"]*"\n/);
     const file = join(dir, 'export.zone');

@@ -83,6 +83,14 @@ const SAMPLES: Record<string, { create: object; shown: object; patch: object; pa
     replace: { name: '_25._tcp.mail', certificate_usage: 2, selector: 0, matching_type: 2, certificate_association_data: 'CA978112CA1BBDCAFAC231B39A23DC4DA786EFF8147C4E72B9807785AFEE48BBCA978112CA1BBDCAFAC231B39A23DC4DA786EFF8147C4E72B9807785AFEE48BB' },
     replaced: { name: '_25._tcp.mail', certificate_usage: 2, selector: 0, matching_type: 2, certificate_association_data: 'CA978112CA1BBDCAFAC231B39A23DC4DA786EFF8147C4E72B9807785AFEE48BBCA978112CA1BBDCAFAC231B39A23DC4DA786EFF8147C4E72B9807785AFEE48BB', ttl: 0 },
   },
+  SSHFP: {
+    create: { name: 'host', algorithm: 4, fingerprint_type: 2, fingerprint: '3e23e8160039594a33894f6564e1b1348bbd7a0088d42c4acb73eeaed59c009d' },
+    shown: { name: 'host', algorithm: 4, fingerprint_type: 2, fingerprint: '3E23E8160039594A33894F6564E1B1348BBD7A0088D42C4ACB73EEAED59C009D', ttl: 0 },
+    patch: { algorithm: 3 },
+    patched: { name: 'host', algorithm: 3, fingerprint_type: 2, fingerprint: '3E23E8160039594A33894F6564E1B1348BBD7A0088D42C4ACB73EEAED59C009D', ttl: 0 },
+    replace: { algorithm: 1, fingerprint_type: 1, fingerprint: '86F7E437FAA5A7FCE15D1DDCB9EAEAEA377667B8', ttl: 3600 },
+    replaced: { name: '', algorithm: 1, fingerprint_type: 1, fingerprint: '86F7E437FAA5A7FCE15D1DDCB9EAEAEA377667B8', ttl: 3600 },
+  },
 };
 
 beforeAll(async () => {

@@ -16,6 +16,7 @@ import { presentName, PresentationError, tokenize, type Token } from './presenta
 import { BufferRdataWriter, MessageRdataReader } from './rdata.js';
 import { SOA } from './soa.js';
 import { SRV } from './srv.js';
+import { SSHFP } from './sshfp.js';
 import { TLSA } from './tlsa.js';
 import { TXT } from './txt.js';
 import type { RecordContext, RecordData, RecordFields, RecordType } from './types.js';
@@ -25,7 +26,7 @@ export { V3_DEFAULTS } from './types.js';
 export { PresentationError } from './presentation.js';
 
 /** The types customers can host, in the order interfaces list them. */
-export const RECORD_TYPES: readonly RecordType[] = [A, AAAA, CNAME, MX, NS, TXT, SRV, CAA, TLSA];
+export const RECORD_TYPES: readonly RecordType[] = [A, AAAA, CNAME, MX, NS, TXT, SRV, CAA, TLSA, SSHFP];
 
 /** Every type the server knows: the hosted ones and SOA, which each zone has and the service writes. */
 const KNOWN: readonly RecordType[] = [...RECORD_TYPES, SOA];
