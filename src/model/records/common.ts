@@ -5,7 +5,7 @@ import { WireError } from '../labels.js';
 import { absoluteName, hostnameProblem, MAX_NAME_LENGTH, normalizeTarget } from '../names.js';
 import { MAX_TTL, roundTtl, ttlProblem } from '../ttl.js';
 import { parseName, presentName, PresentationError, type Token } from './presentation.js';
-import { V3_DEFAULTS, type RdataReader, type RecordContext, type RecordData, type RecordFields, type V3Columns } from './types.js';
+import { V3_DEFAULTS, type RdataReader, type RecordContext, type RecordData, type RecordFields, type RecordType, type V3Columns } from './types.js';
 
 /** Owner name (relative, "" = apex): a host name that may hold `_` labels and a leading `*`. */
 export function validateOwner(rec: RecordData, zone: string, p: Problems): void {
@@ -129,3 +129,21 @@ export function parseOneHost(tokens: Token[], origin: string, what: string): str
   if (tokens.length !== 1) throw new PresentationError(`one ${what} is expected, not ${tokens.length} fields`);
   return parseName(tokens[0], origin, what);
 }
+
+/**
+ * The schema, checks, wire format and master-file text of a type whose data is one host name in `field`
+ * (NS, CNAME, PTR): RFC 1035's, so a response may compress the name (RFC 3597 4). `what` names the host
+ * name in messages; a type with rules of its own calls this `validate` from its own.
+ */
+export const oneHostType = (type: string, field: string, what: string, description: string): Pick<RecordType, 'v1Fields' | 'v1Required' | 'validate' | 'encode' | 'decode' | 'present' | 'parse'> => ({
+  v1Fields: { name: nameField, [field]: hostField(description), ttl: ttlField },
+  v1Required: [field],
+  validate(rec, _ctx, p) {
+    rec.data = { [field]: rec.data[field] };
+    validateHost(rec.data, field, type, what, p);
+  },
+  encode: (data, w) => w.name(String(data[field]), true),
+  decode: (r) => ({ [field]: r.name() }),
+  present: (data) => presentHost(data[field]),
+  parse: (tokens, origin) => ({ [field]: parseOneHost(tokens, origin, `the ${what}`) }),
+});
