@@ -63,6 +63,7 @@ beforeAll(async () => {
   const newer: [string, object][] = [
     ['TLSA', { name: '_443._tcp.www', certificate_usage: 3, selector: 1, matching_type: 1, certificate_association_data: SHA256 }],
     ['SSHFP', { name: 'www', algorithm: 4, fingerprint_type: 2, fingerprint: SHA256 }],
+    ['PTR', { name: 'ptr', ptrdname: `www.${ZONE}` }],
   ];
   for (const [type, body] of newer) {
     const r = await api.post(`/v1/domains/${domainId}/${type}`, body);

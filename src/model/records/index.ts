@@ -13,6 +13,7 @@ import { validateOwner, validateTtl } from './common.js';
 import { MX } from './mx.js';
 import { NS } from './ns.js';
 import { presentName, PresentationError, tokenize, type Token } from './presentation.js';
+import { PTR } from './ptr.js';
 import { BufferRdataWriter, MessageRdataReader } from './rdata.js';
 import { SOA } from './soa.js';
 import { SRV } from './srv.js';
@@ -26,7 +27,7 @@ export { V3_DEFAULTS } from './types.js';
 export { PresentationError } from './presentation.js';
 
 /** The types customers can host, in the order interfaces list them. */
-export const RECORD_TYPES: readonly RecordType[] = [A, AAAA, CNAME, MX, NS, TXT, SRV, CAA, TLSA, SSHFP];
+export const RECORD_TYPES: readonly RecordType[] = [A, AAAA, CNAME, MX, NS, TXT, SRV, CAA, TLSA, SSHFP, PTR];
 
 /** Every type the server knows: the hosted ones and SOA, which each zone has and the service writes. */
 const KNOWN: readonly RecordType[] = [...RECORD_TYPES, SOA];
