@@ -23,11 +23,16 @@ export function validateTtl(rec: RecordData, p: Problems): void {
 /**
  * A host name in record data (CNAME/MX/NS/SRV target), stored without the trailing dot. Underscores are
  * allowed (a CNAME to `_acme-challenge.other.example` delegates ACME validation); a `*` label is not.
+ * `root`: the type gives the root name "." a meaning ("no name": NAPTR's replacement); it is stored as ".".
  */
-export function validateHost(data: RecordFields, field: string, type: string, what: string, p: Problems): void {
+export function validateHost(data: RecordFields, field: string, type: string, what: string, p: Problems, opts: { root?: boolean } = {}): void {
   const raw = data[field];
+  if (opts.root && typeof raw === 'string' && raw.trim() === '.') {
+    data[field] = '.';
+    return;
+  }
   if (typeof raw !== 'string' || normalizeTarget(raw) === '') {
-    p.add(field, `A ${type} record needs ${what}.`);
+    p.add(field, `A ${type} record needs ${what}${opts.root ? ', or "." for none' : ''}.`);
     return;
   }
   data[field] = normalizeTarget(raw);
@@ -123,6 +128,8 @@ export function decodeHexRest(r: RdataReader, what: string): string {
   if (r.left === 0) throw new WireError(`${what} is missing`);
   return r.bytes(r.left).toString('hex').toUpperCase();
 }
+/** A name read from the wire or a master file (the root there is "") in the form validateHost's `root` stores: ".". */
+export const rootAsDot = (name: string): string => (name === '' ? '.' : name);
 
 /** Reads exactly one host name from master-file tokens. */
 export function parseOneHost(tokens: Token[], origin: string, what: string): string {
