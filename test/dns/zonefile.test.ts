@@ -64,6 +64,8 @@ beforeAll(async () => {
     ['TLSA', { name: '_443._tcp.www', certificate_usage: 3, selector: 1, matching_type: 1, certificate_association_data: SHA256 }],
     ['SSHFP', { name: 'www', algorithm: 4, fingerprint_type: 2, fingerprint: SHA256 }],
     ['PTR', { name: 'ptr', ptrdname: `www.${ZONE}` }],
+    ['NAPTR', { name: 'sip', order: 100, preference: 10, flags: 'U', services: 'E2U+sip', regexp: '!^\\+1(.*)$!sip:\\1@"x".example.com!' }],
+    ['NAPTR', { name: 'sip', order: 100, preference: 20, flags: 'S', services: 'SIP+D2U', replacement: `_sip._udp.${ZONE}` }],
   ];
   for (const [type, body] of newer) {
     const r = await api.post(`/v1/domains/${domainId}/${type}`, body);
@@ -104,6 +106,7 @@ describe('zone file export', () => {
     expect(text).toContain('\tCAA\t0 issue "ca.example.net; id=\\"a\\\\b\\""\n');
     expect(text).toContain(`_443._tcp.www.${ZONE}.\t86400\tIN\tTLSA\t3 1 1 ${SHA256}\n`);
     expect(text).toContain(`www.${ZONE}.\t86400\tIN\tSSHFP\t4 2 ${SHA256}\n`);
+    expect(text).toContain('\tNAPTR\t100 10 "U" "E2U+sip" "!^\\\\+1(.*)$!sip:\\\\1@\\"x\\".example.com!" .\n');
     // The long value spans three quoted strings of at most 255 bytes.
     expect(text).toMatch(/long\.export\.test\.\t\d+\tIN\tTXT\t"v=long;[^"]*" "[^"]*" "[^"]*"\n/);
     const file = join(dir, 'export.zone');

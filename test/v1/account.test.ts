@@ -204,6 +204,7 @@ describe('isolation between accounts', () => {
       TLSA: { name: '_443._tcp', certificate_usage: 3, selector: 1, matching_type: 0, certificate_association_data: 'AB' },
       SSHFP: { algorithm: 4, fingerprint_type: 1, fingerprint: '86F7E437FAA5A7FCE15D1DDCB9EAEAEA377667B8' },
       PTR: { name: '10', ptrdname: 'host.example' },
+      NAPTR: { order: 1, preference: 1, flags: 'U', services: 'E2U+sip', regexp: '!^.*$!sip:eve@example.com!' },
     };
     for (const t of RECORD_TYPE_NAMES) rec[t] = (await eve.post(`/v1/domains/${dom}/${t}`, bodies[t])).body.id;
     const eveKeyId = (await eve.get('/v1/keys')).body[0].id;

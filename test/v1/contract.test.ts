@@ -83,6 +83,7 @@ const SAMPLE: Record<string, object> = {
   TLSA: { name: '_443._tcp.www', certificate_usage: 3, selector: 1, matching_type: 1, certificate_association_data: 'CA978112CA1BBDCAFAC231B39A23DC4DA786EFF8147C4E72B9807785AFEE48BB' },
   SSHFP: { name: 'host', algorithm: 4, fingerprint_type: 2, fingerprint: '3E23E8160039594A33894F6564E1B1348BBD7A0088D42C4ACB73EEAED59C009D' },
   PTR: { name: '10', ptrdname: 'host.contract.example' },
+  NAPTR: { name: 'sip', order: 100, preference: 10, flags: 'S', services: 'SIP+D2U', replacement: '_sip._udp.contract.example' },
 };
 
 describe('the OpenAPI document', () => {

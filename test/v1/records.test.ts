@@ -99,6 +99,14 @@ const SAMPLES: Record<string, { create: object; shown: object; patch: object; pa
     replace: { name: '11', ptrdname: 'x.example', ttl: 3600 },
     replaced: { name: '11', ptrdname: 'x.example', ttl: 3600 },
   },
+  NAPTR: {
+    create: { name: 'sip', order: 100, preference: 10, flags: 'u', services: 'E2U+sip', regexp: '!^.*$!sip:info@records.example!' },
+    shown: { name: 'sip', order: 100, preference: 10, flags: 'U', services: 'E2U+sip', regexp: '!^.*$!sip:info@records.example!', replacement: '.', ttl: 0 },
+    patch: { flags: 'S', regexp: '', replacement: '_sip._udp.records.example.' },
+    patched: { name: 'sip', order: 100, preference: 10, flags: 'S', services: 'E2U+sip', regexp: '', replacement: '_sip._udp.records.example', ttl: 0 },
+    replace: { order: 1, preference: 2 },
+    replaced: { name: '', order: 1, preference: 2, flags: '', services: '', regexp: '', replacement: '.', ttl: 0 },
+  },
 };
 
 beforeAll(async () => {

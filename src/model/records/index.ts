@@ -11,6 +11,7 @@ import { CAA } from './caa.js';
 import { CNAME } from './cname.js';
 import { validateOwner, validateTtl } from './common.js';
 import { MX } from './mx.js';
+import { NAPTR } from './naptr.js';
 import { NS } from './ns.js';
 import { presentName, PresentationError, tokenize, type Token } from './presentation.js';
 import { PTR } from './ptr.js';
@@ -27,7 +28,7 @@ export { V3_DEFAULTS } from './types.js';
 export { PresentationError } from './presentation.js';
 
 /** The types customers can host, in the order interfaces list them. */
-export const RECORD_TYPES: readonly RecordType[] = [A, AAAA, CNAME, MX, NS, TXT, SRV, CAA, TLSA, SSHFP, PTR];
+export const RECORD_TYPES: readonly RecordType[] = [A, AAAA, CNAME, MX, NS, TXT, SRV, CAA, TLSA, SSHFP, PTR, NAPTR];
 
 /** Every type the server knows: the hosted ones and SOA, which each zone has and the service writes. */
 const KNOWN: readonly RecordType[] = [...RECORD_TYPES, SOA];
