@@ -1,4 +1,4 @@
-/** Authoritative answers as dig and kdig see them, for zones written through interface A. */
+/** Authoritative answers as dig and kdig see them, for zones written through interface A (interface B for types A lacks). */
 import * as dnsPacket from 'dns-packet';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { serialiseZone, type ZoneContent } from '../../src/model/zone.js';
 import { startServer } from '../../src/server.js';
 import { transfer } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { client } from '../v1/support.js';
 import { call, data } from '../v3/support.js';
 import { createDomain, createRecord, dig, kdig, rrs, udpExchange } from './support.js';
 
@@ -163,6 +164,21 @@ describe('answers', () => {
     const ds = await dig(server, `sub.${name}`, 'DS');
     expect(ds.flags).toContain('aa');
     expect(soaLine(ds)).toHaveLength(1);
+  });
+
+  it('answers a DS query at a delegation itself (the parent side of the cut) with AA, and refers names below it', async () => {
+    const { id, name } = await zone([{ Type: 'NS', Name: 'sub', Target: 'ns.elsewhere.example' }]);
+    // Interface A has no DS.
+    const digest = '2E7D2C03A9507AE265ECF5B5356885A53393A2029D241394997265A1A25AEFC6';
+    const made = await client(server.base, key).post(`/v1/domains/${id}/DS`, { name: 'sub', key_tag: 12345, algorithm: 13, digest_type: 2, digest });
+    expect(made.status, made.text).toBe(201);
+    const ds = await kdig(server, `sub.${name}`, 'DS');
+    expect([ds.status, ds.flags]).toEqual(['NOERROR', expect.arrayContaining(['aa'])]);
+    expect(rrs(ds.answer)).toEqual([`sub.${name}. 86400 DS 12345 13 2 ${digest}`]);
+    expect(ds.authority).toEqual([]);
+    const below = await kdig(server, `www.sub.${name}`, 'DS');
+    expect([below.status, below.flags, below.answer]).toEqual(['NOERROR', expect.not.arrayContaining(['aa']), []]);
+    expect(rrs(below.authority)).toEqual([`sub.${name}. 86400 NS ns.elsewhere.example.`]);
   });
 
   it('adds in-zone addresses of MX, SRV and NS targets to the additional section', async () => {

@@ -66,6 +66,8 @@ beforeAll(async () => {
     ['PTR', { name: 'ptr', ptrdname: `www.${ZONE}` }],
     ['NAPTR', { name: 'sip', order: 100, preference: 10, flags: 'U', services: 'E2U+sip', regexp: '!^\\+1(.*)$!sip:\\1@"x".example.com!' }],
     ['NAPTR', { name: 'sip', order: 100, preference: 20, flags: 'S', services: 'SIP+D2U', replacement: `_sip._udp.${ZONE}` }],
+    // At the delegation.
+    ['DS', { name: 'sub', key_tag: 12345, algorithm: 13, digest_type: 2, digest: '2E7D2C03A9507AE265ECF5B5356885A53393A2029D241394997265A1A25AEFC6' }],
   ];
   for (const [type, body] of newer) {
     const r = await api.post(`/v1/domains/${domainId}/${type}`, body);

@@ -9,8 +9,11 @@ let key: string;
 let api: Client;
 let domainId: number;
 
-/** Per type: a create body, the GET it must yield (without id/type), a PATCH and its effect. */
-const SAMPLES: Record<string, { create: object; shown: object; patch: object; patched: object; replace: object; replaced: object }> = {
+/**
+ * Per type: a create body, the GET it must yield (without id/type), a PATCH and its effect; `needs`, a record
+ * the type needs at its name (DS: a delegation's NS), made first and deleted last.
+ */
+const SAMPLES: Record<string, { create: object; shown: object; patch: object; patched: object; replace: object; replaced: object; needs?: { type: string; body: object } }> = {
   A: {
     create: { name: 'www', address: '192.0.2.1' },
     shown: { name: 'www', address: '192.0.2.1', ttl: 0 },
@@ -107,6 +110,15 @@ const SAMPLES: Record<string, { create: object; shown: object; patch: object; pa
     replace: { order: 1, preference: 2 },
     replaced: { name: '', order: 1, preference: 2, flags: '', services: '', regexp: '', replacement: '.', ttl: 0 },
   },
+  DS: {
+    needs: { type: 'NS', body: { name: 'child', nameserver: 'ns1.child.example' } },
+    create: { name: 'child', key_tag: 12345, algorithm: 13, digest_type: 2, digest: '2e7d2c03a9507ae265ecf5b5356885a53393a2029d241394997265a1a25aefc6' },
+    shown: { name: 'child', key_tag: 12345, algorithm: 13, digest_type: 2, digest: '2E7D2C03A9507AE265ECF5B5356885A53393A2029D241394997265A1A25AEFC6', ttl: 0 },
+    patch: { algorithm: 8 },
+    patched: { name: 'child', key_tag: 12345, algorithm: 8, digest_type: 2, digest: '2E7D2C03A9507AE265ECF5B5356885A53393A2029D241394997265A1A25AEFC6', ttl: 0 },
+    replace: { name: 'child', key_tag: 1, algorithm: 13, digest_type: 1, digest: '86F7E437FAA5A7FCE15D1DDCB9EAEAEA377667B8', ttl: 3600 },
+    replaced: { name: 'child', key_tag: 1, algorithm: 13, digest_type: 1, digest: '86F7E437FAA5A7FCE15D1DDCB9EAEAEA377667B8', ttl: 3600 },
+  },
 };
 
 beforeAll(async () => {
@@ -126,6 +138,8 @@ describe('per-type record routes', () => {
     it(`${type}: POST, GET, list, PUT, PATCH, DELETE`, async () => {
       const s = SAMPLES[type]!;
       const base = `/v1/domains/${domainId}/${type}`;
+      const needed = s.needs && (await api.post(`/v1/domains/${domainId}/${s.needs.type}`, s.needs.body));
+      if (needed) expect(needed.status, needed.text).toBe(201);
       const c = await api.post(base, s.create);
       expect(c.status, c.text).toBe(201);
       expect(c.body).toEqual({ id: expect.any(Number), type, ...s.shown });
@@ -149,6 +163,7 @@ describe('per-type record routes', () => {
       expect(d.status).toBe(204);
       expectProblem(await api.get(`${base}/${c.body.id}`), 404);
       expect((await api.get(base)).body).toEqual([]);
+      if (needed) expect((await api.del(`/v1/domains/${domainId}/${s.needs?.type}/${needed.body.id}`)).status).toBe(204);
     });
   }
 });
