@@ -3,7 +3,7 @@
  * the delegation: only where the name has NS records (the zone rules see to that), never at the apex (the
  * zone's own DS records live in its parent). The DNS server answers DS queries at a delegation itself.
  */
-import { hexField, nameField, ttlField, uint16Field, uint8Field, validateHex, validateUint } from './common.js';
+import { decodeHexRest, hexField, nameField, ttlField, uint16Field, uint8Field, validateHex, validateUint } from './common.js';
 import { parseHex, parseUint } from './presentation.js';
 import type { RecordType } from './types.js';
 
@@ -41,7 +41,7 @@ export const DS: RecordType = {
     w.u8(Number(data.digest_type));
     w.bytes(Buffer.from(String(data.digest), 'hex'));
   },
-  decode: (r) => ({ key_tag: r.u16(), algorithm: r.u8(), digest_type: r.u8(), digest: r.bytes(r.left).toString('hex').toUpperCase() }),
+  decode: (r) => ({ key_tag: r.u16(), algorithm: r.u8(), digest_type: r.u8(), digest: decodeHexRest(r, 'the digest') }),
   // dig and named-compilezone split a long digest into groups of 56 digits; written whole, as kdig does.
   present: (data) => `${Number(data.key_tag)} ${Number(data.algorithm)} ${Number(data.digest_type)} ${String(data.digest)}`,
   parse: (tokens) => ({
