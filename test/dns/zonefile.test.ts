@@ -67,6 +67,7 @@ beforeAll(async () => {
     ['NAPTR', { name: 'sip', order: 100, preference: 10, flags: 'U', services: 'E2U+sip', regexp: '!^\\+1(.*)$!sip:\\1@"x".example.com!' }],
     ['NAPTR', { name: 'sip', order: 100, preference: 20, flags: 'S', services: 'SIP+D2U', replacement: `_sip._udp.${ZONE}` }],
     // At the delegation.
+    ['SVCB', { name: '_dns', svc_priority: 1, target_name: `www.${ZONE}`, svc_params: { mandatory: ['alpn'], alpn: ['dot', 'h\\2,x'], port: 853, ipv6hint: ['2001:db8::53'], key667: 'a b\\"c' } }],
     ['DS', { name: 'sub', key_tag: 12345, algorithm: 13, digest_type: 2, digest: '2E7D2C03A9507AE265ECF5B5356885A53393A2029D241394997265A1A25AEFC6' }],
   ];
   for (const [type, body] of newer) {

@@ -118,6 +118,15 @@ const SAMPLES: Record<string, { create: object; shown: object; patch: object; pa
     patched: { name: 'child', key_tag: 12345, algorithm: 8, digest_type: 2, digest: '2E7D2C03A9507AE265ECF5B5356885A53393A2029D241394997265A1A25AEFC6', ttl: 0 },
     replace: { name: 'child', key_tag: 1, algorithm: 13, digest_type: 1, digest: '86F7E437FAA5A7FCE15D1DDCB9EAEAEA377667B8', ttl: 3600 },
     replaced: { name: 'child', key_tag: 1, algorithm: 13, digest_type: 1, digest: '86F7E437FAA5A7FCE15D1DDCB9EAEAEA377667B8', ttl: 3600 },
+    },
+  SVCB: {
+    create: { name: '_dns', svc_priority: 1, target_name: 'dns.records.example.', svc_params: { alpn: ['dot'], port: 853 } },
+    shown: { name: '_dns', svc_priority: 1, target_name: 'dns.records.example', svc_params: { alpn: ['dot'], port: 853 }, ttl: 0 },
+    // svc_params is one field: PATCH replaces it whole.
+    patch: { svc_params: { alpn: ['h2'], key7: '/dns-query{?dns}' } },
+    patched: { name: '_dns', svc_priority: 1, target_name: 'dns.records.example', svc_params: { alpn: ['h2'], key7: '/dns-query{?dns}' }, ttl: 0 },
+    replace: { svc_priority: 0, target_name: 'other.example' },
+    replaced: { name: '', svc_priority: 0, target_name: 'other.example', svc_params: {}, ttl: 0 },
   },
 };
 

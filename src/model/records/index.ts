@@ -20,6 +20,7 @@ import { BufferRdataWriter, MessageRdataReader } from './rdata.js';
 import { SOA } from './soa.js';
 import { SRV } from './srv.js';
 import { SSHFP } from './sshfp.js';
+import { SVCB } from './svcb.js';
 import { TLSA } from './tlsa.js';
 import { TXT } from './txt.js';
 import type { RecordContext, RecordData, RecordFields, RecordType } from './types.js';
@@ -29,7 +30,7 @@ export { V3_DEFAULTS } from './types.js';
 export { PresentationError } from './presentation.js';
 
 /** The types customers can host, in the order interfaces list them. */
-export const RECORD_TYPES: readonly RecordType[] = [A, AAAA, CNAME, MX, NS, TXT, SRV, CAA, TLSA, SSHFP, PTR, NAPTR, DS];
+export const RECORD_TYPES: readonly RecordType[] = [A, AAAA, CNAME, MX, NS, TXT, SRV, CAA, TLSA, SSHFP, PTR, NAPTR, DS, SVCB];
 
 /** Every type the server knows: the hosted ones and SOA, which each zone has and the service writes. */
 const KNOWN: readonly RecordType[] = [...RECORD_TYPES, SOA];
