@@ -66,9 +66,11 @@ beforeAll(async () => {
     ['PTR', { name: 'ptr', ptrdname: `www.${ZONE}` }],
     ['NAPTR', { name: 'sip', order: 100, preference: 10, flags: 'U', services: 'E2U+sip', regexp: '!^\\+1(.*)$!sip:\\1@"x".example.com!' }],
     ['NAPTR', { name: 'sip', order: 100, preference: 20, flags: 'S', services: 'SIP+D2U', replacement: `_sip._udp.${ZONE}` }],
-    // At the delegation.
     ['SVCB', { name: '_dns', svc_priority: 1, target_name: `www.${ZONE}`, svc_params: { mandatory: ['alpn'], alpn: ['dot', 'h\\2,x'], port: 853, ipv6hint: ['2001:db8::53'], key667: 'a b\\"c' } }],
+    // At the delegation.
     ['DS', { name: 'sub', key_tag: 12345, algorithm: 13, digest_type: 2, digest: '2E7D2C03A9507AE265ECF5B5356885A53393A2029D241394997265A1A25AEFC6' }],
+    ['HTTPS', { name: '', svc_priority: 1, target_name: '.', svc_params: { alpn: ['h2', 'h3'], 'no-default-alpn': true, ipv4hint: ['192.0.2.1'], ech: 'AEX+DQBBpQAgACB/' } }],
+    ['HTTPS', { name: 'shop', svc_priority: 0, target_name: `www.${ZONE}` }],
   ];
   for (const [type, body] of newer) {
     const r = await api.post(`/v1/domains/${domainId}/${type}`, body);

@@ -128,6 +128,14 @@ const SAMPLES: Record<string, { create: object; shown: object; patch: object; pa
     replace: { svc_priority: 0, target_name: 'other.example' },
     replaced: { name: '', svc_priority: 0, target_name: 'other.example', svc_params: {}, ttl: 0 },
   },
+  HTTPS: {
+    create: { svc_priority: 1, target_name: '.', svc_params: { alpn: ['h3', 'h2'], ipv6hint: ['2001:DB8:0::1'] } },
+    shown: { name: '', svc_priority: 1, target_name: '.', svc_params: { alpn: ['h3', 'h2'], ipv6hint: ['2001:db8::1'] }, ttl: 0 },
+    patch: { svc_priority: 2, ttl: 300 },
+    patched: { name: '', svc_priority: 2, target_name: '.', svc_params: { alpn: ['h3', 'h2'], ipv6hint: ['2001:db8::1'] }, ttl: 300 },
+    replace: { name: 'www', svc_priority: 0, target_name: 'cdn.example.net' },
+    replaced: { name: 'www', svc_priority: 0, target_name: 'cdn.example.net', svc_params: {}, ttl: 0 },
+  },
 };
 
 beforeAll(async () => {

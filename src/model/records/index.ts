@@ -11,6 +11,7 @@ import { CAA } from './caa.js';
 import { CNAME } from './cname.js';
 import { validateOwner, validateTtl } from './common.js';
 import { DS } from './ds.js';
+import { HTTPS } from './https.js';
 import { MX } from './mx.js';
 import { NAPTR } from './naptr.js';
 import { NS } from './ns.js';
@@ -30,7 +31,7 @@ export { V3_DEFAULTS } from './types.js';
 export { PresentationError } from './presentation.js';
 
 /** The types customers can host, in the order interfaces list them. */
-export const RECORD_TYPES: readonly RecordType[] = [A, AAAA, CNAME, MX, NS, TXT, SRV, CAA, TLSA, SSHFP, PTR, NAPTR, DS, SVCB];
+export const RECORD_TYPES: readonly RecordType[] = [A, AAAA, CNAME, MX, NS, TXT, SRV, CAA, TLSA, SSHFP, PTR, NAPTR, DS, SVCB, HTTPS];
 
 /** Every type the server knows: the hosted ones and SOA, which each zone has and the service writes. */
 const KNOWN: readonly RecordType[] = [...RECORD_TYPES, SOA];
