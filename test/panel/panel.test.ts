@@ -3,7 +3,7 @@
  * and the DNS server answers what the panel made. Screenshots of every page go to test-artifacts/panel/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { dig } from '../dns/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { client } from '../v1/support.js';
@@ -39,6 +39,12 @@ async function addForm(type: string) {
   const form = section.getByRole('form', { name: `Add ${type} record` });
   if (!(await form.isVisible())) await section.locator('summary').click();
   return form;
+}
+/** The API's reason shown under a form control once it appears: marked invalid, tied to it by aria-describedby. */
+async function fieldError(control: Locator): Promise<string> {
+  await control.and(page.locator('[aria-invalid="true"]')).waitFor();
+  const described = (await control.getAttribute('aria-describedby')) ?? '';
+  return page.locator(`[id="${described.split(' ').find((id) => id.endsWith('-err'))}"]`).innerText();
 }
 const sessionKey = (): Promise<string | undefined> => page.evaluate("JSON.parse(sessionStorage.getItem('zonehost.session') ?? 'null')?.key");
 /** Text and name attribute of the element that has the keyboard focus. */
@@ -124,18 +130,29 @@ describe('control panel', { timeout: 120_000 }, () => {
     expect((await dig(server, `_sip._tcp.${ZONE}`, 'SRV')).answer.map((r) => r.data)).toEqual([`10 5 5060 sip.${ZONE}.`]);
   });
 
+  it('adds an HTTPS record, its parameters written as JSON and their problems shown under them', async () => {
+    const form = await addForm('HTTPS');
+    await form.getByLabel('Svc priority').fill('1');
+    await form.getByLabel('Target name').fill('.');
+    const params = form.getByLabel('Svc params');
+    await params.fill('{"alpn": ["h2", "h3"], "port": 70000}');
+    await form.getByRole('button', { name: 'Add HTTPS record' }).click();
+    expect(await fieldError(params)).toMatch(/65535/);
+
+    await params.fill('{"alpn": ["h2", "h3"], "port": 8443}');
+    await form.getByRole('button', { name: 'Add HTTPS record' }).click();
+    await page.getByRole('region', { name: /^HTTPS records/ }).getByRole('cell', { name: '{"alpn":["h2","h3"],"port":8443}' }).waitFor();
+    expect((await dig(server, ZONE, 'HTTPS')).answer.map((r) => r.data)).toEqual(['1 . alpn="h2,h3" port=8443']);
+  });
+
   it('shows a clear inline error for an invalid IP address, and creates nothing', async () => {
     const form = await addForm('A');
     await form.getByLabel('Name').fill('bad');
     const address = form.getByLabel('Address');
     await address.fill('192.0.2.300');
     await form.getByRole('button', { name: 'Add A record' }).click();
-    await form.locator('.field-error').waitFor();
     // The reason from the API's problem document sits under the field and is tied to it.
-    expect(await address.getAttribute('aria-invalid')).toBe('true');
-    const described = (await address.getAttribute('aria-describedby')) ?? '';
-    const reason = await page.locator(`[id="${described.split(' ').find((id) => id.endsWith('-err'))}"]`).innerText();
-    expect(reason).toMatch(/IPv4|address/i);
+    expect(await fieldError(address)).toMatch(/IPv4|address/i);
     await shot(page, '03-invalid-address');
     expect((await dig(server, `bad.${ZONE}`, 'A')).status).toBe('NXDOMAIN');
     await page.getByRole('region', { name: /^A records/ }).locator('summary').click(); // close the form again

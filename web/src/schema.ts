@@ -5,7 +5,8 @@
 
 export interface FieldSpec {
   name: string;
-  kind: 'integer' | 'string';
+  /** `json`: an object or a list (SVCB's svc_params), edited as JSON text. */
+  kind: 'integer' | 'string' | 'json';
   required: boolean;
   description: string;
   default?: string | number;
@@ -25,7 +26,7 @@ interface JsonSchema {
   description?: string;
   required?: string[];
   properties?: Record<string, JsonSchema>;
-  default?: string | number;
+  default?: unknown;
   minimum?: number;
   maximum?: number;
   maxLength?: number;
@@ -56,10 +57,10 @@ export function recordTypes(): Promise<TypeSpec[]> {
         description: schema.description ?? '',
         fields: Object.entries(schema.properties).map(([name, s]) => ({
           name,
-          kind: s.type === 'integer' ? 'integer' : 'string',
+          kind: s.type === 'integer' ? 'integer' : s.type === 'object' || s.type === 'array' ? 'json' : 'string',
           required: required.has(name),
           description: s.description ?? '',
-          ...(s.default === undefined ? {} : { default: s.default }),
+          ...(s.default === undefined ? {} : { default: typeof s.default === 'number' ? s.default : toText(s.default) }),
           ...(s.minimum === undefined ? {} : { minimum: s.minimum }),
           ...(s.maximum === undefined ? {} : { maximum: s.maximum }),
           ...(s.maxLength === undefined ? {} : { maxLength: s.maxLength }),
@@ -74,12 +75,21 @@ export function recordTypes(): Promise<TypeSpec[]> {
   return cached;
 }
 
-/** Form text for a field's value. */
-export const toText = (v: unknown): string => (v === undefined || v === null ? '' : String(v));
+/** Form text for a field's value; objects and lists as JSON. */
+export const toText = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+/** JSON text as its value; text that is not JSON as typed, for the server to explain. */
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
 
 /**
- * The body for the API from form texts: integers as numbers; a blank optional field is left out (the
- * server applies its default on create, keeps the value on update).
+ * The body for the API from form texts: integers as numbers, JSON fields as their value; a blank optional
+ * field is left out (the server applies its default on create, keeps the value on update).
  */
 export function bodyOf(fields: FieldSpec[], values: Record<string, string>, only?: Set<string>): Record<string, unknown> {
   const body: Record<string, unknown> = {};
@@ -88,7 +98,7 @@ export function bodyOf(fields: FieldSpec[], values: Record<string, string>, only
     const text = values[f.name] ?? '';
     if (text.trim() === '' && !f.required && f.name !== 'name') continue;
     // A number the user typed goes as a number; anything else as typed, for the server to explain.
-    body[f.name] = f.kind === 'integer' && /^\s*-?\d+\s*$/.test(text) ? Number(text) : text;
+    body[f.name] = f.kind === 'json' ? jsonOf(text) : f.kind === 'integer' && /^\s*-?\d+\s*$/.test(text) ? Number(text) : text;
   }
   return body;
 }

@@ -11,10 +11,12 @@ import { ConfirmButton, ErrorSummary, Field, problemOf, splitProblem, useLoad } 
 const labelOf = (f: FieldSpec): string => (f.name === 'ttl' ? 'TTL' : f.name.charAt(0).toUpperCase() + f.name.slice(1).replace(/_/g, ' '));
 
 function hintOf(f: FieldSpec): string {
-  const parts = [f.description];
+  const parts = [f.description, f.kind === 'json' ? 'As JSON.' : ''];
   if (f.default !== undefined && f.default !== '') parts.push(`Default ${f.default}.`);
   return parts.filter(Boolean).join(' ');
 }
+
+const placeholderOf = (f: FieldSpec): string | undefined => (f.name === 'name' ? '@ for the domain itself' : f.default !== undefined && f.default !== '' ? String(f.default) : undefined);
 
 function RecordForm({ spec, initial, label, submitLabel, onSubmit, onCancel }: {
   spec: TypeSpec;
@@ -51,18 +53,22 @@ function RecordForm({ spec, initial, label, submitLabel, onSubmit, onCancel }: {
       <ErrorSummary messages={general} />
       {spec.fields.map((f) => (
         <Field key={f.name} label={labelOf(f)} hint={hintOf(f)} errors={byField[f.name]} required={f.required}>
-          {(p) => (
-            <input
-              {...p}
-              name={f.name}
-              inputMode={f.kind === 'integer' ? 'numeric' : undefined}
-              maxLength={f.maxLength}
-              autoComplete="off"
-              placeholder={f.name === 'name' ? '@ for the domain itself' : f.default !== undefined && f.default !== '' ? String(f.default) : undefined}
-              value={values[f.name] ?? ''}
-              onChange={(e) => setValues((v) => ({ ...v, [f.name]: e.target.value }))}
-            />
-          )}
+          {(p) =>
+            f.kind === 'json' ? (
+              <textarea {...p} name={f.name} rows={3} spellCheck={false} placeholder={placeholderOf(f)} value={values[f.name] ?? ''} onChange={(e) => setValues((v) => ({ ...v, [f.name]: e.target.value }))} />
+            ) : (
+              <input
+                {...p}
+                name={f.name}
+                inputMode={f.kind === 'integer' ? 'numeric' : undefined}
+                maxLength={f.maxLength}
+                autoComplete="off"
+                placeholder={placeholderOf(f)}
+                value={values[f.name] ?? ''}
+                onChange={(e) => setValues((v) => ({ ...v, [f.name]: e.target.value }))}
+              />
+            )
+          }
         </Field>
       ))}
       <div className="actions">
