@@ -7,7 +7,8 @@
  */
 import type { StoredDomain } from '../model/domain.js';
 import type { Store } from '../store/store.js';
-import type { ChangeBus, ZoneChange } from './events.js';
+import type { ZoneChange } from '../model/events.js';
+import type { ChangeBus } from './events.js';
 
 export const DEFAULT_RECONCILE_MS = 5000;
 

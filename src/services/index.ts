@@ -11,7 +11,7 @@ import { RecordService } from './records.js';
 import { ZoneWriter } from './write.js';
 
 export type { Actor, Limits } from './actor.js';
-export { ChangeBus, type ZoneChange } from './events.js';
+export { ChangeBus } from './events.js';
 
 export class Services {
   readonly bus = new ChangeBus();

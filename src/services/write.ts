@@ -4,7 +4,8 @@
  */
 import type { StoreOps, Store } from '../store/store.js';
 import type { Actor } from './actor.js';
-import type { ChangeBus, ZoneChange } from './events.js';
+import type { ZoneChange } from '../model/events.js';
+import type { ChangeBus } from './events.js';
 
 export interface JournalEntry {
   action: string;

@@ -5,7 +5,7 @@ import type { RecordData, StoredRecord } from '../model/records/index.js';
 import { isPostgres } from './migrations/helpers.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database, DomainsTable, RecordsTable } from './schema.js';
-import type { ZoneChange } from '../services/events.js';
+import type { ZoneChange } from '../model/events.js';
 import { pageLimit, type Account, type ApiKeyRow, type ChangeRow, type DomainFilter, type DomainKey, type LeaderLock, type MirrorState, type NewChange, type Store, type StoreOps } from './store.js';
 
 // PostgreSQL returns bigint as a string; all our bigints (ms times, serials) fit a double exactly.

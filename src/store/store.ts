@@ -4,7 +4,7 @@
  */
 import type { DomainData, StoredDomain } from '../model/domain.js';
 import type { RecordData, StoredRecord } from '../model/records/index.js';
-import type { ZoneChange } from '../services/events.js';
+import type { ZoneChange } from '../model/events.js';
 
 export interface Account {
   id: number;

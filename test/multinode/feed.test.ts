@@ -4,7 +4,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ZoneChange } from '../../src/services/events.js';
+import type { ZoneChange } from '../../src/model/events.js';
 import { parsePostgresUrl } from '../../src/store/postgres/pg-dialect.js';
 import { freshDatabase, startTestServer, v3, type TestServer } from '../support/server.js';
 import { waitFor } from './nodes.js';

@@ -15,7 +15,8 @@ import { absoluteName, MAX_NAME_LENGTH, relativeName } from '../../model/names.j
 import { checkRecord, recordType, SOA_TYPE, type RecordData } from '../../model/records/index.js';
 import { checkZone } from '../../model/zone-rules.js';
 import { DEFAULT_TIMERS } from '../../model/ttl.js';
-import type { Services, ZoneChange } from '../../services/index.js';
+import type { ZoneChange } from '../../model/events.js';
+import type { Services } from '../../services/index.js';
 import type { TransferState } from '../../services/mirrors.js';
 import { parseZone, serialiseZone, soaData, type Soa, type ZoneContent, type ZoneRecord } from '../../model/zone.js';
 import { CLASS_IN, OPCODE, wireTtl } from '../wire.js';

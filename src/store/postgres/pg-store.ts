@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { ZoneChange } from '../../services/events.js';
+import type { ZoneChange } from '../../model/events.js';
 import { KyselyOps, KyselyStore } from '../kysely-store.js';
 import type { Database } from '../schema.js';
 import { UniqueViolation, type LeaderLock, type StoreOps } from '../store.js';
