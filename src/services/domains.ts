@@ -4,16 +4,10 @@ import { ConflictError, LimitError, NotFoundError } from '../model/errors.js';
 import type { DomainFilter, StoreOps, Store } from '../store/store.js';
 import { UniqueViolation } from '../store/store.js';
 import type { Actor, Limits } from './actor.js';
-import { checkNameServerAddresses } from './records.js';
-import type { ZoneWriter } from './write.js';
+import { checkNameServerAddresses } from './zone-checks.js';
+import type { Precondition, ZoneWriter } from './write.js';
 
 export type DomainInput = Partial<DomainData> & Pick<DomainData, 'domain' | 'kind'>;
-
-/**
- * A caller's check on the object as the write found it, under its lock and before anything changes
- * (interface B's If-Match): throwing aborts the write, so the check and the change are one step.
- */
-export type Precondition<T> = (current: T, tx: StoreOps) => Promise<void> | void;
 
 /**
  * One DNS server answers for every account, from the closest enclosing zone: a domain inside another

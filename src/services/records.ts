@@ -2,34 +2,12 @@
 import type { StoredDomain } from '../model/domain.js';
 import { LimitError, NotFoundError, ValidationError } from '../model/errors.js';
 import { checkRecord, mainField, recordType, recordTypeOrThrow, type RecordContext, type RecordData, type StoredRecord } from '../model/records/index.js';
-import { conflictAtName, hasAddress, inZoneNameServers, missingAtName, nameServerWithoutAddress } from '../model/zone-rules.js';
+import { conflictAtName } from '../model/zone-rules.js';
 import { pageLimit, type Page, type StoreOps, type Store } from '../store/store.js';
 import type { Actor, Limits } from './actor.js';
-import type { DomainService, Precondition } from './domains.js';
-import type { ZoneWriter } from './write.js';
-
-/** The write might leave an apex name server of the zone without an address (see below). */
-const touchesNameServers = (rec: RecordData): boolean => {
-  const t = recordType(rec.type);
-  return Boolean(t?.address || (t?.nameServer && rec.name === ''));
-};
-
-/**
- * Every host inside the zone that its apex NS records name has an A or AAAA record at that exact name.
- * Runs inside the write after its change, so a refused change is never applied (the transaction rolls
- * back). `zone` is the zone's name after the write (a renamed domain moves hosts in or out of it).
- */
-export async function checkNameServerAddresses(tx: StoreOps, domainId: number, zone: string, field: string | null): Promise<void> {
-  for (const { name, host } of inZoneNameServers(await tx.recordsAt(domainId, ''), zone)) {
-    if (!hasAddress(await tx.recordsAt(domainId, name))) throw nameServerWithoutAddress(host, zone, field);
-  }
-}
-
-/** After a write at `name`: the types there that need another type still have it (DS: NS). */
-async function checkRequirements(tx: StoreOps, domainId: number, name: string, zone: string): Promise<void> {
-  const missing = missingAtName(await tx.recordsAt(domainId, name), zone);
-  if (missing) throw missing;
-}
+import type { DomainService } from './domains.js';
+import type { Precondition, ZoneWriter } from './write.js';
+import { checkNameServerAddresses, checkRequirements, touchesNameServers } from './zone-checks.js';
 
 export interface RecordFilter extends Page {
   type?: string;

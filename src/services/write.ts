@@ -14,6 +14,12 @@ export interface JournalEntry {
   after: unknown;
 }
 
+/**
+ * A caller's check on the object as the write found it, under its lock and before anything changes
+ * (interface B's If-Match): throwing aborts the write, so the check and the change are one step.
+ */
+export type Precondition<T> = (current: T, tx: StoreOps) => Promise<void> | void;
+
 export interface WriteResult<T> {
   value: T;
   /** The change to announce; null when nothing changed. */
