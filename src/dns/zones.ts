@@ -6,13 +6,11 @@
  * it, otherwise REBUILD_DELAY_MS later, so a burst of writes to a large zone costs one rebuild, not one each.
  */
 import type { StoredDomain } from '../model/domain.js';
-import { isServed } from '../model/domain.js';
-import { recordTypeByCode, type RecordFields, type RecordType, type StoredRecord } from '../model/records/index.js';
-import { parseZone, zoneContent, type ZoneContent, type ZoneRecord } from '../model/zone.js';
 import type { ZoneChange } from '../model/events.js';
+import { recordTypeByCode, type RecordFields, type RecordType } from '../model/records/index.js';
+import type { ZoneContent, ZoneRecord } from '../model/zone.js';
 import type { Services } from '../services/index.js';
-import type { DomainKey } from '../store/store.js';
-import { mirrorExpiry } from './transfer/mirror.js';
+import type { ServedZone, ZoneBatch } from '../services/zones.js';
 import { checkName, encodeRdata, keyOf, lowerAscii, parentKey, servedType, wireTtl, type Rdata } from './wire.js';
 
 /** One RRset as served: every record of one type at one name. */
@@ -196,7 +194,7 @@ export class ZoneCache {
   async start(): Promise<void> {
     this.offBus = this.services.bus.on((c) => this.onChange(c));
     this.changedDuringLoad = new Set();
-    const domains = (await this.services.store.domainKeys()).filter((d) => isServed(d.status));
+    const domains = await this.services.zones.listServed();
     for (const d of domains) {
       const key = keyOf(d.domain);
       this.notLoaded.set(d.id, key);
@@ -384,7 +382,7 @@ export class ZoneCache {
    * query each, other work let through between chunks. Zones changed meanwhile, or already loaded because
    * a query asked, are left to their own loads; mirrors are queued for theirs.
    */
-  private async loadAll(domains: readonly DomainKey[]): Promise<void> {
+  private async loadAll(domains: readonly Pick<StoredDomain, 'id' | 'kind'>[]): Promise<void> {
     const started = Date.now();
     const masters: number[] = [];
     for (const d of domains) {
@@ -395,22 +393,14 @@ export class ZoneCache {
     for (let i = 0; i < masters.length && !this.stopped; ) {
       const chunk = masters.slice(i, i + LOAD_CHUNK);
       const [first, last] = [chunk[0] as number, chunk[chunk.length - 1] as number];
-      let rows: [StoredDomain[], StoredRecord[]];
+      let batch: ZoneBatch;
       try {
-        rows = await Promise.all([this.services.store.domainsInRange(first, last), this.services.store.recordsOfDomains(first, last)]);
+        batch = await this.services.zones.batch(first, last, this.opts.nameservers);
       } catch (e) {
         if (this.stopped) break; // the store closes with the node
         this.opts.log.warn({ err: (e as Error).message }, 'zones could not be loaded; trying again');
         await new Promise((r) => setTimeout(r, RETRY_MS).unref());
         continue;
-      }
-      const [domainRows, records] = rows;
-      const byId = new Map(domainRows.map((d) => [d.id, d]));
-      const byDomain = new Map<number, StoredRecord[]>();
-      for (const r of records) {
-        const list = byDomain.get(r.domainId);
-        if (list) list.push(r);
-        else byDomain.set(r.domainId, [r]);
       }
       for (const id of chunk) {
         if (!this.notLoaded.has(id) || this.changedDuringLoad?.has(id)) continue;
@@ -418,9 +408,8 @@ export class ZoneCache {
         const done = this.nextLoad.get(id);
         this.nextLoad.delete(id);
         this.queued.delete(id);
-        const d = byId.get(id);
         try {
-          this.install(id, d && isServed(d.status) && d.kind === 'master' ? this.masterZone(d, byDomain.get(id) ?? []) : null, done);
+          this.install(id, this.build(batch.zone(id)), done);
         } catch (e) {
           this.failed(id, done, e);
         }
@@ -434,25 +423,15 @@ export class ZoneCache {
     if (!this.stopped) this.opts.log.info({ zones: this.byId.size, ms: Date.now() - started }, 'zones loaded');
   }
 
-  private masterZone(d: StoredDomain, records: readonly StoredRecord[]): Zone {
-    return buildZone(d.id, zoneContent(d, records, this.opts.nameservers), null, this.skipper(d));
-  }
-
-  /** Reports a record of `d` left out of its zone. */
-  private skipper(d: StoredDomain): (why: string) => void {
-    return (why) => this.opts.log.warn({ domain: d.domain, why }, 'record not served');
+  /** The lookup structure of a zone as served (null: not served), reporting the records left out of it. */
+  private build(z: ServedZone | null): Zone | null {
+    if (!z) return null;
+    const { domain, content, expiresAt } = z;
+    return buildZone(domain.id, content, expiresAt, (why) => this.opts.log.warn({ domain: domain.domain, why }, 'record not served'));
   }
 
   /** The zone as it should be served now, or null when the domain is gone, inactive or has no copy. */
   private async load(id: number): Promise<Zone | null> {
-    const d: StoredDomain | undefined = await this.services.store.domainById(id);
-    if (!d || !isServed(d.status)) return null;
-    if (d.kind === 'master') return this.masterZone(d, await this.services.store.listRecords(id));
-    const text = await this.services.mirrors.zoneOf(id);
-    if (!text) return null;
-    const content = parseZone(text);
-    const expiresAt = mirrorExpiry(await this.services.mirrors.stateOf(id), content);
-    if (expiresAt === null || keyOf(content.soa.name) !== keyOf(d.domain)) return null;
-    return buildZone(id, content, expiresAt, this.skipper(d));
+    return this.build(await this.services.zones.read(id, this.opts.nameservers));
   }
 }

@@ -9,6 +9,7 @@ import { ChangeBus } from './events.js';
 import { MirrorService } from './mirrors.js';
 import { RecordService } from './records.js';
 import { ZoneWriter } from './write.js';
+import { ZoneService } from './zones.js';
 
 export type { Actor, Limits } from './actor.js';
 export { ChangeBus } from './events.js';
@@ -20,6 +21,8 @@ export class Services {
   readonly domains: DomainService;
   readonly records: RecordService;
   readonly mirrors: MirrorService;
+  /** Zones as served, for the DNS side. */
+  readonly zones: ZoneService;
   readonly audit: AuditService;
   readonly metrics: Metrics;
 
@@ -33,6 +36,7 @@ export class Services {
     this.domains = new DomainService(store, this.writer, limits);
     this.records = new RecordService(store, this.writer, this.domains, limits);
     this.mirrors = new MirrorService(store, this.domains, this.bus, now);
+    this.zones = new ZoneService(store, now);
     this.audit = new AuditService(store);
     this.metrics = new Metrics(this.bus, now);
   }

@@ -1,4 +1,5 @@
 /** Zone mirrors (slave domains): their transfer state and last good copy, written by the DNS side's puller. */
+import type { StoredDomain } from '../model/domain.js';
 import type { MirrorState, Store, StoreOps } from '../store/store.js';
 import type { Actor } from './actor.js';
 import type { DomainService } from './domains.js';
@@ -47,6 +48,14 @@ export class MirrorService {
     const change = { domainId, domain, serial, kind: 'mirror.transferred' } as const;
     await this.store.announce(change);
     this.bus.emit(change);
+  }
+
+  /**
+   * A master's NOTIFY heard by a node that does not pull (not the cluster leader): passed on through the
+   * store to the other nodes, so the leader checks the mirror at once. Nothing stored changes.
+   */
+  async passOnNotify(domain: StoredDomain): Promise<void> {
+    await this.store.announce({ domainId: domain.id, domain: domain.domain, serial: domain.serial, kind: 'mirror.notified' });
   }
 
   /** Records a failed attempt; the last good copy stays. */

@@ -17,7 +17,6 @@ import { checkZone } from '../../model/zone-rules.js';
 import { DEFAULT_TIMERS } from '../../model/ttl.js';
 import type { ZoneChange } from '../../model/events.js';
 import type { Services } from '../../services/index.js';
-import type { TransferState } from '../../services/mirrors.js';
 import { parseZone, serialiseZone, soaData, type Soa, type ZoneContent, type ZoneRecord } from '../../model/zone.js';
 import { CLASS_IN, OPCODE, wireTtl } from '../wire.js';
 import { addressIn, decodeStrict, queryFlags, rcodeOf, receivedAnswers, serialNewer, tcpExchange, truncated, type ReceivedRecord } from './wire.js';
@@ -40,21 +39,6 @@ export const FIRST_RETRY_MS = 10_000;
 /** How often a node that must not act (not the leader) looks again. */
 const STANDBY_MS = 30_000;
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
-
-/** When a copy checked at `lastSuccess` stops being served (epoch ms), or null without a copy. */
-export function mirrorExpiry(state: Pick<TransferState, 'lastSuccess'>, content: ZoneContent | null): number | null {
-  if (!content || state.lastSuccess === null) return null;
-  return state.lastSuccess + soaData(content.soa).expire * 1000;
-}
-
-/** The mirror's last good copy while it has not expired, else null. */
-export async function mirrorCopy(services: Services, domainId: number): Promise<ZoneContent | null> {
-  const text = await services.mirrors.zoneOf(domainId);
-  if (!text) return null;
-  const content = parseZone(text);
-  const expiry = mirrorExpiry(await services.mirrors.stateOf(domainId), content);
-  return expiry !== null && services.now() < expiry ? content : null;
-}
 
 export interface PullerOptions {
   log: Logger;
@@ -83,7 +67,7 @@ export class MirrorPuller {
   /** Subscribes to domain changes and checks every mirror once. */
   async start(): Promise<void> {
     this.unsubscribe = this.services.bus.on((c) => this.onChange(c));
-    for (const d of await this.services.store.domainKeys()) if (d.kind === 'slave') this.check(d.id);
+    for (const d of await this.services.zones.listMirrors()) this.check(d.id);
   }
 
   async stop(): Promise<void> {
@@ -101,8 +85,7 @@ export class MirrorPuller {
    */
   notified(domain: StoredDomain): void {
     if (this.opts.shouldAct()) return this.check(domain.id);
-    const change: ZoneChange = { domainId: domain.id, domain: domain.domain, serial: domain.serial, kind: 'mirror.notified' };
-    this.services.store.announce(change).catch((e: unknown) => this.opts.log.warn({ err: e, domain: domain.domain }, 'NOTIFY could not be passed on to the leader'));
+    this.services.mirrors.passOnNotify(domain).catch((e: unknown) => this.opts.log.warn({ err: e, domain: domain.domain }, 'NOTIFY could not be passed on to the leader'));
   }
 
   private onChange(c: ZoneChange): void {
@@ -143,7 +126,7 @@ export class MirrorPuller {
 
   private async checkOnce(id: number): Promise<void> {
     this.cancel(id);
-    const domain = await this.services.store.domainById(id);
+    const domain = await this.services.zones.byId(id);
     if (!domain || domain.kind !== 'slave') return;
     if (!this.opts.shouldAct()) return this.schedule(id, STANDBY_MS);
     const text = await this.services.mirrors.zoneOf(id);

@@ -9,12 +9,12 @@ import { isIPv4 } from 'node:net';
 import type * as dnsPacket from 'dns-packet';
 import * as packet from 'dns-packet';
 import type { Logger } from 'pino';
-import { isServed, type StoredDomain } from '../../model/domain.js';
+import { isServed } from '../../model/domain.js';
 import { normalizeZoneName } from '../../model/names.js';
 import type { ZoneChange } from '../../model/events.js';
 import type { Services } from '../../services/index.js';
-import { soaOf, type ZoneRecord } from '../../model/zone.js';
-import { mirrorCopy, type MirrorPuller } from './mirror.js';
+import type { ZoneRecord } from '../../model/zone.js';
+import type { MirrorPuller } from './mirror.js';
 import type { TransferRequest } from './outgoing.js';
 import { OPCODE, RCODE } from '../wire.js';
 import { addressIn, decodeStrict, opcodeOf, queryFlags, rcodeOf, response, serialNewer, soaData } from './wire.js';
@@ -78,9 +78,9 @@ export class NotifySender {
       return;
     }
     if (!this.opts.shouldAct()) return;
-    const domain = await this.services.store.domainById(c.domainId);
+    const domain = await this.services.zones.byId(c.domainId);
     if (!domain || !isServed(domain.status) || domain.axfrIps.length === 0) return;
-    const soa = await this.soaFor(domain);
+    const soa = await this.services.zones.soa(domain, this.opts.nameservers);
     if (!soa) return;
     const serial = soaData(soa).serial;
     // A mirror re-checked without news, an event heard twice, or one overtaken by a later change.
@@ -88,11 +88,6 @@ export class NotifySender {
     if (last !== undefined && !serialNewer(serial, last)) return;
     this.lastSent.set(domain.id, serial);
     for (const ip of domain.axfrIps) void this.notify(domain.domain, ip, soa, serial);
-  }
-
-  private async soaFor(domain: StoredDomain): Promise<ZoneRecord | null> {
-    if (domain.kind === 'master') return soaOf(domain, this.opts.nameservers);
-    return (await mirrorCopy(this.services, domain.id))?.soa ?? null;
   }
 
   private async notify(zone: string, ip: string, soa: ZoneRecord, serial: number): Promise<void> {
@@ -179,7 +174,7 @@ export async function handleNotify(req: TransferRequest): Promise<Buffer> {
   const { query } = req;
   const question = query.questions?.[0];
   if (!question || (query.questions?.length ?? 0) !== 1) return response(query, RCODE.FORMERR);
-  const domain = await req.services.store.domainByName(normalizeZoneName(question.name));
+  const domain = await req.services.zones.byName(normalizeZoneName(question.name));
   if (question.type !== 'SOA' || !domain || domain.kind !== 'slave' || !addressIn(domain.masterIps, req.remoteAddress)) {
     return response(query, RCODE.REFUSED);
   }

@@ -10,8 +10,7 @@ import type { StoredRecord } from '../../model/records/index.js';
 import type { Services } from '../../services/index.js';
 import type { ChangeRow } from '../../store/store.js';
 import { dataKey } from '../../model/zone-rules.js';
-import { rrsetKey, soaOf, withRRsetTtls, zoneContent, type ZoneContent, type ZoneRecord } from '../../model/zone.js';
-import { mirrorCopy } from './mirror.js';
+import { rrsetKey, soaOf, withRRsetTtls, zoneContent, type ZoneRecord } from '../../model/zone.js';
 import { RCODE } from '../wire.js';
 import { addressIn, response, responses, serialNewer, soaData } from './wire.js';
 
@@ -34,7 +33,7 @@ export async function handleTransfer(req: TransferRequest): Promise<Buffer[]> {
   // AXFR is defined over TCP only (RFC 5936 4.2); said before any lookup, as UDP senders may be forged.
   if (question.type === 'AXFR' && req.transport === 'udp') return [response(query, RCODE.FORMERR)];
   const zone = normalizeZoneName(question.name);
-  const domain = await services.store.domainByName(zone);
+  const domain = await services.zones.byName(zone);
   if (!domain || !isServed(domain.status) || !addressIn(domain.axfrIps, req.remoteAddress)) {
     return [response(query, RCODE.REFUSED)];
   }
@@ -45,7 +44,7 @@ export async function handleTransfer(req: TransferRequest): Promise<Buffer[]> {
     if (!clientSoa) return [response(query, RCODE.FORMERR)];
     clientSerial = soaData(clientSoa).serial;
   }
-  const snapshot = await zoneSnapshot(services, domain, req.nameservers, clientSerial);
+  const snapshot = await services.zones.snapshot(domain, req.nameservers, clientSerial);
   if (!snapshot) return [response(query, RCODE.SERVFAIL)];
   // With the TTLs queries get, whatever the stored records (or a mirror's master) gave each record of a set.
   const content = { soa: snapshot.content.soa, answers: withRRsetTtls(snapshot.content.answers) };
@@ -57,43 +56,11 @@ export async function handleTransfer(req: TransferRequest): Promise<Buffer[]> {
     if (!serialNewer(current, clientSerial) || req.transport === 'udp') {
       return responses(query, RCODE.NOERROR, [content.soa]);
     }
-    const diffs = snapshot.domain ? incremental(snapshot.domain, snapshot.records, snapshot.changes, clientSerial, req.nameservers, content.answers.length) : null;
+    const { journal } = snapshot;
+    const diffs = journal ? incremental(snapshot.domain, journal.records, journal.changes, clientSerial, req.nameservers, content.answers.length) : null;
     if (diffs) return responses(query, RCODE.NOERROR, [content.soa, ...diffs, content.soa]);
   }
   return responses(query, RCODE.NOERROR, [content.soa, ...content.answers, content.soa]);
-}
-
-interface Snapshot {
-  content: ZoneContent;
-  /** Set for master zones (the journal applies to them only), with their records. */
-  domain: StoredDomain | null;
-  records: StoredRecord[];
-  changes: ChangeRow[];
-}
-
-/**
- * The zone as one consistent version: read under the domain's lock, so no write lands between the
- * serial, the records and the journal. Mirrors send their last good copy (null once it has expired).
- */
-async function zoneSnapshot(
-  services: Services,
-  domain: StoredDomain,
-  nameservers: readonly string[],
-  sinceSerial: number | null,
-): Promise<Snapshot | null> {
-  if (domain.kind === 'slave') {
-    const content = await mirrorCopy(services, domain.id);
-    return content ? { content, domain: null, records: [], changes: [] } : null;
-  }
-  return services.store.transaction(async (tx) => {
-    await tx.lockDomain(domain.id);
-    const d = await tx.domainById(domain.id);
-    if (!d) return null;
-    const records = await tx.listRecords(d.id);
-    // Journal rows from the client's serial on (IXFR only).
-    const changes = sinceSerial === null ? [] : await tx.listChanges({ domainId: d.id, afterSerial: sinceSerial - 1 });
-    return { content: zoneContent(d, records, nameservers), domain: d, records, changes };
-  });
 }
 
 /** The records of `from` whose data is not in `other`, each data once: an RRset holds a data once, as a secondary compares them. */

@@ -1,0 +1,130 @@
+/**
+ * The one way to read a zone as it is served, for the DNS side (which has no actor: DNS is public). A
+ * master zone is built from its domain and records (model/zone.ts); a zone mirror serves its last good
+ * copy until the SOA expire time after the last successful check. `nameservers` are the configured ones
+ * (SOA MNAME and apex NS of every master zone), which only the DNS side knows.
+ */
+import { isServed, type StoredDomain } from '../model/domain.js';
+import type { StoredRecord } from '../model/records/index.js';
+import { keyOf } from '../model/labels.js';
+import { parseZone, soaData, soaOf, zoneContent, type ZoneContent, type ZoneRecord } from '../model/zone.js';
+import type { ChangeRow, DomainKey, Store } from '../store/store.js';
+
+/** A zone's content as served, and the domain it is of. */
+export interface ServedZone {
+  domain: StoredDomain;
+  content: ZoneContent;
+  /** Epoch ms after which a mirror's copy is no longer served; null for master zones. */
+  expiresAt: number | null;
+}
+
+/** One consistent version of a zone, for a transfer. */
+export interface ZoneSnapshot extends ServedZone {
+  /** A master zone's stored records and its journal rows from the serial asked for on; null for a mirror (it keeps none). */
+  journal: { records: StoredRecord[]; changes: ChangeRow[] } | null;
+}
+
+/** The master zones of one start-up batch (by id range); each zone's content is built when asked for. */
+export interface ZoneBatch {
+  /** The zone with this id as served, or null when it is not a served master zone of the batch. */
+  zone(id: number): ServedZone | null;
+}
+
+export class ZoneService {
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => number,
+  ) {}
+
+  /** Every zone to serve, in brief, by id (what the DNS server loads at start). */
+  async listServed(): Promise<DomainKey[]> {
+    return (await this.store.domainKeys()).filter((d) => isServed(d.status));
+  }
+
+  /** Every zone mirror, in brief, by id (what the puller checks at start). */
+  async listMirrors(): Promise<DomainKey[]> {
+    return (await this.store.domainKeys()).filter((d) => d.kind === 'slave');
+  }
+
+  byId(id: number): Promise<StoredDomain | undefined> {
+    return this.store.domainById(id);
+  }
+
+  /** The domain of a lower-case zone name. */
+  byName(name: string): Promise<StoredDomain | undefined> {
+    return this.store.domainByName(name);
+  }
+
+  /**
+   * The zone as it should be served now, or null when the domain is gone, not served, or a mirror with no
+   * copy of it. A mirror's copy comes with its expiry, past which it must not be served (it may be past already).
+   */
+  async read(id: number, nameservers: readonly string[]): Promise<ServedZone | null> {
+    const domain = await this.store.domainById(id);
+    if (!domain || !isServed(domain.status)) return null;
+    if (domain.kind === 'master') return { domain, content: zoneContent(domain, await this.store.listRecords(id), nameservers), expiresAt: null };
+    return this.mirrorCopy(domain);
+  }
+
+  /**
+   * The master zones with ids `firstId`..`lastId`, read in two store queries (domains, records), however
+   * many there are: the DNS server's start-up load, a batch at a time.
+   */
+  async batch(firstId: number, lastId: number, nameservers: readonly string[]): Promise<ZoneBatch> {
+    const [domains, records] = await Promise.all([this.store.domainsInRange(firstId, lastId), this.store.recordsOfDomains(firstId, lastId)]);
+    const byId = new Map(domains.map((d) => [d.id, d]));
+    const byDomain = new Map<number, StoredRecord[]>();
+    for (const r of records) {
+      const list = byDomain.get(r.domainId);
+      if (list) list.push(r);
+      else byDomain.set(r.domainId, [r]);
+    }
+    return {
+      zone(id) {
+        const domain = byId.get(id);
+        if (!domain || !isServed(domain.status) || domain.kind !== 'master') return null;
+        return { domain, content: zoneContent(domain, byDomain.get(id) ?? [], nameservers), expiresAt: null };
+      },
+    };
+  }
+
+  /** The zone's SOA as served now (a master's own; a mirror's from its copy while that has not expired), or null. */
+  async soa(domain: StoredDomain, nameservers: readonly string[]): Promise<ZoneRecord | null> {
+    if (domain.kind === 'master') return soaOf(domain, nameservers);
+    return this.live(await this.mirrorCopy(domain))?.content.soa ?? null;
+  }
+
+  /**
+   * The zone as one consistent version, for a transfer. A master zone is read under its domain's lock, so
+   * no write lands between the serial, the records and the journal (read from `sinceSerial` on, when given:
+   * IXFR). A mirror sends its last good copy; null once that has expired, or when the domain is gone.
+   */
+  async snapshot(domain: StoredDomain, nameservers: readonly string[], sinceSerial: number | null): Promise<ZoneSnapshot | null> {
+    if (domain.kind === 'slave') {
+      const copy = this.live(await this.mirrorCopy(domain));
+      return copy ? { ...copy, journal: null } : null;
+    }
+    return this.store.transaction(async (tx) => {
+      await tx.lockDomain(domain.id);
+      const d = await tx.domainById(domain.id);
+      if (!d) return null;
+      const records = await tx.listRecords(d.id);
+      const changes = sinceSerial === null ? [] : await tx.listChanges({ domainId: d.id, afterSerial: sinceSerial - 1 });
+      return { domain: d, content: zoneContent(d, records, nameservers), expiresAt: null, journal: { records, changes } };
+    });
+  }
+
+  /** A mirror's last good copy and when it expires: the SOA expire time after the last successful check. */
+  private async mirrorCopy(domain: StoredDomain): Promise<ServedZone | null> {
+    const state = await this.store.mirrorState(domain.id);
+    if (!state?.zone || state.lastSuccess === null) return null;
+    const content = parseZone(state.zone);
+    // A copy pulled for the zone's previous name is not this zone's.
+    if (keyOf(content.soa.name) !== keyOf(domain.domain)) return null;
+    return { domain, content, expiresAt: state.lastSuccess + soaData(content.soa).expire * 1000 };
+  }
+
+  private live(z: ServedZone | null): ServedZone | null {
+    return z && (z.expiresAt === null || this.now() < z.expiresAt) ? z : null;
+  }
+}
