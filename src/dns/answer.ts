@@ -4,7 +4,10 @@
  */
 import { RECORD_TYPES } from '../model/records/index.js';
 import type { Soa } from '../model/zone.js';
-import { EDNS_UDP_SIZE, keyOf, parentKey, RCODE, ResponseWriter, splitName, TCP_MAX, TSIG_BADKEY, TYPE, type Malformed, type Query } from './wire.js';
+import { keyOf, parentKey, splitName } from '../model/labels.js';
+import { EDNS_UDP_SIZE, RCODE, TCP_MAX, TSIG_BADKEY, TYPE } from './message.js';
+import type { Malformed, Query } from './query.js';
+import { ResponseWriter } from './writer.js';
 import { aliasTarget, setOf, type RRset, type Zone, type ZoneCache, type ZoneNode } from './zones.js';
 
 /** Types that answer "where is this host" in the additional section (RFC 1035 3.3: type A additional processing). */

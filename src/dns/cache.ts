@@ -5,7 +5,7 @@
  * the query's own question bytes (its case echoed exactly) between a fresh header and the cached rest.
  * Emptied on every zone change, so it never outlives the data it was built from.
  */
-import type { Query } from './wire.js';
+import type { Query } from './query.js';
 import type { Zone } from './zones.js';
 
 interface Entry {

@@ -12,7 +12,8 @@ import { AnswerTooLarge, answerQuery, encodeResponse, rcodeOnly, udpLimit, type 
 import { ResponseCache } from './cache.js';
 import { handleNotify, handleTransfer, type TransferRequest } from './transfer/index.js';
 import { decodeStrict } from './transfer/wire.js';
-import { CLASS_IN, OPCODE, parseQuery, RCODE, TCP_MAX, TYPE, type Malformed, type Query } from './wire.js';
+import { CLASS_IN, OPCODE, RCODE, TCP_MAX, TYPE } from './message.js';
+import { parseQuery, type Malformed, type Query } from './query.js';
 import { ZoneCache, type Zone } from './zones.js';
 
 export interface DnsOptions {

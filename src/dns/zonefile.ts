@@ -7,7 +7,7 @@
 import { recordTypeOrThrow } from '../model/records/index.js';
 import { presentName } from '../model/records/presentation.js';
 import { withRRsetTtls, type ZoneContent, type ZoneRecord } from '../model/zone.js';
-import { toWireRecord } from './wire.js';
+import { toWireRecord } from './writer.js';
 
 function line(a: ZoneRecord): string {
   const wire = toWireRecord(a);

@@ -7,11 +7,13 @@
  */
 import type { StoredDomain } from '../model/domain.js';
 import type { ZoneChange } from '../model/events.js';
+import { checkName, keyOf, lowerAscii, parentKey } from '../model/labels.js';
 import { recordTypeByCode, type RecordFields, type RecordType } from '../model/records/index.js';
+import { wireTtl } from '../model/ttl.js';
 import type { ZoneContent, ZoneRecord } from '../model/zone.js';
 import type { Services } from '../services/index.js';
 import type { ServedZone, ZoneBatch } from '../services/zones.js';
-import { checkName, encodeRdata, keyOf, lowerAscii, parentKey, servedType, wireTtl, type Rdata } from './wire.js';
+import { encodeRdata, servedType, type Rdata } from './writer.js';
 
 /** One RRset as served: every record of one type at one name. */
 export interface RRset {

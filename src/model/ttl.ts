@@ -28,3 +28,9 @@ export const DEFAULT_TIMERS = {
   /** SOA MINIMUM, used as the negative-caching TTL (RFC 2308). */
   minimum: 300,
 } as const;
+
+/**
+ * The TTL as it goes on the wire, 0..2^31-1: a value with the most significant bit set counts as 0
+ * (RFC 2181 8), so one a master sent that way is never served as 68 years.
+ */
+export const wireTtl = (ttl: number | undefined): number => (ttl !== undefined && ttl > 0 && ttl <= 0x7fffffff ? ttl : 0);

@@ -14,11 +14,11 @@ import type { StoredDomain } from '../../model/domain.js';
 import { absoluteName, MAX_NAME_LENGTH, relativeName } from '../../model/names.js';
 import { checkRecord, recordType, SOA_TYPE, type RecordData } from '../../model/records/index.js';
 import { checkZone } from '../../model/zone-rules.js';
-import { DEFAULT_TIMERS } from '../../model/ttl.js';
+import { DEFAULT_TIMERS, wireTtl } from '../../model/ttl.js';
 import type { ZoneChange } from '../../model/events.js';
 import type { Services } from '../../services/index.js';
 import { parseZone, serialiseZone, soaData, type Soa, type ZoneContent, type ZoneRecord } from '../../model/zone.js';
-import { CLASS_IN, OPCODE, wireTtl } from '../wire.js';
+import { CLASS_IN, OPCODE } from '../message.js';
 import { addressIn, decodeStrict, queryFlags, rcodeOf, receivedAnswers, serialNewer, tcpExchange, truncated, type ReceivedRecord } from './wire.js';
 
 /** Masters are given as bare addresses (the API's master_ips); they serve DNS on the standard port. */

@@ -16,7 +16,7 @@ import type { Services } from '../../services/index.js';
 import type { ZoneRecord } from '../../model/zone.js';
 import type { MirrorPuller } from './mirror.js';
 import type { TransferRequest } from './outgoing.js';
-import { OPCODE, RCODE } from '../wire.js';
+import { OPCODE, RCODE } from '../message.js';
 import { addressIn, decodeStrict, opcodeOf, queryFlags, rcodeOf, response, serialNewer, soaData } from './wire.js';
 
 /**

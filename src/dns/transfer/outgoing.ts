@@ -11,7 +11,7 @@ import type { Services } from '../../services/index.js';
 import type { ChangeRow } from '../../store/store.js';
 import { dataKey } from '../../model/zone-rules.js';
 import { rrsetKey, soaOf, withRRsetTtls, zoneContent, type ZoneRecord } from '../../model/zone.js';
-import { RCODE } from '../wire.js';
+import { RCODE } from '../message.js';
 import { addressIn, response, responses, serialNewer, soaData } from './wire.js';
 
 export interface TransferRequest {

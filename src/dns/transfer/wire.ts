@@ -1,24 +1,22 @@
 /**
- * What transfers need on top of the server's wire layer (../wire.ts): multi-message responses, a
- * decoder for the messages we receive as a client that checks every record's RDLENGTH (dns-packet
- * trusts its own parsers, e.g. it reads 4 bytes of A data whatever the length says), TCP framing for
- * a client, the flags of the queries we send (dns-packet takes opcode only through `flags`), and
- * matching peers against the bare addresses of axfr and master lists.
+ * What transfers need on top of the server's parser and writer (../query.ts, ../writer.ts): multi-message
+ * responses, a decoder for the messages we receive as a client that checks every record's RDLENGTH
+ * (dns-packet trusts its own parsers, e.g. it reads 4 bytes of A data whatever the length says), TCP
+ * framing for a client, the flags of the queries we send (dns-packet takes opcode only through `flags`),
+ * and matching peers against the bare addresses of axfr and master lists.
  */
 import * as dnsPacket from 'dns-packet';
 import dnsTypes from 'dns-packet/types.js';
 import { BlockList, isIPv4, Socket } from 'node:net';
-import { nameOfLabels, readName } from '../../model/labels.js';
+import { nameOfLabels, readName, splitName } from '../../model/labels.js';
 import { decodeRdata, recordTypeByCode, type RecordFields } from '../../model/records/index.js';
 import type { ZoneRecord } from '../../model/zone.js';
-import { CLASS_IN, EDNS_UDP_SIZE, RCODE, ResponseWriter, splitName, toWireRecord, typeNumber } from '../wire.js';
+import { CLASS_IN, EDNS_UDP_SIZE, FLAG_AA, FLAG_TC, RCODE, typeNumber } from '../message.js';
+import { ResponseWriter, toWireRecord } from '../writer.js';
 
 /** dns-packet's record-level codecs, which its published typings leave out. */
 type Decoder<T> = { (buf: Buffer, offset: number): T; bytes: number };
 const codec = dnsPacket as unknown as { name: { decode: Decoder<string> }; answer: { decode: Decoder<dnsPacket.Answer> } };
-
-const FLAG_AA = 0x0400;
-const FLAG_TC = 0x0200;
 
 export const opcodeOf = (flags: number | undefined): number => ((flags ?? 0) >> 11) & 0xf;
 export const rcodeOf = (flags: number | undefined): number => (flags ?? 0) & 0xf;

@@ -1,155 +1,15 @@
 /**
- * The wire layer dns-packet lacks for a server: a strict, bounded query parser; a response writer with
- * name compression, opcode/rcode/flags set by hand and EDNS(0); rdata pre-encoding that guards
- * dns-packet's pitfalls (TXT strings over 255 bytes, labels over 63, unchecked addresses).
+ * The response writer dns-packet lacks for a server: name compression (case-insensitive), opcode, rcode
+ * and flags set by hand, EDNS(0) and TSIG errors, records added only while the message has room. Record
+ * data is encoded by the registry (model/records); `encodeRdata` keeps it in the form the writer takes,
+ * ahead of time, guarding the wire's limits (labels over 63 octets, TXT strings over 255, bad addresses).
  */
-import dnsTypes from 'dns-packet/types.js';
-import { checkName, keyOfLabels, readName, splitName, WireError } from '../model/labels.js';
+import { checkName, keyOfLabels, splitName, WireError } from '../model/labels.js';
 import { rdataLatin1, recordType, recordTypeByCode, type RdataWriter, type RecordFields, type RecordType } from '../model/records/index.js';
+import { wireTtl } from '../model/ttl.js';
 import type { ZoneRecord } from '../model/zone.js';
-
-export { checkName, keyOf, keyOfLabels, lowerAscii, parentKey, splitName, WireError } from '../model/labels.js';
-
-export const TYPE = { A: 1, NS: 2, CNAME: 5, SOA: 6, MX: 15, TXT: 16, AAAA: 28, SRV: 33, OPT: 41, DS: 43, TSIG: 250, IXFR: 251, AXFR: 252, MAILB: 253, MAILA: 254, ANY: 255 } as const;
-export const CLASS_IN = 1;
-export const OPCODE = { QUERY: 0, NOTIFY: 4 } as const;
-export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, NOTAUTH: 9, BADVERS: 16 } as const;
-/** TSIG error: the key is not one we know (RFC 8945 5.2.2). */
-export const TSIG_BADKEY = 17;
-const CLASS_ANY = 255;
-
-export const typeNumber = (name: string): number => dnsTypes.toType(name);
-
-const FLAG_QR = 0x8000;
-const FLAG_AA = 0x0400;
-const FLAG_TC = 0x0200;
-const FLAG_RD = 0x0100;
-const FLAG_CD = 0x0010;
-const EDNS_DO = 0x8000;
-
-/** The largest DNS message: what the 2-byte length of TCP framing can say. */
-export const TCP_MAX = 65535;
-/** UDP payload size we offer and accept at most (the DNS flag day 2020 value). */
-export const EDNS_UDP_SIZE = 1232;
-
-export interface Edns {
-  udpSize: number;
-  version: number;
-  dnssecOk: boolean;
-}
-
-/** The TSIG record of a signed message (RFC 8945 4.2): what an error response repeats of it. */
-export interface Tsig {
-  key: string[];
-  algorithm: string[];
-  timeSigned: number;
-  fudge: number;
-}
-
-/** A parsed query: header fields, the question as received (labels keep their case), EDNS and TSIG. */
-export interface Query {
-  id: number;
-  flags: number;
-  opcode: number;
-  /** Question name labels as sent (latin1, so every byte survives). */
-  labels: string[];
-  /** Lower-case lookup key (labels joined by '.', with '.' and '\' inside labels escaped). */
-  key: string;
-  qtype: number;
-  qclass: number;
-  edns: Edns | null;
-  tsig: Tsig | null;
-  /** End of the question in the message when its name is written out in full (no pointer), else 0. */
-  questionEnd: number;
-}
-
-/** Why a message gets no normal answer: the header could be read, the rest could not. */
-export interface Malformed {
-  id: number;
-  flags: number;
-  opcode: number;
-  malformed: true;
-  /** EDNS of a message whose OPT record could be read all the same: its FORMERR carries OPT (RFC 6891 7). */
-  edns: Edns | null;
-}
-
-/** Skips one resource record; returns its type, class, TTL, rdata bounds and name. */
-function readRecord(buf: Buffer, offset: number) {
-  const { labels, end } = readName(buf, offset);
-  if (end + 10 > buf.length) throw new WireError('truncated record');
-  const type = buf.readUInt16BE(end);
-  const klass = buf.readUInt16BE(end + 2);
-  const ttl = buf.readUInt32BE(end + 4);
-  const rdlength = buf.readUInt16BE(end + 8);
-  const rdata = end + 10;
-  if (rdata + rdlength > buf.length) throw new WireError('rdata runs past the message');
-  return { labels, type, klass, ttl, rdata, rdlength, end: rdata + rdlength };
-}
-
-/**
- * Parses a message sent to the server. Null: not worth an answer (shorter than a header, or a response).
- * Malformed: the header is readable but the rest is not (answered with FORMERR).
- */
-export function parseQuery(buf: Buffer): Query | Malformed | null {
-  if (buf.length < 12) return null;
-  const id = buf.readUInt16BE(0);
-  const flags = buf.readUInt16BE(2);
-  if (flags & FLAG_QR) return null;
-  const opcode = (flags >> 11) & 0xf;
-  const malformed = (edns: Edns | null = null): Malformed => ({ id, flags, opcode, malformed: true, edns });
-  const qdcount = buf.readUInt16BE(4);
-  const ancount = buf.readUInt16BE(6);
-  const nscount = buf.readUInt16BE(8);
-  const arcount = buf.readUInt16BE(10);
-  try {
-    // Every question is read, though only one is answered: a FORMERR for more or none still needs the OPT.
-    let question: { labels: string[]; end: number } | null = null;
-    let pos = 12;
-    for (let i = 0; i < qdcount; i++) {
-      const q = readName(buf, pos);
-      if (q.end + 4 > buf.length) return malformed();
-      question ??= q;
-      pos = q.end + 4;
-    }
-    // Queries carry no answers; NOTIFY and IXFR carry an SOA in answer or authority. Read and bound them all.
-    for (let i = 0; i < ancount + nscount; i++) pos = readRecord(buf, pos).end;
-    let edns: Edns | null = null;
-    let tsig: Tsig | null = null;
-    for (let i = 0; i < arcount; i++) {
-      const rr = readRecord(buf, pos);
-      pos = rr.end;
-      if (rr.type === TYPE.TSIG) {
-        // Only as the last record (RFC 8945 5.1): FORMERR otherwise, as for rdata that does not add up.
-        if (i !== arcount - 1) return malformed(edns);
-        const algorithm = readName(buf, rr.rdata);
-        const at = algorithm.end;
-        if (at + 10 > rr.end) return malformed(edns);
-        const other = at + 10 + buf.readUInt16BE(at + 8) + 4;
-        if (other + 2 > rr.end || other + 2 + buf.readUInt16BE(other) !== rr.end) return malformed(edns);
-        tsig = { key: rr.labels, algorithm: algorithm.labels, timeSigned: buf.readUIntBE(at, 6), fudge: buf.readUInt16BE(at + 6) };
-        continue;
-      }
-      if (rr.type !== TYPE.OPT) continue;
-      if (edns || rr.labels.length !== 0) return malformed();
-      let o = rr.rdata;
-      // Options must tile the rdata exactly.
-      while (o < rr.end) {
-        if (o + 4 > rr.end) return malformed();
-        o += 4 + buf.readUInt16BE(o + 2);
-      }
-      if (o !== rr.end) return malformed();
-      edns = { udpSize: rr.klass, version: (rr.ttl >>> 16) & 0xff, dnssecOk: (rr.ttl & EDNS_DO) !== 0 };
-    }
-    if (pos !== buf.length || qdcount !== 1 || !question) return malformed(edns);
-    const qtype = buf.readUInt16BE(question.end);
-    const qclass = buf.readUInt16BE(question.end + 2);
-    const plain = question.end === 12 + question.labels.reduce((n, l) => n + l.length + 1, 1);
-    return { id, flags, opcode, labels: question.labels, key: keyOfLabels(question.labels), qtype, qclass, edns, tsig, questionEnd: plain ? question.end + 4 : 0 };
-  } catch (e) {
-    if (e instanceof WireError) return malformed();
-    throw e;
-  }
-}
+import { CLASS_ANY, CLASS_IN, EDNS_DO, FLAG_AA, FLAG_CD, FLAG_QR, FLAG_RD, FLAG_TC, TCP_MAX, TYPE } from './message.js';
+import type { Tsig } from './query.js';
 
 /**
  * One record's rdata as the writer takes it. Types whose names a response may compress (RFC 1035's: NS,
@@ -198,12 +58,6 @@ export function encodeRdata(t: RecordType, data: RecordFields): Rdata {
   const latin1 = rdataLatin1(t, data);
   return compresses(t, data) ? data : latin1;
 }
-
-/**
- * The TTL as it goes on the wire, 0..2^31-1: a value with the most significant bit set counts as 0
- * (RFC 2181 8), so one a master sent that way is never served as 68 years.
- */
-export const wireTtl = (ttl: number | undefined): number => (ttl !== undefined && ttl > 0 && ttl <= 0x7fffffff ? ttl : 0);
 
 /** The registry's module for a record type name; throws WireError for one we cannot serve. */
 export function servedType(name: string): RecordType {

@@ -1,0 +1,29 @@
+/**
+ * The numbers of a DNS message that the query parser, the response writer and the transfer code share:
+ * header flags, types, classes, opcodes, rcodes, EDNS(0) bits and message sizes.
+ */
+import dnsTypes from 'dns-packet/types.js';
+
+export const TYPE = { A: 1, NS: 2, CNAME: 5, SOA: 6, MX: 15, TXT: 16, AAAA: 28, SRV: 33, OPT: 41, DS: 43, TSIG: 250, IXFR: 251, AXFR: 252, MAILB: 253, MAILA: 254, ANY: 255 } as const;
+export const CLASS_IN = 1;
+export const CLASS_ANY = 255;
+export const OPCODE = { QUERY: 0, NOTIFY: 4 } as const;
+export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, NOTAUTH: 9, BADVERS: 16 } as const;
+/** TSIG error: the key is not one we know (RFC 8945 5.2.2). */
+export const TSIG_BADKEY = 17;
+
+/** The type number of a mnemonic (dns-packet's table). */
+export const typeNumber = (name: string): number => dnsTypes.toType(name);
+
+export const FLAG_QR = 0x8000;
+export const FLAG_AA = 0x0400;
+export const FLAG_TC = 0x0200;
+export const FLAG_RD = 0x0100;
+export const FLAG_CD = 0x0010;
+/** The DO bit in the OPT record's TTL field (RFC 3225). */
+export const EDNS_DO = 0x8000;
+
+/** The largest DNS message: what the 2-byte length of TCP framing can say. */
+export const TCP_MAX = 65535;
+/** UDP payload size we offer and accept at most (the DNS flag day 2020 value). */
+export const EDNS_UDP_SIZE = 1232;

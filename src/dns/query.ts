@@ -1,0 +1,125 @@
+/**
+ * The query parser: strict and bounded, reading what dns-packet would not check (every record's bounds,
+ * OPT and TSIG placement, option lengths) and keeping the question's labels byte for byte.
+ */
+import { keyOfLabels, readName, WireError } from '../model/labels.js';
+import { EDNS_DO, FLAG_QR, TYPE } from './message.js';
+
+export interface Edns {
+  udpSize: number;
+  version: number;
+  dnssecOk: boolean;
+}
+
+/** The TSIG record of a signed message (RFC 8945 4.2): what an error response repeats of it. */
+export interface Tsig {
+  key: string[];
+  algorithm: string[];
+  timeSigned: number;
+  fudge: number;
+}
+
+/** A parsed query: header fields, the question as received (labels keep their case), EDNS and TSIG. */
+export interface Query {
+  id: number;
+  flags: number;
+  opcode: number;
+  /** Question name labels as sent (latin1, so every byte survives). */
+  labels: string[];
+  /** Lower-case lookup key (labels joined by '.', with '.' and '\' inside labels escaped). */
+  key: string;
+  qtype: number;
+  qclass: number;
+  edns: Edns | null;
+  tsig: Tsig | null;
+  /** End of the question in the message when its name is written out in full (no pointer), else 0. */
+  questionEnd: number;
+}
+
+/** Why a message gets no normal answer: the header could be read, the rest could not. */
+export interface Malformed {
+  id: number;
+  flags: number;
+  opcode: number;
+  malformed: true;
+  /** EDNS of a message whose OPT record could be read all the same: its FORMERR carries OPT (RFC 6891 7). */
+  edns: Edns | null;
+}
+
+/** Skips one resource record; returns its type, class, TTL, rdata bounds and name. */
+function readRecord(buf: Buffer, offset: number) {
+  const { labels, end } = readName(buf, offset);
+  if (end + 10 > buf.length) throw new WireError('truncated record');
+  const type = buf.readUInt16BE(end);
+  const klass = buf.readUInt16BE(end + 2);
+  const ttl = buf.readUInt32BE(end + 4);
+  const rdlength = buf.readUInt16BE(end + 8);
+  const rdata = end + 10;
+  if (rdata + rdlength > buf.length) throw new WireError('rdata runs past the message');
+  return { labels, type, klass, ttl, rdata, rdlength, end: rdata + rdlength };
+}
+
+/**
+ * Parses a message sent to the server. Null: not worth an answer (shorter than a header, or a response).
+ * Malformed: the header is readable but the rest is not (answered with FORMERR).
+ */
+export function parseQuery(buf: Buffer): Query | Malformed | null {
+  if (buf.length < 12) return null;
+  const id = buf.readUInt16BE(0);
+  const flags = buf.readUInt16BE(2);
+  if (flags & FLAG_QR) return null;
+  const opcode = (flags >> 11) & 0xf;
+  const malformed = (edns: Edns | null = null): Malformed => ({ id, flags, opcode, malformed: true, edns });
+  const qdcount = buf.readUInt16BE(4);
+  const ancount = buf.readUInt16BE(6);
+  const nscount = buf.readUInt16BE(8);
+  const arcount = buf.readUInt16BE(10);
+  try {
+    // Every question is read, though only one is answered: a FORMERR for more or none still needs the OPT.
+    let question: { labels: string[]; end: number } | null = null;
+    let pos = 12;
+    for (let i = 0; i < qdcount; i++) {
+      const q = readName(buf, pos);
+      if (q.end + 4 > buf.length) return malformed();
+      question ??= q;
+      pos = q.end + 4;
+    }
+    // Queries carry no answers; NOTIFY and IXFR carry an SOA in answer or authority. Read and bound them all.
+    for (let i = 0; i < ancount + nscount; i++) pos = readRecord(buf, pos).end;
+    let edns: Edns | null = null;
+    let tsig: Tsig | null = null;
+    for (let i = 0; i < arcount; i++) {
+      const rr = readRecord(buf, pos);
+      pos = rr.end;
+      if (rr.type === TYPE.TSIG) {
+        // Only as the last record (RFC 8945 5.1): FORMERR otherwise, as for rdata that does not add up.
+        if (i !== arcount - 1) return malformed(edns);
+        const algorithm = readName(buf, rr.rdata);
+        const at = algorithm.end;
+        if (at + 10 > rr.end) return malformed(edns);
+        const other = at + 10 + buf.readUInt16BE(at + 8) + 4;
+        if (other + 2 > rr.end || other + 2 + buf.readUInt16BE(other) !== rr.end) return malformed(edns);
+        tsig = { key: rr.labels, algorithm: algorithm.labels, timeSigned: buf.readUIntBE(at, 6), fudge: buf.readUInt16BE(at + 6) };
+        continue;
+      }
+      if (rr.type !== TYPE.OPT) continue;
+      if (edns || rr.labels.length !== 0) return malformed();
+      let o = rr.rdata;
+      // Options must tile the rdata exactly.
+      while (o < rr.end) {
+        if (o + 4 > rr.end) return malformed();
+        o += 4 + buf.readUInt16BE(o + 2);
+      }
+      if (o !== rr.end) return malformed();
+      edns = { udpSize: rr.klass, version: (rr.ttl >>> 16) & 0xff, dnssecOk: (rr.ttl & EDNS_DO) !== 0 };
+    }
+    if (pos !== buf.length || qdcount !== 1 || !question) return malformed(edns);
+    const qtype = buf.readUInt16BE(question.end);
+    const qclass = buf.readUInt16BE(question.end + 2);
+    const plain = question.end === 12 + question.labels.reduce((n, l) => n + l.length + 1, 1);
+    return { id, flags, opcode, labels: question.labels, key: keyOfLabels(question.labels), qtype, qclass, edns, tsig, questionEnd: plain ? question.end + 4 : 0 };
+  } catch (e) {
+    if (e instanceof WireError) return malformed();
+    throw e;
+  }
+}
