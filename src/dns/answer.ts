@@ -8,7 +8,8 @@ import { keyOf, parentKey, splitName } from '../model/labels.js';
 import { EDNS_UDP_SIZE, RCODE, TCP_MAX, TSIG_BADKEY, TYPE } from './message.js';
 import type { Malformed, Query } from './query.js';
 import { ResponseWriter } from './writer.js';
-import { aliasTarget, setOf, type RRset, type Zone, type ZoneCache, type ZoneNode } from './zones.js';
+import { aliasTarget, setOf, type RRset, type Zone, type ZoneNode } from './zone.js';
+import type { ZoneCache } from './zone-cache.js';
 
 /** Types that answer "where is this host" in the additional section (RFC 1035 3.3: type A additional processing). */
 const ADDRESS_TYPES = RECORD_TYPES.filter((t) => t.address).map((t) => t.code);

@@ -9,12 +9,13 @@ import type * as dnsPacket from 'dns-packet';
 import type { Logger } from 'pino';
 import type { Services } from '../services/index.js';
 import { AnswerTooLarge, answerQuery, encodeResponse, rcodeOnly, udpLimit, type Result } from './answer.js';
-import { ResponseCache } from './cache.js';
+import { ResponseCache } from './response-cache.js';
 import { handleNotify, handleTransfer, type TransferRequest } from './transfer/index.js';
 import { decodeStrict } from './transfer/wire.js';
 import { CLASS_IN, OPCODE, RCODE, TCP_MAX, TYPE } from './message.js';
 import { parseQuery, type Malformed, type Query } from './query.js';
-import { ZoneCache, type Zone } from './zones.js';
+import type { Zone } from './zone.js';
+import { ZoneCache } from './zone-cache.js';
 
 export interface DnsOptions {
   host: string;

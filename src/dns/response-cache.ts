@@ -6,7 +6,7 @@
  * Emptied on every zone change, so it never outlives the data it was built from.
  */
 import type { Query } from './query.js';
-import type { Zone } from './zones.js';
+import type { Zone } from './zone.js';
 
 interface Entry {
   /** AA, TC and RCODE bits of the header. */
