@@ -8,12 +8,14 @@ import { createServer, isIPv6, type Server, type Socket } from 'node:net';
 import type * as dnsPacket from 'dns-packet';
 import type { Logger } from 'pino';
 import type { Services } from '../services/index.js';
-import { AnswerTooLarge, answerQuery, encodeResponse, rcodeOnly, udpLimit, type Result } from './answer.js';
+import { answerQuery } from './answer.js';
 import { ResponseCache } from './response-cache.js';
 import { handleNotify, handleTransfer, type TransferRequest } from './transfer/index.js';
 import { decodeStrict } from './transfer/wire.js';
 import { CLASS_IN, OPCODE, RCODE, TCP_MAX, TYPE } from './message.js';
 import { parseQuery, type Malformed, type Query } from './query.js';
+import { AnswerTooLarge, encodeResponse, udpLimit } from './response.js';
+import { emptyResult, type Result } from './result.js';
 import type { Zone } from './zone.js';
 import { ZoneCache } from './zone-cache.js';
 
@@ -67,19 +69,19 @@ export class DnsHandler {
     try {
       q = parseQuery(raw);
       if (!q) return [];
-      if ('malformed' in q) return [encodeResponse(q, rcodeOnly(RCODE.FORMERR), TCP_MAX)];
+      if ('malformed' in q) return [encodeResponse(q, emptyResult(RCODE.FORMERR), TCP_MAX)];
       const limit = transport === 'udp' ? udpLimit(q) : TCP_MAX;
       // Signed with a key we cannot know (we hold none): NOTAUTH/BADKEY, never an unsigned answer (RFC 8945 5.2.2).
-      if (q.tsig) return [encodeResponse(q, rcodeOnly(RCODE.NOTAUTH), limit)];
-      if (q.edns && q.edns.version !== 0) return [encodeResponse(q, rcodeOnly(RCODE.BADVERS), limit)];
+      if (q.tsig) return [encodeResponse(q, emptyResult(RCODE.NOTAUTH), limit)];
+      if (q.edns && q.edns.version !== 0) return [encodeResponse(q, emptyResult(RCODE.BADVERS), limit)];
       if (q.opcode === OPCODE.NOTIFY || (q.opcode === OPCODE.QUERY && (q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR))) {
         // Our zones are IN zones: a transfer or NOTIFY of another class (CH, ANY) is NOTIMP, as knotd answers CH.
-        if (q.qclass !== CLASS_IN) return [encodeResponse(q, rcodeOnly(RCODE.NOTIMP), limit)];
+        if (q.qclass !== CLASS_IN) return [encodeResponse(q, emptyResult(RCODE.NOTIMP), limit)];
         const req = this.transferRequest(raw, remoteAddress, transport);
-        if (!req) return [encodeResponse(q, rcodeOnly(RCODE.FORMERR), limit)];
+        if (!req) return [encodeResponse(q, emptyResult(RCODE.FORMERR), limit)];
         return q.opcode === OPCODE.NOTIFY ? [await handleNotify(req)] : await handleTransfer(req);
       }
-      if (q.opcode !== OPCODE.QUERY) return [encodeResponse(q, rcodeOnly(RCODE.NOTIMP), limit)];
+      if (q.opcode !== OPCODE.QUERY) return [encodeResponse(q, emptyResult(RCODE.NOTIMP), limit)];
       const pending = this.zones.pendingFor(q.key);
       if (pending) await pending;
       return [this.answer(q, raw, limit)];
@@ -87,7 +89,7 @@ export class DnsHandler {
       this.log.warn({ err: (e as Error).message, remoteAddress, transport }, 'DNS message could not be answered');
       if (!q) return [];
       try {
-        return [encodeResponse(q, rcodeOnly(RCODE.SERVFAIL), TCP_MAX)];
+        return [encodeResponse(q, emptyResult(RCODE.SERVFAIL), TCP_MAX)];
       } catch {
         return [];
       }
@@ -121,7 +123,7 @@ export class DnsHandler {
     } catch (e) {
       if (!(e instanceof AnswerTooLarge)) throw e;
       this.log.warn({ zone: zone?.name, name: q.key, qtype: q.qtype }, 'answer too large for one DNS message; SERVFAIL');
-      return encodeResponse(q, rcodeOnly(RCODE.SERVFAIL), limit);
+      return encodeResponse(q, emptyResult(RCODE.SERVFAIL), limit);
     }
   }
 

@@ -3,7 +3,7 @@
  * and the apex) by lookup key, each with its chain of RRsets, rdata pre-encoded for the writer. Built from
  * a zone's content (model/zone.ts) by buildZone; never changed after that (a changed zone is built anew).
  */
-import { checkName, keyOf, lowerAscii, parentKey } from '../model/labels.js';
+import { checkName, isWithin, keyOf, lowerAscii, parentKey } from '../model/labels.js';
 import { recordTypeByCode, type RecordFields, type RecordType } from '../model/records/index.js';
 import { wireTtl } from '../model/ttl.js';
 import type { ZoneContent, ZoneRecord } from '../model/zone.js';
@@ -64,7 +64,7 @@ export function buildZone(id: number, content: ZoneContent, expiresAt: number | 
       return null;
     }
     const k = keyOf(a.name);
-    if (k !== key && !k.endsWith('.' + key)) {
+    if (!isWithin(k, key)) {
       skip(`${a.name} ${a.type}: outside the zone ${apex}`);
       return null;
     }

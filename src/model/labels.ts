@@ -32,6 +32,9 @@ export function parentKey(key: string): string {
   return '';
 }
 
+/** Whether the name with lookup key `key` is `apex` or lies below it. */
+export const isWithin = (key: string, apex: string): boolean => key === apex || key.endsWith('.' + apex);
+
 /** Splits a name (a trailing dot is allowed; `\.` is a dot inside a label) into labels. */
 export function splitName(name: string): string[] {
   const n = name.endsWith('.') && !name.endsWith('\\.') ? name.slice(0, -1) : name;

@@ -1,0 +1,58 @@
+/**
+ * Authoritative lookup in one zone (RFC 1034 4.3.2): exact matches, CNAME chains inside the zone,
+ * referrals at zone cuts (closest.ts), wildcards (wildcard.ts), negative answers (negative.ts), and the
+ * addresses of named hosts (additional.ts).
+ */
+import { isWithin, keyOf, splitName } from '../model/labels.js';
+import { addAdditional } from './additional.js';
+import { closestEncloser, referral } from './closest.js';
+import { RCODE, TYPE } from './message.js';
+import { nodata, nxdomain } from './negative.js';
+import type { Query } from './query.js';
+import { emptyResult, type Result } from './result.js';
+import { wildcardAt } from './wildcard.js';
+import { aliasTarget, setOf, type Zone, type ZoneNode } from './zone.js';
+
+/** Longest CNAME chain followed inside a zone. */
+const MAX_CHAIN = 16;
+
+/** Answers a QUERY for a name inside `zone`. */
+export function resolve(zone: Zone, q: Query): Result {
+  const r = emptyResult(RCODE.NOERROR, true);
+  let labels: readonly string[] = q.labels;
+  let key = q.key;
+  const visited = new Set<string>();
+  for (let step = 0; ; step++) {
+    visited.add(key);
+    const place = closestEncloser(zone, key, q.qtype);
+    // After a CNAME (RFC 1034 4.3.2 restarts with its target) the referral follows the alias, which is ours (AA).
+    if (place.found === 'cut') return referral(zone, step > 0 ? r : emptyResult(RCODE.NOERROR), place.cut, place.ns);
+    let node: ZoneNode;
+    if (place.found === 'name') node = place.node;
+    else {
+      const wild = wildcardAt(zone, place.encloser);
+      if (wild === undefined) return nxdomain(zone, r);
+      node = wild;
+    }
+    const cname = setOf(node, TYPE.CNAME);
+    if (cname && q.qtype !== TYPE.CNAME && q.qtype !== TYPE.ANY) {
+      r.answer.push({ set: cname, owner: labels });
+      const target = aliasTarget(cname);
+      const tkey = keyOf(target);
+      if (visited.has(tkey) || step + 1 >= MAX_CHAIN || !isWithin(tkey, zone.key)) return r;
+      labels = splitName(target);
+      key = tkey;
+      continue;
+    }
+    const start = r.answer.length;
+    if (q.qtype === TYPE.ANY) {
+      for (let set = node; set; set = set.next) r.answer.push({ set, owner: labels });
+    } else {
+      const set = setOf(node, q.qtype);
+      if (set) r.answer.push({ set, owner: labels });
+    }
+    if (r.answer.length === start) return nodata(zone, r);
+    addAdditional(zone, r, r.answer);
+    return r;
+  }
+}
