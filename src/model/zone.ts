@@ -37,6 +37,12 @@ export interface Soa {
 }
 export const soaData = (a: { data: unknown }): Soa => a.data as Soa;
 
+/** RFC 1982 serial comparison: a is newer than b. */
+export function serialNewer(a: number, b: number): boolean {
+  const d = (a - b) >>> 0;
+  return d !== 0 && d < 0x80000000;
+}
+
 /** A stored timer or TTL, with 0 standing for the documented default. */
 const orDefault = (value: number, dflt: number): number => (value > 0 ? value : dflt);
 

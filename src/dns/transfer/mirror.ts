@@ -17,9 +17,9 @@ import { checkZone } from '../../model/zone-rules.js';
 import { DEFAULT_TIMERS, wireTtl } from '../../model/ttl.js';
 import type { ZoneChange } from '../../model/events.js';
 import type { Services } from '../../services/index.js';
-import { parseZone, serialiseZone, soaData, type Soa, type ZoneContent, type ZoneRecord } from '../../model/zone.js';
+import { parseZone, serialiseZone, serialNewer, soaData, type Soa, type ZoneContent, type ZoneRecord } from '../../model/zone.js';
 import { CLASS_IN, OPCODE } from '../message.js';
-import { addressIn, decodeStrict, queryFlags, rcodeOf, receivedAnswers, serialNewer, tcpExchange, truncated, type ReceivedRecord } from './wire.js';
+import { addressIn, decodeStrict, queryFlags, rcodeOf, receivedAnswers, tcpExchange, truncated, type ReceivedRecord } from './wire.js';
 
 /** Masters are given as bare addresses (the API's master_ips); they serve DNS on the standard port. */
 const MASTER_PORT = 53;

@@ -13,11 +13,11 @@ import { isServed } from '../../model/domain.js';
 import { normalizeZoneName } from '../../model/names.js';
 import type { ZoneChange } from '../../model/events.js';
 import type { Services } from '../../services/index.js';
-import type { ZoneRecord } from '../../model/zone.js';
+import { serialNewer, soaData, type ZoneRecord } from '../../model/zone.js';
 import type { MirrorPuller } from './mirror.js';
 import type { TransferRequest } from './outgoing.js';
 import { OPCODE, RCODE } from '../message.js';
-import { addressIn, decodeStrict, opcodeOf, queryFlags, rcodeOf, response, serialNewer, soaData } from './wire.js';
+import { addressIn, decodeStrict, opcodeOf, queryFlags, rcodeOf, response } from './wire.js';
 
 /**
  * Secondaries are listed as bare addresses (the API's axfr field) and are notified on the standard

@@ -25,14 +25,6 @@ export const truncated = (flags: number | undefined): boolean => ((flags ?? 0) &
 /** Header flags of a query we send (dns-packet takes opcode and AA only through `flags`). */
 export const queryFlags = (opcode: number, aa = false): number => (opcode << 11) | (aa ? FLAG_AA : 0);
 
-export { soaData, type Soa } from '../../model/zone.js';
-
-/** RFC 1982 serial comparison: a is newer than b. */
-export function serialNewer(a: number, b: number): boolean {
-  const d = (a - b) >>> 0;
-  return d !== 0 && d < 0x80000000;
-}
-
 /** The client's address as written in `axfr` lists (IPv4-mapped IPv6 shown as IPv4). */
 const plainAddress = (addr: string): string => addr.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
 
