@@ -48,12 +48,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
       closers.push(() => app.close());
       logger.info({ http: httpAddress }, 'HTTP APIs listening');
     }
-    if (config.dns) {
-      const dns = await startDns(services, { host: config.dns.host, port: config.dns.port, nameservers: config.nameservers, log: logger });
-      dnsAddress = dns.address;
-      closers.push(() => dns.close());
-    }
-    // NOTIFY to secondaries and zone-mirror pulls run on every node but act only while it leads.
+    // NOTIFY to secondaries and zone-mirror pulls run on every node but act only while it leads. Started
+    // before DNS, which hands them the NOTIFY it accepts for zone mirrors.
     const transfers = await startTransfers(services, {
       nameservers: config.nameservers,
       log: logger,
@@ -61,6 +57,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
       mirrorFirstRetryMs: config.mirrorFirstRetryMs,
     });
     closers.push(() => transfers.close());
+    if (config.dns) {
+      const dns = await startDns(services, { host: config.dns.host, port: config.dns.port, nameservers: config.nameservers, log: logger, notifyTarget: transfers });
+      dnsAddress = dns.address;
+      closers.push(() => dns.close());
+    }
   } catch (e) {
     for (const close of closers.reverse()) await close();
     await store.close();

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { Services } from '../services/index.js';
 import { answerQuery } from './answer.js';
 import { ResponseCache } from './response-cache.js';
-import { handleNotify, handleTransfer, type TransferRequest } from './transfer/index.js';
+import { handleNotify, handleTransfer, type NotifyTarget, type TransferRequest } from './transfer/index.js';
 import { decodeStrict } from './transfer/wire.js';
 import { CLASS_IN, OPCODE, RCODE, TCP_MAX, TYPE } from './message.js';
 import { parseQuery, type Malformed, type Query } from './query.js';
@@ -27,6 +27,8 @@ export interface DnsOptions {
   log: Logger;
   /** How long an idle TCP connection stays open (default 10 s). */
   tcpIdleMs?: number;
+  /** Where NOTIFY accepted for a zone mirror goes: the node's transfers; without them it is acknowledged only. */
+  notifyTarget?: NotifyTarget;
 }
 
 export interface RunningDns {
@@ -61,6 +63,7 @@ export class DnsHandler {
     private readonly responses: ResponseCache,
     private readonly nameservers: string[],
     private readonly log: Logger,
+    private readonly notifyTarget: NotifyTarget | undefined,
   ) {}
 
   /** The response messages to one received message (none for messages not worth an answer). */
@@ -79,7 +82,7 @@ export class DnsHandler {
         if (q.qclass !== CLASS_IN) return [encodeResponse(q, emptyResult(RCODE.NOTIMP), limit)];
         const req = this.transferRequest(raw, remoteAddress, transport);
         if (!req) return [encodeResponse(q, emptyResult(RCODE.FORMERR), limit)];
-        return q.opcode === OPCODE.NOTIFY ? [await handleNotify(req)] : await handleTransfer(req);
+        return q.opcode === OPCODE.NOTIFY ? [await handleNotify(req, this.notifyTarget)] : await handleTransfer(req);
       }
       if (q.opcode !== OPCODE.QUERY) return [encodeResponse(q, emptyResult(RCODE.NOTIMP), limit)];
       const pending = this.zones.pendingFor(q.key);
@@ -240,7 +243,7 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
     services.metrics.gauge('zonehost_dns_zones', 'Zones the DNS server answers for from memory.', () => zones.size),
     services.metrics.gauge('zonehost_dns_zones_loading', 'Zones listed at start that are not in memory yet (0 once the start-up load is done).', () => zones.loading),
   ];
-  const handler = new DnsHandler(services, zones, responses, opts.nameservers, opts.log);
+  const handler = new DnsHandler(services, zones, responses, opts.nameservers, opts.log, opts.notifyTarget);
   const onUdp = (msg: Buffer, from: { address: string; port: number }, socket: UdpSocket) => {
     let out: Buffer | null = null;
     try {

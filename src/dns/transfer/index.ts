@@ -5,10 +5,10 @@
 import type { Logger } from 'pino';
 import type { Services } from '../../services/index.js';
 import { MirrorPuller } from './mirror.js';
-import { NotifySender, registerPuller } from './notify.js';
+import { NotifySender, type NotifyTarget } from './notify.js';
 
 export { handleTransfer, type TransferRequest } from './outgoing.js';
-export { handleNotify } from './notify.js';
+export { handleNotify, type NotifyTarget } from './notify.js';
 
 export interface TransferOptions {
   /** The configured name servers (SOA MNAME and apex NS of master zones). */
@@ -20,7 +20,8 @@ export interface TransferOptions {
   mirrorFirstRetryMs?: number;
 }
 
-export interface RunningTransfers {
+/** The DNS server hands it each NOTIFY it accepts for a zone mirror (NotifyTarget): the puller acts on it. */
+export interface RunningTransfers extends NotifyTarget {
   close(): Promise<void>;
 }
 
@@ -29,11 +30,10 @@ export async function startTransfers(services: Services, opts: TransferOptions):
   const sender = new NotifySender(services, { nameservers: opts.nameservers, log: opts.log, shouldAct });
   const puller = new MirrorPuller(services, { log: opts.log, shouldAct, firstRetryMs: opts.mirrorFirstRetryMs });
   sender.start();
-  registerPuller(services, puller);
   await puller.start();
   return {
+    notified: (domain) => puller.notified(domain),
     async close() {
-      registerPuller(services, null);
       await puller.stop();
       await sender.stop();
     },

@@ -5,8 +5,6 @@
  * which is served until the SOA expire time after the last successful check.
  */
 import { randomInt } from 'node:crypto';
-import { createSocket } from 'node:dgram';
-import { isIPv4 } from 'node:net';
 import type * as dnsPacket from 'dns-packet';
 import * as packet from 'dns-packet';
 import type { Logger } from 'pino';
@@ -19,7 +17,7 @@ import type { ZoneChange } from '../../model/events.js';
 import type { Services } from '../../services/index.js';
 import { parseZone, serialiseZone, serialNewer, soaData, type Soa, type ZoneContent, type ZoneRecord } from '../../model/zone.js';
 import { CLASS_IN, OPCODE } from '../message.js';
-import { addressIn, decodeStrict, queryFlags, rcodeOf, receivedAnswers, tcpExchange, truncated, type ReceivedRecord } from './wire.js';
+import { decodeStrict, queryFlags, rcodeOf, receivedAnswers, tcpExchange, truncated, udpExchange, type ReceivedRecord } from './wire.js';
 
 /** Masters are given as bare addresses (the API's master_ips); they serve DNS on the standard port. */
 const MASTER_PORT = 53;
@@ -178,7 +176,11 @@ async function querySoa(master: string, zone: string): Promise<Soa> {
     flags: queryFlags(OPCODE.QUERY),
     questions: [{ type: 'SOA', class: 'IN', name: zone }],
   });
-  let answer = await udpExchange(master, query, id);
+  const answers = (msg: Buffer): Received | null => {
+    const p = received(msg);
+    return p.packet.id === id && p.packet.type === 'response' ? p : null;
+  };
+  let answer = await udpExchange(master, MASTER_PORT, query, answers, SOA_TIMEOUT_MS);
   if (truncated(answer.packet.flags)) {
     let got: Received | null = null;
     await tcpExchange(master, MASTER_PORT, query, (buf) => ((got = received(buf)), true), { timeoutMs: SOA_TIMEOUT_MS, maxBytes: 70_000 });
@@ -198,33 +200,6 @@ interface Received {
 }
 
 const received = (buf: Buffer): Received => ({ packet: decodeStrict(buf), answers: receivedAnswers(buf) });
-
-function udpExchange(host: string, query: Buffer, id: number): Promise<Received> {
-  return new Promise((resolve, reject) => {
-    const socket = createSocket(isIPv4(host) ? 'udp4' : 'udp6');
-    let settled = false;
-    const done = (err: Error | null, p?: Received) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(t);
-      socket.close();
-      if (err) reject(err);
-      else resolve(p as Received);
-    };
-    const t = setTimeout(() => done(new Error('no answer to the SOA query')), SOA_TIMEOUT_MS);
-    socket.on('error', (e) => done(e));
-    socket.on('message', (msg, rinfo) => {
-      if (!addressIn([host], rinfo.address)) return;
-      try {
-        const p = received(msg);
-        if (p.packet.id === id && p.packet.type === 'response') done(null, p);
-      } catch {
-        // Not a usable answer; keep waiting for one.
-      }
-    });
-    socket.send(query, MASTER_PORT, host);
-  });
-}
 
 /** Pulls the whole zone by AXFR and validates it; throws on anything that is not a clean, complete zone. */
 async function pullZone(master: string, domain: StoredDomain, maxRecords: number, signal: AbortSignal): Promise<ZoneContent> {

@@ -9,12 +9,11 @@ import { isIPv4 } from 'node:net';
 import type * as dnsPacket from 'dns-packet';
 import * as packet from 'dns-packet';
 import type { Logger } from 'pino';
-import { isServed } from '../../model/domain.js';
+import { isServed, type StoredDomain } from '../../model/domain.js';
 import { normalizeZoneName } from '../../model/names.js';
 import type { ZoneChange } from '../../model/events.js';
 import type { Services } from '../../services/index.js';
 import { serialNewer, soaData, type ZoneRecord } from '../../model/zone.js';
-import type { MirrorPuller } from './mirror.js';
 import type { TransferRequest } from './outgoing.js';
 import { OPCODE, RCODE } from '../message.js';
 import { addressIn, decodeStrict, opcodeOf, queryFlags, rcodeOf, response } from './wire.js';
@@ -162,15 +161,16 @@ export class NotifySender {
   }
 }
 
-/** Pullers of running nodes, so an incoming NOTIFY reaches the one of its node. */
-const pullers = new WeakMap<Services, MirrorPuller>();
-export const registerPuller = (services: Services, puller: MirrorPuller | null): void => {
-  if (puller) pullers.set(services, puller);
-  else pullers.delete(services);
-};
+/** Where an accepted NOTIFY goes: the node's transfers (startTransfers), whose puller checks the mirror. */
+export interface NotifyTarget {
+  notified(domain: StoredDomain): void;
+}
 
-/** Answers an incoming NOTIFY: accepted only for a zone mirror, from one of its masters. */
-export async function handleNotify(req: TransferRequest): Promise<Buffer> {
+/**
+ * Answers an incoming NOTIFY: accepted only for a zone mirror, from one of its masters, and handed to
+ * `target` (without one, a node running no transfers, it is acknowledged and nothing else).
+ */
+export async function handleNotify(req: TransferRequest, target: NotifyTarget | undefined): Promise<Buffer> {
   const { query } = req;
   const question = query.questions?.[0];
   if (!question || (query.questions?.length ?? 0) !== 1) return response(query, RCODE.FORMERR);
@@ -178,6 +178,6 @@ export async function handleNotify(req: TransferRequest): Promise<Buffer> {
   if (question.type !== 'SOA' || !domain || domain.kind !== 'slave' || !addressIn(domain.masterIps, req.remoteAddress)) {
     return response(query, RCODE.REFUSED);
   }
-  pullers.get(req.services)?.notified(domain);
+  target?.notified(domain);
   return response(query, RCODE.NOERROR);
 }

@@ -1,12 +1,13 @@
 /**
- * What transfers need on top of the server's parser and writer (../query.ts, ../writer.ts): multi-message
- * responses, a decoder for the messages we receive as a client that checks every record's RDLENGTH
- * (dns-packet trusts its own parsers, e.g. it reads 4 bytes of A data whatever the length says), TCP
- * framing for a client, the flags of the queries we send (dns-packet takes opcode only through `flags`),
- * and matching peers against the bare addresses of axfr and master lists.
+ * The helpers of transfers and NOTIFY, both ways, on top of the server's parser and writer (../query.ts,
+ * ../writer.ts): multi-message responses; a decoder for the messages we receive as a client that checks
+ * every record's RDLENGTH (dns-packet trusts its own parsers, e.g. it reads 4 bytes of A data whatever the
+ * length says); one-shot UDP and TCP exchanges as a client; the flags of the queries we send (dns-packet
+ * takes opcode only through `flags`); and matching peers against the bare addresses of axfr and master lists.
  */
 import * as dnsPacket from 'dns-packet';
 import dnsTypes from 'dns-packet/types.js';
+import { createSocket } from 'node:dgram';
 import { BlockList, isIPv4, Socket } from 'node:net';
 import { nameOfLabels, readName, splitName } from '../../model/labels.js';
 import { decodeRdata, recordTypeByCode, type RecordFields } from '../../model/records/index.js';
@@ -153,6 +154,38 @@ export function receivedAnswers(buf: Buffer): ReceivedRecord[] {
     pos = end + 10 + rdlength;
   }
   return out;
+}
+
+/**
+ * One UDP exchange: sends `query` to `host` and resolves with the first message from that address that
+ * `accept` takes (returns other than null; one it throws on, or returns null for, is waited past).
+ * Rejects when none comes within `timeoutMs`.
+ */
+export function udpExchange<T>(host: string, port: number, query: Buffer, accept: (msg: Buffer) => T | null, timeoutMs: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const socket = createSocket(isIPv4(host) ? 'udp4' : 'udp6');
+    let settled = false;
+    const done = (err: Error | null, answer?: T) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(t);
+      socket.close();
+      if (err) reject(err);
+      else resolve(answer as T);
+    };
+    const t = setTimeout(() => done(new Error(`no answer from ${host} within ${timeoutMs / 1000} s`)), timeoutMs);
+    socket.on('error', (e) => done(e));
+    socket.on('message', (msg, rinfo) => {
+      if (!addressIn([host], rinfo.address)) return;
+      try {
+        const answer = accept(msg);
+        if (answer !== null) done(null, answer);
+      } catch {
+        // Not a usable answer; keep waiting for one.
+      }
+    });
+    socket.send(query, port, host);
+  });
 }
 
 /**
