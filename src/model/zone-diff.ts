@@ -8,7 +8,7 @@
 import type { StoredDomain } from './domain.js';
 import { absoluteName } from './names.js';
 import type { StoredRecord } from './records/index.js';
-import { dataKey, rrsetKey } from './zone-rules.js';
+import { dataKey, distinctData, rrsetKey } from './zone-rules.js';
 import { serialNewer, soaOf, withRRsetTtls, zoneContent, type ZoneRecord } from './zone.js';
 
 /** What the diff reads of a journal row: a record change's `before` and `after` are StoredRecords (null when none). */
@@ -19,18 +19,8 @@ export interface JournalRow {
   after: unknown;
 }
 
-/** The records of `from` whose data is not in `other`, each data once: an RRset holds a data once, as a secondary compares them. */
-function minus(from: readonly ZoneRecord[], other: readonly ZoneRecord[]): ZoneRecord[] {
-  const seen = new Set(other.map(dataKey));
-  const out: ZoneRecord[] = [];
-  for (const a of from) {
-    const key = dataKey(a);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(a);
-  }
-  return out;
-}
+/** The records of `from` whose data is not in `other`, each data once, as a secondary compares them. */
+const minus = (from: readonly ZoneRecord[], other: readonly ZoneRecord[]): ZoneRecord[] => distinctData(from, new Set(other.map(dataKey)));
 
 /**
  * The IXFR difference sequences from `clientSerial` to the domain's serial, or null when the journal

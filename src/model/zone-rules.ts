@@ -90,18 +90,28 @@ export function nameServerWithoutAddress(host: string, zone: string, field: stri
 }
 
 /**
- * A whole zone's records as a master sent them (a mirror) or a file gives them: duplicates dropped (RFC 2181
- * 5), and an error for a CNAME beside other data or a type missing the type it needs at its name.
+ * The records whose data (dataKey) is not in `seen`, each data once, in order: an RRset holds a data once
+ * (RFC 2181 5). `seen` takes in the keys of the records kept.
  */
-export function checkZone(records: readonly RecordData[], zone: string): { kept: RecordData[]; error: string | null } {
-  const seen = new Set<string>();
-  const byName = new Map<string, RecordData[]>();
-  const kept: RecordData[] = [];
+export function distinctData<T extends RecordData>(records: readonly T[], seen = new Set<string>()): T[] {
+  const kept: T[] = [];
   for (const r of records) {
     const key = dataKey(r);
     if (seen.has(key)) continue;
     seen.add(key);
     kept.push(r);
+  }
+  return kept;
+}
+
+/**
+ * A whole zone's records as a master sent them (a mirror) or a file gives them: duplicates dropped (RFC 2181
+ * 5), and an error for a CNAME beside other data or a type missing the type it needs at its name.
+ */
+export function checkZone(records: readonly RecordData[], zone: string): { kept: RecordData[]; error: string | null } {
+  const kept = distinctData(records);
+  const byName = new Map<string, RecordData[]>();
+  for (const r of kept) {
     const owner = keyOf(r.name);
     const at = byName.get(owner);
     if (at) at.push(r);
