@@ -28,6 +28,9 @@ export function addressV3(type: 'A' | 'AAAA', family: 4 | 6): V3Mapping {
   };
 }
 
+/** Where an address is encoded before it is written: zones hold a million of them, one Buffer each would cost. */
+const OCTETS = Buffer.alloc(4);
+
 export const A: RecordType = {
   type: 'A',
   code: 1,
@@ -50,7 +53,7 @@ export const A: RecordType = {
   encode(data, w) {
     const address = String(data.address);
     if (!isIPv4Address(address)) throw new WireError(`bad IPv4 address ${address}`);
-    w.bytes(Buffer.from(ip.v4.encode(address)));
+    w.bytes(ip.v4.encode(address, OCTETS) as Buffer);
   },
   decode: (r) => ({ address: ip.v4.decode(r.bytes(4)) }),
   present: (data) => String(data.address),

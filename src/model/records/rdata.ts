@@ -15,7 +15,14 @@ export class BufferRdataWriter implements RdataWriter {
   private offset = 0;
 
   /** `canonical`: names lower-cased (RFC 4034 6.2), so equal data is equal bytes. */
-  constructor(private readonly canonical = false) {}
+  constructor(private canonical = false) {}
+
+  /** Starts again, empty (one writer serves every record of a zone being built). */
+  reset(canonical = false): this {
+    this.offset = 0;
+    this.canonical = canonical;
+    return this;
+  }
 
   private room(n: number): void {
     if (this.offset + n > MAX_RDATA) throw new WireError('rdata too long');
