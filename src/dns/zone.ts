@@ -87,8 +87,8 @@ export function buildZone(id: number, content: ZoneContent, expiresAt: number | 
       set.items.push(rdata);
       set.additional?.push(extra);
     }
-    // Names between the owner and the apex exist (empty non-terminals): NODATA there, not NXDOMAIN.
-    for (let p = parentKey(k); p !== key && p !== ''; p = parentKey(p)) if (!nodes.has(p)) nodes.set(p, null);
+    // Names between the owner and the apex exist (empty non-terminals): NODATA there, not NXDOMAIN. None above the apex.
+    if (k !== key) for (let p = parentKey(k); p !== key && p !== ''; p = parentKey(p)) if (!nodes.has(p)) nodes.set(p, null);
     return set;
   };
   const soa = add(content.soa);
