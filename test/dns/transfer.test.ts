@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { promisify } from 'node:util';
 import * as dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, kdigAt, startKnot, transfer, type Knot } from '../support/knot.js';
+import { eventually, kdigAt, startKnot, transfer, zonehostPrimary, type Knot } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { data } from '../v3/support.js';
 import { createDomain, createRecord, kdig, rrs } from './support.js';
@@ -38,15 +38,7 @@ beforeAll(async () => {
   ttlZoneId = await createDomain(server.base, key, TTL_ZONE, { axfr_ips: SECONDARY });
   knot = await startKnot({
     address: SECONDARY,
-    config: `remote:
-  - id: zonehost
-    address: 127.0.0.1@${server.dnsAddress?.port}
-    via: {address}
-acl:
-  - id: notify_from_zonehost
-    address: 127.0.0.0/8
-    action: notify
-  - id: transfer_to_tests
+    config: `${zonehostPrimary(server)}  - id: transfer_to_tests
     address: 127.0.0.0/8
     action: transfer
 zone:

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dig, kdig, parseDig, type DigAnswer } from '../dns/support.js';
-import { eventually, kdigAt, startKnot, type Knot } from '../support/knot.js';
+import { eventually, kdigAt, startKnot, zonehostPrimary, type Knot } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { checkAllZones, namedCheckzone } from '../support/zonefile.js';
 import { client, problemFields, type Client, type Reply } from '../v1/support.js';
@@ -364,15 +364,7 @@ beforeAll(async () => {
   knot = await startKnot({
     address: SECONDARY,
     files: Object.fromEntries(followed.map((z) => [`${z}${ORACLE}.zone`, oracleZoneFile(z)])),
-    config: `remote:
-  - id: zonehost
-    address: 127.0.0.1@${server.dnsAddress?.port}
-    via: {address}
-acl:
-  - id: notify_from_zonehost
-    address: 127.0.0.0/8
-    action: notify
-zone:
+    config: `${zonehostPrimary(server)}zone:
 ${[...secondaryZones, ...oracleZones].join('')}`,
   });
 });

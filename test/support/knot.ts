@@ -112,6 +112,20 @@ ${body}
  * A Knot primary for one zone: serves `zone` from `zoneFile` (written as `<zone>.zone`, replace it with writeFile),
  * lets all of 127.0.0.0/8 transfer it, and sends NOTIFY to our DNS port on 127.0.0.1.
  */
+/**
+ * The start of a secondary's `remote:` and `acl:` sections for zonehost as its primary: the remote
+ * `zonehost` and the acl `notify_from_zonehost`. More acl entries may follow.
+ */
+export const zonehostPrimary = (server: Pick<TestServer, 'dnsAddress'>): string => `remote:
+  - id: zonehost
+    address: 127.0.0.1@${server.dnsAddress?.port}
+    via: {address}
+acl:
+  - id: notify_from_zonehost
+    address: 127.0.0.0/8
+    action: notify
+`;
+
 export function startPrimary(address: string, zone: string, zoneFile: string, notifyPort: number | undefined): Promise<Knot> {
   return startKnot({
     address,
