@@ -24,8 +24,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route needs no API key (key creation, the OpenAPI document). */
     public?: boolean;
-    /** Validators of the route's success bodies, by status code, each compiled when first needed. */
-    outputChecks?: Map<number, () => ValidateFunction>;
+    /** Validators of the route's success bodies, by status code (set when the route is added). */
+    outputChecks?: Map<number, ValidateFunction>;
   }
 }
 
@@ -96,19 +96,13 @@ function api(services: Services): FastifyPluginAsync {
     // Output is validated as well as input (serialisation alone would drop unknown fields but pass bad
     // values): a success body that breaks its published schema becomes a 500, never a wrong answer.
     app.addHook('onRoute', (route) => {
-      // Compiled on first use: fifteen record types' routes would otherwise add their compilation to every start.
-      const checks = new Map(
-        successSchemas(route.schema?.response).map(([code, schema]) => {
-          let check: ValidateFunction | undefined;
-          return [code, () => (check ??= output.compile(unionsByReference(schema)))];
-        }),
-      );
+      const checks = new Map(successSchemas(route.schema?.response).map(([code, schema]) => [code, output.compile(unionsByReference(schema))]));
       if (checks.size > 0) route.config = { ...route.config, outputChecks: checks };
       // Unknown query fields are refused everywhere, as documented: a route that takes none says so.
       if (route.schema?.response && !route.schema.querystring) route.schema = { ...route.schema, querystring: NO_QUERY };
     });
     app.addHook('preSerialization', async (req, reply, payload) => {
-      const check = req.routeOptions.config?.outputChecks?.get(reply.statusCode)?.();
+      const check = req.routeOptions.config?.outputChecks?.get(reply.statusCode);
       if (check && !check(payload)) {
         req.log.error({ errors: check.errors, url: req.url }, 'interface B response broke its schema; not sent');
         throw new HttpProblem(500, 'The server produced an invalid response; nothing was sent.');
