@@ -2,7 +2,7 @@
 import type { StoredDomain } from '../model/domain.js';
 import { LimitError, NotFoundError, ValidationError } from '../model/errors.js';
 import { checkRecord, mainField, recordType, recordTypeOrThrow, type RecordContext, type RecordData, type StoredRecord } from '../model/records/index.js';
-import { conflictAtName } from '../model/zone-rules.js';
+import { conflictAtName, missingAtName } from '../model/zone-rules.js';
 import { pageLimit, type Page, type StoreOps, type Store } from '../store/store.js';
 import type { Actor, Limits } from './actor.js';
 import type { DomainService } from './domains.js';
@@ -115,7 +115,6 @@ export class RecordService {
       }
       await this.checkNeighbours(tx, domain, data, null);
       const created = await tx.insertRecord(domainId, data, now);
-      await checkRequirements(tx, domainId, data.name, domain.domain);
       if (touchesNameServers(data)) await checkNameServerAddresses(tx, domainId, domain.domain, mainField(recordTypeOrThrow(data.type)));
       return {
         value: created,
@@ -143,7 +142,8 @@ export class RecordService {
       if (after.name === current.name && after.ttl === current.ttl && JSON.stringify(after.data) === JSON.stringify(current.data)) return { value: current, change: null, journal: [] };
       await this.checkNeighbours(tx, domain, data, id);
       await tx.updateRecord(id, data, now);
-      for (const name of new Set([current.name, data.name])) await checkRequirements(tx, domainId, name, domain.domain);
+      // The new name was checked with the record there; the old one may have lost what another type there needs.
+      if (current.name.toLowerCase() !== data.name.toLowerCase()) await checkRequirements(tx, domainId, current.name, domain.domain);
       if (touchesNameServers(current) || touchesNameServers(data)) {
         // An NS record is at fault for what it names; an address record for moving off the host's name.
         await checkNameServerAddresses(tx, domainId, domain.domain, recordType(data.type)?.address ? 'name' : mainField(recordTypeOrThrow(data.type)));
@@ -188,10 +188,13 @@ export class RecordService {
     return domain;
   }
 
-  /** The zone rules at the record's name, against the other records there (model/zone-rules.ts). */
+  /**
+   * The zone rules at the record's name (model/zone-rules.ts), against the other records there and then the
+   * name as the write leaves it, from one read.
+   */
   private async checkNeighbours(tx: StoreOps, domain: StoredDomain, rec: RecordData, selfId: number | null): Promise<void> {
     const others = (await tx.recordsAt(domain.id, rec.name)).filter((r) => r.id !== selfId);
-    const conflict = conflictAtName(rec, others, domain.domain);
-    if (conflict) throw conflict;
+    const problem = conflictAtName(rec, others, domain.domain) ?? missingAtName([...others, rec], domain.domain);
+    if (problem) throw problem;
   }
 }
