@@ -97,8 +97,6 @@ export function zoneContent(domain: StoredDomain, records: readonly StoredRecord
   return { soa: soaOf(domain, nameservers), answers };
 }
 
-export { rrsetKey };
-
 /**
  * The records with every RRset at the lowest TTL among its records (RFC 2181 5.2): the TTL queries are
  * answered with (buildZone), which transfers and zone files must carry too. Records keep their own TTLs

@@ -65,16 +65,6 @@ export function validateCode(data: RecordFields, field: string, what: string, co
   if (typeof v !== 'number' || !Object.hasOwn(codes, v)) p.add(field, `The ${what} must be ${listCodes(codes)}${v === undefined ? '' : `, not ${JSON.stringify(v)}`}.`);
 }
 
-/** A text field that must be a string (missing: the message given). */
-export function requireString(data: RecordFields, field: string, p: Problems, missing: string): string | null {
-  const v = data[field];
-  if (typeof v !== 'string' || v === '') {
-    p.add(field, missing);
-    return null;
-  }
-  return v;
-}
-
 /**
  * A field of hexadecimal octets, stored upper case (as dig and BIND print it); `bytes` is the length the
  * field must have, when one is known.

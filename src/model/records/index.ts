@@ -58,8 +58,16 @@ export const SOA_TYPE: RecordType = SOA;
 /** The type that names a zone's name servers at its apex (NS). */
 export const NAME_SERVER_TYPE = RECORD_TYPES.find((t) => t.nameServer) as RecordType;
 
-/** The data of a record of NAME_SERVER_TYPE naming `host`. */
-export const nameServerData = (host: string): RecordFields => NAME_SERVER_TYPE.parse(tokenize(presentName(host)), '');
+/**
+ * The data of a record of NAME_SERVER_TYPE naming `host`, one object per host: every zone's apex names the
+ * configured name servers, and a zone keeps the data of such a record.
+ */
+export function nameServerData(host: string): RecordFields {
+  let data = nameServers.get(host);
+  if (!data) nameServers.set(host, (data = Object.freeze(NAME_SERVER_TYPE.parse(tokenize(presentName(host)), ''))));
+  return data;
+}
+const nameServers = new Map<string, RecordFields>();
 
 export const RECORD_TYPE_NAMES: readonly string[] = RECORD_TYPES.map((t) => t.type);
 
@@ -107,21 +115,22 @@ const DATA_FIELDS = new Map(KNOWN.map((t) => [t, Object.keys(t.v1Fields).filter(
 /** The field a problem with the data as a whole is reported under: the type's last, its value (A's address, MX's mail server). */
 export const mainField = (t: RecordType): string => dataFields(t).at(-1) ?? 'name';
 
+/** The one writer every encoding goes through: an encoder never encodes another record meanwhile. */
+const writer = new BufferRdataWriter();
+
 /** The rdata of a record on the wire, names in full; `canonical` lower-cases them (RFC 4034 6.2). */
 export function rdataOf(t: RecordType, data: RecordFields, canonical = false): Buffer {
-  const w = new BufferRdataWriter(canonical);
+  const w = writer.reset(canonical);
   t.encode(data, w);
   return w.done();
 }
 
 /** The rdata as a latin1 string (see BufferRdataWriter.latin1). */
 export function rdataLatin1(t: RecordType, data: RecordFields): string {
-  const w = shared.reset();
+  const w = writer.reset();
   t.encode(data, w);
   return w.latin1();
 }
-/** The writers share one scratch buffer anyway, and encoding never re-enters itself. */
-const shared = new BufferRdataWriter();
 
 /** Decodes the rdata at `offset` (`length` octets) in `message`; throws WireError unless the type takes exactly all of it. */
 export function decodeRdata(t: RecordType, message: Buffer, offset: number, length: number): RecordFields {
@@ -154,9 +163,6 @@ export function rrsetWireSize(records: readonly RecordData[], zone: string): num
   }
   return size;
 }
-
-/** The master-file text of a record's rdata. */
-export const presentRdata = (t: RecordType, data: RecordFields): string => t.present(data);
 
 /**
  * Master-file rdata text -> the type's fields, relative names completed with `origin`. Takes the type's own

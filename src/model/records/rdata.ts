@@ -10,14 +10,14 @@ import type { RdataReader, RdataWriter } from './types.js';
 export const MAX_RDATA = 65535;
 
 export class BufferRdataWriter implements RdataWriter {
-  private static scratch = Buffer.alloc(MAX_RDATA + 1024);
-  private readonly buf = BufferRdataWriter.scratch;
+  private readonly buf = Buffer.alloc(MAX_RDATA + 1024);
   private offset = 0;
+  private canonical = false;
 
-  /** `canonical`: names lower-cased (RFC 4034 6.2), so equal data is equal bytes. */
-  constructor(private canonical = false) {}
-
-  /** Starts again, empty (one writer serves every record of a zone being built). */
+  /**
+   * Starts again, empty (one writer serves every record encoded). `canonical`: names lower-cased (RFC 4034
+   * 6.2), so equal data is equal bytes.
+   */
   reset(canonical = false): this {
     this.offset = 0;
     this.canonical = canonical;

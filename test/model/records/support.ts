@@ -1,6 +1,6 @@
 /** Helpers for the registry's unit tests: a type's rdata as hex both ways, and the problems checkRecord finds. */
 import type { FieldProblem } from '../../../src/model/errors.js';
-import { checkRecord, decodeRdata, parseRdata, presentRdata, rdataOf, recordTypeOrThrow, type RecordData, type RecordFields } from '../../../src/model/records/index.js';
+import { checkRecord, decodeRdata, parseRdata, rdataOf, recordTypeOrThrow, type RecordData, type RecordFields } from '../../../src/model/records/index.js';
 
 /** The rdata of `data` on the wire, as lower-case hex. */
 export const wireHex = (type: string, data: RecordFields): string => rdataOf(recordTypeOrThrow(type), data).toString('hex');
@@ -15,7 +15,7 @@ export function fromWire(type: string, hex: string): RecordFields {
 export const parse = (type: string, text: string, origin = 'example.com'): RecordFields => parseRdata(recordTypeOrThrow(type), text, origin);
 
 /** Data -> master-file text. */
-export const present = (type: string, data: RecordFields): string => presentRdata(recordTypeOrThrow(type), data);
+export const present = (type: string, data: RecordFields): string => recordTypeOrThrow(type).present(data);
 
 /** RFC 3597's generic form of rdata given as hex. */
 export const generic = (hex: string): string => `\\# ${hex.length / 2} ${hex}`;
