@@ -1,6 +1,7 @@
 /** Domains (master zones) and zone mirrors (slave zones): fields, defaults and rules. */
 import { Problems } from './errors.js';
 import { emailProblem, isIPAddress, normalizeZoneName, zoneNameProblem } from './names.js';
+import { checkKeyFields, type TsigKeyRef } from './tsig-key.js';
 import { roundTtl, ttlProblem } from './ttl.js';
 
 export type DomainKind = 'master' | 'slave';
@@ -34,6 +35,8 @@ export interface DomainData {
   masterIps: string[];
   axfrIps: string[];
   displayGroup: string;
+  /** A zone mirror's key for its masters (their TSIG key: SOA queries, transfers, NOTIFY); null for none. */
+  masterTsig: TsigKeyRef | null;
 }
 
 export interface StoredDomain extends DomainData {
@@ -53,7 +56,13 @@ export const DOMAIN_DEFAULTS: Omit<DomainData, 'domain' | 'kind'> = {
   masterIps: [],
   axfrIps: [],
   displayGroup: '',
+  masterTsig: null,
 };
+
+/** A domain as the audit trail keeps it: a mirror's master key by name and algorithm, never its secret. */
+export function withoutSecrets<T extends DomainData>(d: T): Omit<T, 'masterTsig'> & { masterTsig: Omit<TsigKeyRef, 'secret'> | null } {
+  return { ...d, masterTsig: d.masterTsig && { name: d.masterTsig.name, algorithm: d.masterTsig.algorithm } };
+}
 
 const TIMERS = [
   ['refresh', 'refresh interval'],
@@ -92,6 +101,12 @@ export function checkDomain(d: DomainData): Problems {
     for (const ip of d[field]) if (!isIPAddress(ip)) p.add(field, `'${ip}' in the ${label} IP list is not an IPv4 or IPv6 address.`);
     if (d[field].length > MAX_ADDRESS_LIST) p.add(field, `The ${label} IP list may hold at most ${MAX_ADDRESS_LIST} addresses.`);
     d[field] = [...new Set(d[field])];
+  }
+  // A mirror made a master (interface A can, and cannot see the key) stops pulling: its master key goes with it.
+  if (d.kind === 'master') d.masterTsig = null;
+  if (d.masterTsig !== null) {
+    d.masterTsig = { ...d.masterTsig };
+    checkKeyFields(p, 'masterTsig.', d.masterTsig);
   }
   if (d.description.length > MAX_DESCRIPTION) p.add('description', `The description must be at most ${MAX_DESCRIPTION} characters long.`);
   if (d.displayGroup.length > MAX_DISPLAY_GROUP) p.add('displayGroup', `The display group must be at most ${MAX_DISPLAY_GROUP} characters long.`);

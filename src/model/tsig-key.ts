@@ -60,18 +60,37 @@ export function secretBytes(secret: string): Buffer | null {
   return Buffer.from(s, 'base64');
 }
 
-/** Checks a key's fields in place (normalising its name, names and types); returns every problem found. */
-export function checkTsigKey(k: TsigKeyData, secret?: string): Problems {
-  const p = new Problems();
+/** A key as a client names it to a server: enough to sign with (a zone mirror's key for its masters). */
+export interface TsigKeyRef {
+  name: string;
+  algorithm: TsigAlgorithm;
+  secret: string;
+}
+
+/**
+ * The problems of a key's name, algorithm and (when given) secret, filed under `prefix` + the field name;
+ * normalises the name and the secret (canonical base64) in place. Shared by keys and mirrors' master keys.
+ */
+export function checkKeyFields(p: Problems, prefix: string, k: { name: string; algorithm: string; secret?: string }): void {
   k.name = normalizeKeyName(k.name);
   const nameProblem = hostnameProblem(k.name, { underscore: true });
-  if (nameProblem) p.add('name', `The key name '${k.name}' ${nameProblem}.`);
-  if (!isTsigAlgorithm(k.algorithm)) p.add('algorithm', `The algorithm must be one of ${TSIG_ALGORITHM_NAMES.join(', ')}.`);
-  if (secret !== undefined) {
-    const bytes = secretBytes(secret);
-    if (!bytes) p.add('secret', 'The secret must be base64.');
-    else if (bytes.length < MIN_SECRET_BYTES) p.add('secret', `The secret must be at least ${MIN_SECRET_BYTES} bytes long (it is ${bytes.length}).`);
+  if (nameProblem) p.add(`${prefix}name`, `The key name '${k.name}' ${nameProblem}.`);
+  if (!isTsigAlgorithm(k.algorithm)) p.add(`${prefix}algorithm`, `The algorithm must be one of ${TSIG_ALGORITHM_NAMES.join(', ')}.`);
+  if (k.secret !== undefined) {
+    const bytes = secretBytes(k.secret);
+    if (!bytes) p.add(`${prefix}secret`, 'The secret must be base64.');
+    else if (bytes.length < MIN_SECRET_BYTES) p.add(`${prefix}secret`, `The secret must be at least ${MIN_SECRET_BYTES} bytes long (it is ${bytes.length}).`);
+    else k.secret = bytes.toString('base64');
   }
+}
+
+/**
+ * Checks a key's fields in place (normalising its name, secret, names and types); returns every problem
+ * found. The secret is checked when present (it is given only on creation).
+ */
+export function checkTsigKey(k: TsigKeyData & { secret?: string }): Problems {
+  const p = new Problems();
+  checkKeyFields(p, '', k);
   if (typeof k.update === 'object') {
     const { names, types } = k.update;
     if (names !== undefined) {

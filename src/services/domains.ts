@@ -1,5 +1,5 @@
 /** Domain (master zone) and zone-mirror (slave zone) use cases, with ownership checks. */
-import { checkDomain, DOMAIN_DEFAULTS, type DomainData, type StoredDomain } from '../model/domain.js';
+import { checkDomain, DOMAIN_DEFAULTS, withoutSecrets, type DomainData, type StoredDomain } from '../model/domain.js';
 import { ConflictError, LimitError, NotFoundError } from '../model/errors.js';
 import type { DomainFilter, StoreOps, Store } from '../store/store.js';
 import { UniqueViolation } from '../store/store.js';
@@ -59,7 +59,7 @@ export class DomainService {
         return {
           value: created,
           change: { domainId: created.id, domain: created.domain, kind: 'domain.created' },
-          journal: [{ action: 'domain.create', objectId: created.id, before: null, after: data }],
+          journal: [{ action: 'domain.create', objectId: created.id, before: null, after: withoutSecrets(data) }],
         };
       });
       return { ...value, serial };
@@ -101,7 +101,7 @@ export class DomainService {
         return {
           value: undefined,
           change: { domainId: id, domain: data.domain, kind: 'domain.updated', previousDomain: current.domain },
-          journal: [{ action: 'domain.update', objectId: id, before, after: data }],
+          journal: [{ action: 'domain.update', objectId: id, before: withoutSecrets(before), after: withoutSecrets(data) }],
         };
       });
     } catch (e) {
@@ -119,7 +119,7 @@ export class DomainService {
       return {
         value: current,
         change: { domainId: id, domain: current.domain, kind: 'domain.deleted', previousDomain: current.domain },
-        journal: [{ action: 'domain.delete', objectId: id, before: current, after: null }],
+        journal: [{ action: 'domain.delete', objectId: id, before: withoutSecrets(current), after: null }],
       };
     });
     return value;

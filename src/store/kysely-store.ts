@@ -4,9 +4,10 @@ import type { DomainData, DomainKind, DomainStatus, StoredDomain } from '../mode
 import type { RecordData, StoredRecord } from '../model/records/index.js';
 import { isPostgres } from './migrations/helpers.js';
 import { migrationProvider } from './migrations/index.js';
-import type { Database, DomainsTable, RecordsTable } from './schema.js';
+import type { Database, DomainsTable, RecordsTable, TsigKeysTable } from './schema.js';
+import type { StoredTsigKey, TsigAlgorithm, TsigKeyData, TsigKeyRef, UpdateScope } from '../model/tsig-key.js';
 import type { ZoneChange } from '../model/events.js';
-import { pageLimit, type Account, type ApiKeyRow, type ChangeRow, type DomainFilter, type DomainKey, type LeaderLock, type MirrorState, type NewChange, type Store, type StoreOps } from './store.js';
+import { pageLimit, type Account, type Page, type ApiKeyRow, type ChangeRow, type DomainFilter, type DomainKey, type LeaderLock, type MirrorState, type NewChange, type Store, type StoreOps } from './store.js';
 
 // PostgreSQL returns bigint as a string; all our bigints (ms times, serials) fit a double exactly.
 const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
@@ -27,6 +28,7 @@ function toDomain(row: Selectable<DomainsTable>): StoredDomain {
     masterIps: JSON.parse(row.master_ips) as string[],
     axfrIps: JSON.parse(row.axfr_ips) as string[],
     displayGroup: row.display_group,
+    masterTsig: row.master_tsig ? (JSON.parse(row.master_tsig) as TsigKeyRef) : null,
     serial: num(row.serial),
   };
 }
@@ -45,7 +47,26 @@ function domainColumns(d: DomainData) {
     master_ips: JSON.stringify(d.masterIps),
     axfr_ips: JSON.stringify(d.axfrIps),
     display_group: d.displayGroup,
+    master_tsig: d.masterTsig && JSON.stringify(d.masterTsig),
   };
+}
+
+function toTsigKey(row: Selectable<TsigKeysTable>): StoredTsigKey {
+  return {
+    id: num(row.id),
+    accountId: num(row.account_id),
+    name: row.name,
+    algorithm: row.algorithm as TsigAlgorithm,
+    secret: row.secret,
+    domains: JSON.parse(row.domains) as number[],
+    update: JSON.parse(row.update_scope) as UpdateScope,
+    transfer: num(row.transfer) !== 0,
+    createdAt: num(row.created_at),
+  };
+}
+
+function tsigKeyColumns(k: TsigKeyData) {
+  return { name: k.name, algorithm: k.algorithm, domains: JSON.stringify(k.domains), update_scope: JSON.stringify(k.update), transfer: k.transfer ? 1 : 0 };
 }
 
 /** The columns a StoredRecord is made of (not the timestamps: nothing reads them back, and a bulk read pays for each). */
@@ -149,6 +170,51 @@ export class KyselyOps implements StoreOps {
 
   async deleteKey(accountId: number, keyId: number): Promise<boolean> {
     const res = await this.db.deleteFrom('api_keys').where('account_id', '=', accountId).where('id', '=', keyId).executeTakeFirst();
+    return Number(res.numDeletedRows) > 0;
+  }
+
+  async insertTsigKey(accountId: number, k: TsigKeyData, secret: string, now: number): Promise<StoredTsigKey> {
+    const row = await this.db
+      .insertInto('tsig_keys')
+      .values({ account_id: accountId, ...tsigKeyColumns(k), secret, created_at: now })
+      .returningAll()
+      .executeTakeFirstOrThrow()
+      .catch(this.mapError);
+    return toTsigKey(row);
+  }
+
+  async tsigKey(accountId: number, id: number): Promise<StoredTsigKey | undefined> {
+    const row = await this.db.selectFrom('tsig_keys').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    return row && toTsigKey(row);
+  }
+
+  async tsigKeyByName(name: string): Promise<StoredTsigKey | undefined> {
+    const row = await this.db.selectFrom('tsig_keys').selectAll().where('name', '=', name).executeTakeFirst();
+    return row && toTsigKey(row);
+  }
+
+  async listTsigKeys(accountId: number, page: Page = {}): Promise<StoredTsigKey[]> {
+    let q = this.db.selectFrom('tsig_keys').selectAll().where('account_id', '=', accountId);
+    if (page.after !== undefined) q = q.where('id', '>', page.after);
+    if (page.limit !== undefined) q = q.limit(pageLimit(page.limit));
+    return (await q.orderBy('id').execute()).map(toTsigKey);
+  }
+
+  async countTsigKeys(accountId: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('tsig_keys')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    return num(row.n);
+  }
+
+  async updateTsigKey(id: number, k: TsigKeyData): Promise<void> {
+    await this.db.updateTable('tsig_keys').set(tsigKeyColumns(k)).where('id', '=', id).execute().catch(this.mapError);
+  }
+
+  async deleteTsigKey(accountId: number, id: number): Promise<boolean> {
+    const res = await this.db.deleteFrom('tsig_keys').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
     return Number(res.numDeletedRows) > 0;
   }
 

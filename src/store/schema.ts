@@ -34,6 +34,8 @@ export interface DomainsTable {
   master_ips: string;
   axfr_ips: string;
   display_group: string;
+  /** JSON {name, algorithm, secret} of a zone mirror's key for its masters, or null. */
+  master_tsig: string | null;
   serial: number;
   created_at: number;
   updated_at: number;
@@ -77,6 +79,23 @@ export interface MirrorStateTable {
   zone: string | null;
 }
 
+export interface TsigKeysTable {
+  id: Generated<number>;
+  account_id: number;
+  /** Lower case, without the trailing dot; unique in the service. */
+  name: string;
+  algorithm: string;
+  /** Base64. */
+  secret: string;
+  /** JSON array of domain ids. */
+  domains: string;
+  /** JSON: true, false or {names?, types?}. */
+  update_scope: string;
+  /** 0 or 1 (a boolean on both backends). */
+  transfer: number;
+  created_at: number;
+}
+
 export interface Database {
   mirror_state: MirrorStateTable;
   accounts: AccountsTable;
@@ -84,4 +103,5 @@ export interface Database {
   domains: DomainsTable;
   records: RecordsTable;
   changes: ChangesTable;
+  tsig_keys: TsigKeysTable;
 }

@@ -5,6 +5,7 @@
 import type { DomainData, StoredDomain } from '../model/domain.js';
 import type { RecordData, StoredRecord } from '../model/records/index.js';
 import type { ZoneChange } from '../model/events.js';
+import type { StoredTsigKey, TsigKeyData } from '../model/tsig-key.js';
 
 export interface Account {
   id: number;
@@ -80,6 +81,18 @@ export interface StoreOps {
   listKeys(accountId: number, now: number): Promise<ApiKeyRow[]>;
   countActiveKeys(accountId: number, now: number): Promise<number>;
   deleteKey(accountId: number, keyId: number): Promise<boolean>;
+
+  /** Raises UniqueViolation when the name is taken (by any account). */
+  insertTsigKey(accountId: number, k: TsigKeyData, secret: string, now: number): Promise<StoredTsigKey>;
+  /** A key of this account (undefined for another account's: the two look the same). */
+  tsigKey(accountId: number, id: number): Promise<StoredTsigKey | undefined>;
+  /** The key with this (normalised) name, of whichever account. */
+  tsigKeyByName(name: string): Promise<StoredTsigKey | undefined>;
+  listTsigKeys(accountId: number, page?: Page): Promise<StoredTsigKey[]>;
+  countTsigKeys(accountId: number): Promise<number>;
+  /** Everything but the secret and the owner; raises UniqueViolation when the new name is taken. */
+  updateTsigKey(id: number, k: TsigKeyData): Promise<void>;
+  deleteTsigKey(accountId: number, id: number): Promise<boolean>;
 
   insertDomain(accountId: number, d: DomainData, serial: number, now: number): Promise<StoredDomain>;
   /** A domain of this account (undefined for another account's: the two look the same). */

@@ -1,10 +1,11 @@
 /** Migrations that rewrite stored data, on the backend the suite runs on (SQLite, or PostgreSQL with DATABASE_URL). */
 import { Kysely, Migrator } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { DOMAIN_DEFAULTS } from '../../src/model/domain.js';
+import { DOMAIN_DEFAULTS, type DomainData } from '../../src/model/domain.js';
 import { KyselyOps } from '../../src/store/kysely-store.js';
 import { migrationProvider } from '../../src/store/migrations/index.js';
 import { openStore, sqlitePath } from '../../src/store/open.js';
+import { UniqueViolation } from '../../src/store/store.js';
 import { createPool, parsePostgresUrl, postgresDialect, waitForDatabase } from '../../src/store/postgres/pg-dialect.js';
 import type { Database } from '../../src/store/schema.js';
 import { openSqlite } from '../../src/store/sqlite/sqlite-dialect.js';
@@ -29,6 +30,21 @@ const rethrow = (e: unknown): never => {
   throw e;
 };
 
+/** A domain row with the columns of 001_initial only, as older releases wrote one (today's insertDomain writes later columns too). */
+async function oldDomain(trx: Kysely<Database>, accountId: number, d: Partial<DomainData> & Pick<DomainData, 'domain' | 'kind'>): Promise<{ id: number }> {
+  const v = { ...DOMAIN_DEFAULTS, ...d };
+  const row = await trx
+    .insertInto('domains')
+    .values({
+      account_id: accountId, domain: v.domain, kind: v.kind, soa_email: v.soaEmail, description: v.description, refresh: v.refresh, retry: v.retry,
+      expire: v.expire, ttl: v.ttl, status: v.status, master_ips: JSON.stringify(v.masterIps), axfr_ips: JSON.stringify(v.axfrIps),
+      display_group: v.displayGroup, serial: 1, created_at: 1, updated_at: 1,
+    } as never)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return { id: Number(row.id) };
+}
+
 describe('003_canonical_aaaa', () => {
   it('rewrites stored AAAA targets to canonical text, over more than one page of rows, and leaves other records alone', async () => {
     const { url, cleanup } = freshDatabase();
@@ -39,7 +55,7 @@ describe('003_canonical_aaaa', () => {
       const domainId = await db.transaction().execute(async (trx) => {
         const ops = new KyselyOps(trx, rethrow);
         const account = await ops.createAccount('alice', 'hash', 1);
-        const domain = await ops.insertDomain(account.id, { ...DOMAIN_DEFAULTS, domain: 'old.example', kind: 'master' }, 1, 1);
+        const domain = await oldDomain(trx, account.id, { domain: 'old.example', kind: 'master' });
         const insert = (type: string, name: string, target: string) =>
           trx.insertInto('records').values({ domain_id: domain.id, type, name, ...oldColumns, target, created_at: 1, updated_at: 1 } as never).execute();
         for (const [i, target] of spelled.entries()) await insert('AAAA', `v${i}`, target);
@@ -70,8 +86,8 @@ describe('004_record_data', () => {
       const { domainId, mirrorId } = await db.transaction().execute(async (trx) => {
         const ops = new KyselyOps(trx, rethrow);
         const account = await ops.createAccount('alice', 'hash', 1);
-        const domain = await ops.insertDomain(account.id, { ...DOMAIN_DEFAULTS, domain: 'old.example', kind: 'master' }, 1, 1);
-        const mirror = await ops.insertDomain(account.id, { ...DOMAIN_DEFAULTS, domain: 'mirror.example', kind: 'slave', masterIps: ['192.0.2.53'] }, 1, 1);
+        const domain = await oldDomain(trx, account.id, { domain: 'old.example', kind: 'master' });
+        const mirror = await oldDomain(trx, account.id, { domain: 'mirror.example', kind: 'slave', masterIps: ['192.0.2.53'] });
         const insert = (row: Record<string, unknown>) =>
           trx.insertInto('records').values({ domain_id: domain.id, ...oldColumns, created_at: 1, updated_at: 1, ...row } as never).execute();
         await insert({ type: 'A', name: 'www', target: '192.0.2.1', priority: 20, ttl: 3600 });
@@ -104,6 +120,45 @@ describe('004_record_data', () => {
         expect(change?.before).toEqual({ id: 1, domainId, type: 'A', name: 'www', ttl: 0, data: { address: '192.0.2.9' } });
         expect(change?.after).toMatchObject({ data: { address: '192.0.2.1' } });
         expect(await store.mirrorState(mirrorId)).toMatchObject({ serial: null, zone: null, lastSuccess: 1 });
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
+describe('005_tsig_keys', () => {
+  it('keeps existing domains (with no master key), and adds keys whose names are unique across accounts', async () => {
+    const { url, cleanup } = freshDatabase();
+    try {
+      const db = await olderDatabase(url, '004_record_data');
+      const { mirrorId, alice, bob } = await db.transaction().execute(async (trx) => {
+        const ops = new KyselyOps(trx, rethrow);
+        const alice = await ops.createAccount('alice', 'hash', 1);
+        const bob = await ops.createAccount('bob', 'hash', 1);
+        const mirror = await oldDomain(trx, alice.id, { domain: 'mirror.example', kind: 'slave', masterIps: ['192.0.2.53'] });
+        return { mirrorId: mirror.id, alice: alice.id, bob: bob.id };
+      });
+      await db.destroy();
+
+      const store = await openStore(url);
+      try {
+        const mirror = await store.domainById(mirrorId);
+        expect(mirror).toMatchObject({ domain: 'mirror.example', masterTsig: null });
+        const ref = { name: 'master.example', algorithm: 'hmac-sha256' as const, secret: 'c2VjcmV0LXNlY3JldC1zZWNyZXQ=' };
+        await store.updateDomain(mirrorId, { ...(mirror as DomainData), masterTsig: ref }, 2);
+        expect((await store.domainById(mirrorId))?.masterTsig).toEqual(ref);
+
+        const data = { name: 'acme.example.com', algorithm: 'hmac-sha256' as const, domains: [mirrorId], update: { names: ['_acme-challenge'], types: ['TXT'] }, transfer: true };
+        const key = await store.insertTsigKey(alice, data, 'c2VjcmV0LXNlY3JldC1zZWNyZXQ=', 5);
+        expect(await store.tsigKeyByName('acme.example.com')).toEqual({ ...data, id: key.id, accountId: alice, secret: 'c2VjcmV0LXNlY3JldC1zZWNyZXQ=', createdAt: 5 });
+        await expect(store.insertTsigKey(bob, data, 'c2VjcmV0LXNlY3JldC1zZWNyZXQ=', 5)).rejects.toBeInstanceOf(UniqueViolation);
+        expect(await store.tsigKey(bob, key.id)).toBeUndefined();
+        expect(await store.deleteTsigKey(bob, key.id)).toBe(false);
+        expect(await store.deleteTsigKey(alice, key.id)).toBe(true);
+        expect(await store.tsigKeyByName('acme.example.com')).toBeUndefined();
       } finally {
         await store.close();
       }

@@ -4,12 +4,14 @@ import * as m001 from './001_initial.js';
 import * as m002 from './002_mirrors.js';
 import * as m003 from './003_canonical_aaaa.js';
 import * as m004 from './004_record_data.js';
+import * as m005 from './005_tsig_keys.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
   '002_mirrors': m002,
   '003_canonical_aaaa': m003,
   '004_record_data': m004,
+  '005_tsig_keys': m005,
 };
 
 export const migrationProvider: MigrationProvider = {
