@@ -14,10 +14,12 @@ export interface Limits {
   recordsPerDomain: number;
   domainsPerAccount: number;
   keysPerAccount: number;
+  tsigKeysPerAccount: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
   recordsPerDomain: 12000,
   domainsPerAccount: 10000,
   keysPerAccount: 20,
+  tsigKeysPerAccount: 100,
 };

@@ -8,6 +8,7 @@ import { Metrics } from './metrics.js';
 import { ChangeBus } from './events.js';
 import { MirrorService } from './mirrors.js';
 import { RecordService } from './records.js';
+import { TsigKeyService } from './tsig-keys.js';
 import { ZoneWriter } from './write.js';
 import { ZoneService } from './zones.js';
 
@@ -21,6 +22,8 @@ export class Services {
   readonly domains: DomainService;
   readonly records: RecordService;
   readonly mirrors: MirrorService;
+  /** TSIG keys: interface B manages them, the DNS side finds them by name. */
+  readonly tsigKeys: TsigKeyService;
   /** Zones as served, for the DNS side. */
   readonly zones: ZoneService;
   readonly audit: AuditService;
@@ -36,6 +39,7 @@ export class Services {
     this.domains = new DomainService(store, this.writer, limits);
     this.records = new RecordService(store, this.writer, this.domains, limits);
     this.mirrors = new MirrorService(store, this.domains, this.bus, now);
+    this.tsigKeys = new TsigKeyService(store, this.domains, limits, now);
     this.zones = new ZoneService(store, now);
     this.audit = new AuditService(store);
     this.metrics = new Metrics(this.bus, now);

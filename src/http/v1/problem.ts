@@ -156,6 +156,9 @@ export const mapFields =
     throw new FieldMapped(e, map);
   };
 
+/** How a 404 names what it did not find, where the core's name is not already the word. */
+const NOUNS: Partial<Record<NotFoundError['what'], string>> = { mirror: 'zone mirror', tsigkey: 'TSIG key' };
+
 export function problemFor(err: unknown, fieldMap: FieldMap = (f) => f): { body: ProblemBody; headers: Record<string, string | string[]> } | null {
   if (err instanceof FieldMapped) return problemFor(err.inner, err.map);
   const entries = (ps: FieldProblem[]) => ps.map((p) => ({ field: fieldMap(p.field), reason: p.message }));
@@ -164,7 +167,7 @@ export function problemFor(err: unknown, fieldMap: FieldMap = (f) => f): { body:
     return { body: problem(429, 'Too many requests; try again later.'), headers: { 'retry-after': String(err.retryAfterSeconds) } };
   }
   if (err instanceof AuthError) return { body: problem(401, 'Authentication failed: send a valid API key as a Bearer token or as the Basic password.'), headers: { 'www-authenticate': CHALLENGE } };
-  if (err instanceof NotFoundError) return { body: problem(404, `No such ${err.what === 'mirror' ? 'zone mirror' : err.what}.`), headers: {} };
+  if (err instanceof NotFoundError) return { body: problem(404, `No such ${NOUNS[err.what] ?? err.what}.`), headers: {} };
   if (err instanceof ValidationError) return { body: problem(400, 'The request is not valid.', entries(err.problems)), headers: {} };
   if (err instanceof ConflictError) {
     return { body: problem(409, err.message, err.field === null ? undefined : entries([{ field: err.field, message: err.message }])), headers: {} };

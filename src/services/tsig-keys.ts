@@ -1,0 +1,132 @@
+/**
+ * TSIG keys: an account's credentials for DNS UPDATE and signed transfers, each limited to some of the
+ * account's domains (and, for updates, to some names and types). Account-level like API keys, so their
+ * changes are not in a domain's journal.
+ */
+import { randomBytes } from 'node:crypto';
+import { ConflictError, LimitError, NotFoundError, type Problems } from '../model/errors.js';
+import { checkTsigKey, DEFAULT_TSIG_ALGORITHM, normalizeKeyName, SECRET_BYTES, type StoredTsigKey, type TsigKeyData } from '../model/tsig-key.js';
+import type { Page, Store, StoreOps } from '../store/store.js';
+import { UniqueViolation } from '../store/store.js';
+import type { Actor, Limits } from './actor.js';
+import type { DomainService } from './domains.js';
+import type { Precondition } from './write.js';
+
+/** A new key: only the name is required; `secret` (base64) is generated when absent. */
+export type TsigKeyInput = Partial<TsigKeyData> & Pick<TsigKeyData, 'name'> & { secret?: string };
+
+const taken = (name: string) => new ConflictError('name', `The key name '${name}.' is taken; key names are unique in the whole service.`);
+
+export class TsigKeyService {
+  constructor(
+    private readonly store: Store,
+    private readonly domains: DomainService,
+    private readonly limits: Limits,
+    private readonly now: () => number,
+  ) {}
+
+  async create(actor: Actor, input: TsigKeyInput): Promise<{ key: StoredTsigKey }> {
+    const data = {
+      name: input.name,
+      algorithm: input.algorithm ?? DEFAULT_TSIG_ALGORITHM,
+      domains: [...new Set(input.domains ?? [])],
+      update: input.update ?? false,
+      transfer: input.transfer ?? false,
+      secret: input.secret ?? randomBytes(SECRET_BYTES).toString('base64'),
+    };
+    const p = checkTsigKey(data);
+    await this.checkDomains(this.store, actor, data.domains, p);
+    p.throwIfAny();
+    const { secret, ...fields } = data;
+    try {
+      const key = await this.store.transaction(async (tx) => {
+        await tx.lockAccount(actor.accountId);
+        if ((await tx.countTsigKeys(actor.accountId)) >= this.limits.tsigKeysPerAccount) {
+          throw new LimitError('tsigkeys', `An account may hold at most ${this.limits.tsigKeysPerAccount} TSIG keys; delete one first.`);
+        }
+        if (await tx.tsigKeyByName(fields.name)) throw taken(fields.name);
+        return tx.insertTsigKey(actor.accountId, fields, secret, this.now());
+      });
+      return { key };
+    } catch (e) {
+      // Two requests racing for one name: the loser gets the same answer as a plain duplicate.
+      if (e instanceof UniqueViolation) throw taken(fields.name);
+      throw e;
+    }
+  }
+
+  list(actor: Actor, page?: Page): Promise<StoredTsigKey[]> {
+    return this.store.listTsigKeys(actor.accountId, page);
+  }
+
+  /** One of the actor's keys; NotFoundError for any other (another account's looks the same as none). */
+  get(actor: Actor, id: number): Promise<StoredTsigKey> {
+    return this.owned(this.store, actor, id);
+  }
+
+  /**
+   * Changes a key's name, algorithm, domains or scope. The secret never changes: a new secret is a new key,
+   * so a leaked one is revoked by deleting its key.
+   */
+  async update(actor: Actor, id: number, patch: Partial<TsigKeyData>, precondition?: Precondition<StoredTsigKey>): Promise<StoredTsigKey> {
+    let name = patch.name ?? '';
+    try {
+      return await this.store.transaction(async (tx) => {
+        // One account's key writes in turn (PostgreSQL), so If-Match and the change are one step.
+        await tx.lockAccount(actor.accountId);
+        const current = await this.owned(tx, actor, id);
+        await precondition?.(current, tx);
+        const { id: _id, accountId: _a, secret: _s, createdAt: _c, ...before } = current;
+        const data: TsigKeyData = { ...before, ...patch };
+        if (patch.domains) data.domains = [...new Set(patch.domains)];
+        const p = checkTsigKey(data);
+        // Only ids given now are checked: a deleted domain's id left in the list matches nothing (ids are never reused).
+        if (patch.domains) await this.checkDomains(tx, actor, data.domains, p);
+        p.throwIfAny();
+        name = data.name;
+        if (data.name !== current.name && (await tx.tsigKeyByName(data.name))) throw taken(data.name);
+        await tx.updateTsigKey(id, data);
+        return { ...current, ...data };
+      });
+    } catch (e) {
+      if (e instanceof UniqueViolation) throw taken(name);
+      throw e;
+    }
+  }
+
+  /** Revokes a key: the next message signed with it is refused (the DNS side reads keys on every message). */
+  async delete(actor: Actor, id: number, precondition?: Precondition<StoredTsigKey>): Promise<void> {
+    await this.store.transaction(async (tx) => {
+      await tx.lockAccount(actor.accountId);
+      const current = await this.owned(tx, actor, id);
+      await precondition?.(current, tx);
+      await tx.deleteTsigKey(actor.accountId, id);
+    });
+  }
+
+  /**
+   * The key a DNS message names, of whichever account. Read from the store every time, never cached: a
+   * deleted or narrowed key must stop working at the next message, on every node.
+   */
+  byName(name: string): Promise<StoredTsigKey | undefined> {
+    return this.store.tsigKeyByName(normalizeKeyName(name));
+  }
+
+  private async owned(ops: StoreOps, actor: Actor, id: number): Promise<StoredTsigKey> {
+    const k = Number.isSafeInteger(id) && id > 0 ? await ops.tsigKey(actor.accountId, id) : undefined;
+    if (!k) throw new NotFoundError('tsigkey');
+    return k;
+  }
+
+  /** Each id must be one of the actor's domains or mirrors; another account's is reported like a missing one. */
+  private async checkDomains(ops: StoreOps, actor: Actor, ids: number[], p: Problems): Promise<void> {
+    for (const id of ids) {
+      try {
+        await this.domains.owned(ops, actor, id);
+      } catch (e) {
+        if (!(e instanceof NotFoundError)) throw e;
+        p.add('domains', `There is no domain or zone mirror of yours with the id ${id}.`);
+      }
+    }
+  }
+}
