@@ -4,19 +4,13 @@
  */
 import { keyOfLabels, readName, WireError } from '../model/labels.js';
 import { EDNS_DO, FLAG_QR, TYPE } from './message.js';
+import { readTsigRdata, type Tsig } from './tsig.js';
+import { readRecord } from './wire-record.js';
 
 export interface Edns {
   udpSize: number;
   version: number;
   dnssecOk: boolean;
-}
-
-/** The TSIG record of a signed message (RFC 8945 4.2): what an error response repeats of it. */
-export interface Tsig {
-  key: string[];
-  algorithm: string[];
-  timeSigned: number;
-  fudge: number;
 }
 
 /** A parsed query: header fields, the question as received (labels keep their case), EDNS and TSIG. */
@@ -44,19 +38,6 @@ export interface Malformed {
   malformed: true;
   /** EDNS of a message whose OPT record could be read all the same: its FORMERR carries OPT (RFC 6891 7). */
   edns: Edns | null;
-}
-
-/** Skips one resource record; returns its type, class, TTL, rdata bounds and name. */
-function readRecord(buf: Buffer, offset: number) {
-  const { labels, end } = readName(buf, offset);
-  if (end + 10 > buf.length) throw new WireError('truncated record');
-  const type = buf.readUInt16BE(end);
-  const klass = buf.readUInt16BE(end + 2);
-  const ttl = buf.readUInt32BE(end + 4);
-  const rdlength = buf.readUInt16BE(end + 8);
-  const rdata = end + 10;
-  if (rdata + rdlength > buf.length) throw new WireError('rdata runs past the message');
-  return { labels, type, klass, ttl, rdata, rdlength, end: rdata + rdlength };
 }
 
 /**
@@ -94,12 +75,11 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
       if (rr.type === TYPE.TSIG) {
         // Only as the last record (RFC 8945 5.1): FORMERR otherwise, as for rdata that does not add up.
         if (i !== arcount - 1) return malformed(edns);
-        const algorithm = readName(buf, rr.rdata);
-        const at = algorithm.end;
-        if (at + 10 > rr.end) return malformed(edns);
-        const other = at + 10 + buf.readUInt16BE(at + 8) + 4;
-        if (other + 2 > rr.end || other + 2 + buf.readUInt16BE(other) !== rr.end) return malformed(edns);
-        tsig = { key: rr.labels, algorithm: algorithm.labels, timeSigned: buf.readUIntBE(at, 6), fudge: buf.readUInt16BE(at + 6) };
+        try {
+          tsig = readTsigRdata(buf, rr.start, rr.labels, rr.rdata, rr.end);
+        } catch {
+          return malformed(edns);
+        }
         continue;
       }
       if (rr.type !== TYPE.OPT) continue;

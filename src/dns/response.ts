@@ -3,7 +3,7 @@
  * fit, and when TC sends the client to TCP (RFC 1035 4.2.1, RFC 6891 7, RFC 9471 3.1).
  */
 import { splitName } from '../model/labels.js';
-import { EDNS_UDP_SIZE, TCP_MAX, TSIG_BADKEY } from './message.js';
+import { EDNS_UDP_SIZE, TCP_MAX } from './message.js';
 import type { Malformed, Query } from './query.js';
 import type { Entry, Result } from './result.js';
 import { ResponseWriter } from './writer.js';
@@ -52,7 +52,5 @@ export function encodeResponse(q: Query | Malformed, r: Result, limit: number): 
     }
   }
   if (edns) w.opt(EDNS_UDP_SIZE, r.rcode, edns.dnssecOk);
-  // A signed message's answer carries TSIG, last. We hold no keys: it can only be the unsigned BADKEY.
-  if (!('malformed' in q) && q.tsig) w.tsig(q.tsig, q.id, TSIG_BADKEY);
   return w.finish(q.id, q.flags, r.rcode, r.aa, tc);
 }

@@ -7,6 +7,8 @@ import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, isIPv6, type Server, type Socket } from 'node:net';
 import type * as dnsPacket from 'dns-packet';
 import type { Logger } from 'pino';
+import { keyOfLabels } from '../model/labels.js';
+import type { StoredTsigKey, TsigKeyRef } from '../model/tsig-key.js';
 import type { Services } from '../services/index.js';
 import { answerQuery } from './answer.js';
 import { ResponseCache } from './response-cache.js';
@@ -14,6 +16,8 @@ import { handleNotify, handleTransfer, type NotifyTarget, type TransferRequest }
 import { decodeStrict } from './transfer/wire.js';
 import { CLASS_IN, OPCODE, RCODE, TCP_MAX, TYPE } from './message.js';
 import { parseQuery, type Malformed, type Query } from './query.js';
+import { badTimeOther, sign, tsigSecret, tsigSize, TSIG_ERROR, verify, withTsigError, type Tsig, type TsigSecret } from './tsig.js';
+import { handleUpdate } from './update.js';
 import { AnswerTooLarge, encodeResponse, udpLimit } from './response.js';
 import { emptyResult, type Result } from './result.js';
 import type { Zone } from './zone.js';
@@ -73,21 +77,17 @@ export class DnsHandler {
       q = parseQuery(raw);
       if (!q) return [];
       if ('malformed' in q) return [encodeResponse(q, emptyResult(RCODE.FORMERR), TCP_MAX)];
-      const limit = transport === 'udp' ? udpLimit(q) : TCP_MAX;
-      // Signed with a key we cannot know (we hold none): NOTAUTH/BADKEY, never an unsigned answer (RFC 8945 5.2.2).
-      if (q.tsig) return [encodeResponse(q, emptyResult(RCODE.NOTAUTH), limit)];
-      if (q.edns && q.edns.version !== 0) return [encodeResponse(q, emptyResult(RCODE.BADVERS), limit)];
-      if (q.opcode === OPCODE.NOTIFY || (q.opcode === OPCODE.QUERY && (q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR))) {
-        // Our zones are IN zones: a transfer or NOTIFY of another class (CH, ANY) is NOTIMP, as knotd answers CH.
-        if (q.qclass !== CLASS_IN) return [encodeResponse(q, emptyResult(RCODE.NOTIMP), limit)];
-        const req = this.transferRequest(raw, remoteAddress, transport);
-        if (!req) return [encodeResponse(q, emptyResult(RCODE.FORMERR), limit)];
-        return q.opcode === OPCODE.NOTIFY ? [await handleNotify(req, this.notifyTarget)] : await handleTransfer(req);
+      let limit = transport === 'udp' ? udpLimit(q) : TCP_MAX;
+      let signer: Signer | null = null;
+      if (q.tsig) {
+        const auth = await this.authenticate(q, q.tsig, raw, limit);
+        if ('refusal' in auth) return [auth.refusal];
+        signer = auth;
+        // The answer leaves room for its own TSIG record.
+        limit -= tsigSize(signer.secret);
       }
-      if (q.opcode !== OPCODE.QUERY) return [encodeResponse(q, emptyResult(RCODE.NOTIMP), limit)];
-      const pending = this.zones.pendingFor(q.key);
-      if (pending) await pending;
-      return [this.answer(q, raw, limit)];
+      const out = await this.respond(q, raw, remoteAddress, transport, limit, signer);
+      return signer ? signer.sign(out) : out;
     } catch (e) {
       this.log.warn({ err: (e as Error).message, remoteAddress, transport }, 'DNS message could not be answered');
       if (!q) return [];
@@ -97,6 +97,56 @@ export class DnsHandler {
         return [];
       }
     }
+  }
+
+  private async respond(q: Query, raw: Buffer, remoteAddress: string, transport: Transport, limit: number, signer: Signer | null): Promise<Buffer[]> {
+    if (q.edns && q.edns.version !== 0) return [encodeResponse(q, emptyResult(RCODE.BADVERS), limit)];
+    if (q.opcode === OPCODE.UPDATE) {
+      // Only a customer's key may update (a mirror's master key is for NOTIFY); unsigned: REFUSED (RFC 2136 3.3).
+      if (!signer?.key) return [encodeResponse(q, emptyResult(RCODE.REFUSED), limit)];
+      const rcode = await handleUpdate(this.services, q, raw, signer.key, { remoteAddress, nameservers: this.nameservers, log: this.log });
+      return [encodeResponse(q, emptyResult(rcode), limit)];
+    }
+    if (q.opcode === OPCODE.NOTIFY || (q.opcode === OPCODE.QUERY && (q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR))) {
+      // Our zones are IN zones: a transfer or NOTIFY of another class (CH, ANY) is NOTIMP, as knotd answers CH.
+      if (q.qclass !== CLASS_IN) return [encodeResponse(q, emptyResult(RCODE.NOTIMP), limit)];
+      const req = this.transferRequest(raw, remoteAddress, transport, signer);
+      if (!req) return [encodeResponse(q, emptyResult(RCODE.FORMERR), limit)];
+      return q.opcode === OPCODE.NOTIFY ? [await handleNotify(req, this.notifyTarget)] : await handleTransfer(req);
+    }
+    if (q.opcode !== OPCODE.QUERY) return [encodeResponse(q, emptyResult(RCODE.NOTIMP), limit)];
+    const pending = this.zones.pendingFor(q.key);
+    if (pending) await pending;
+    return [this.answer(q, raw, limit)];
+  }
+
+  /**
+   * Checks a signed message (RFC 8945 5.2): its key — a customer's TSIG key, or for a NOTIFY the key a zone
+   * mirror holds for its masters — then MAC and time. A failure is answered NOTAUTH with the TSIG error: an
+   * unknown key, a wrong MAC or a short one unsigned, a time out of range signed (5.2.3).
+   */
+  private async authenticate(q: Query, t: Tsig, raw: Buffer, limit: number): Promise<Signer | { refusal: Buffer }> {
+    const name = keyOfLabels(t.key);
+    let key: StoredTsigKey | null = null;
+    let ref: TsigKeyRef | null = null;
+    if (q.opcode === OPCODE.NOTIFY) {
+      const mirror = await this.services.zones.byName(q.key);
+      if (mirror?.kind === 'slave' && mirror.masterTsig?.name === name) ref = mirror.masterTsig;
+    }
+    if (!ref) key = (await this.services.tsigKeys.byName(name)) ?? null;
+    const stored = key ?? ref;
+    const now = Math.floor(this.services.now() / 1000);
+    const unsigned = (rcode: number, error: number) => ({ refusal: withTsigError(encodeResponse(q, emptyResult(rcode), limit), t, error) });
+    if (!stored) return unsigned(RCODE.NOTAUTH, TSIG_ERROR.BADKEY);
+    const secret = tsigSecret(stored);
+    const failure = verify(raw, t, secret, { now });
+    if (failure === 1) return { refusal: encodeResponse(q, emptyResult(RCODE.FORMERR), limit) };
+    if (failure === TSIG_ERROR.BADTIME) {
+      const response = encodeResponse(q, emptyResult(RCODE.NOTAUTH), limit - tsigSize(secret, 6));
+      return { refusal: sign(response, secret, { timeSigned: t.timeSigned, fudge: t.fudge, requestMac: t.mac, error: TSIG_ERROR.BADTIME, other: badTimeOther(now) }).message };
+    }
+    if (failure !== null) return unsigned(RCODE.NOTAUTH, failure);
+    return new Signer(secret, key, t.mac, now);
   }
 
   /** Answers a plain query at once (the hot path); null for anything that needs handle(). */
@@ -131,7 +181,7 @@ export class DnsHandler {
   }
 
   /** transfer/ works on dns-packet's decoding (null when the message does not decode strictly). */
-  private transferRequest(raw: Buffer, remoteAddress: string, transport: Transport): TransferRequest | null {
+  private transferRequest(raw: Buffer, remoteAddress: string, transport: Transport, signer: Signer | null): TransferRequest | null {
     let query: dnsPacket.Packet;
     try {
       // Strict: dns-packet alone accepts records whose data length disagrees with what it read (A rdata).
@@ -139,7 +189,27 @@ export class DnsHandler {
     } catch {
       return null;
     }
-    return { services: this.services, query, raw, remoteAddress, transport, nameservers: this.nameservers };
+    return { services: this.services, query, raw, remoteAddress, transport, nameservers: this.nameservers, key: signer?.key ?? null, keyName: signer?.secret.name ?? null };
+  }
+}
+
+/** Signs the answers to a message that verified: the first with the request's MAC, each later one with the one before (RFC 8945 5.3.1). */
+class Signer {
+  constructor(
+    readonly secret: TsigSecret,
+    /** The customer's key; null for a mirror's key for its masters. */
+    readonly key: StoredTsigKey | null,
+    private readonly requestMac: Buffer,
+    private readonly now: number,
+  ) {}
+
+  sign(messages: readonly Buffer[]): Buffer[] {
+    let prior: Buffer | undefined;
+    return messages.map((m) => {
+      const { message, mac } = sign(m, this.secret, prior ? { timeSigned: this.now, priorMac: prior } : { timeSigned: this.now, requestMac: this.requestMac });
+      prior = mac;
+      return message;
+    });
   }
 }
 

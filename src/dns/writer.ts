@@ -9,7 +9,6 @@ import { rdataLatin1, recordType, recordTypeByCode, type RdataWriter, type Recor
 import { wireTtl } from '../model/ttl.js';
 import type { ZoneRecord } from '../model/zone.js';
 import { CLASS_ANY, CLASS_IN, EDNS_DO, FLAG_AA, FLAG_CD, FLAG_QR, FLAG_RD, FLAG_TC, TCP_MAX, TYPE } from './message.js';
-import type { Tsig } from './query.js';
 
 /**
  * One record's rdata as the writer takes it. Types whose names a response may compress (RFC 1035's: NS,
@@ -160,31 +159,6 @@ export class ResponseWriter {
     b.writeUInt16BE(dnssecOk ? EDNS_DO : 0, this.offset + 7);
     b.writeUInt16BE(0, this.offset + 9);
     this.offset += 11;
-    this.counts[3]++;
-  }
-
-  /**
-   * An unsigned TSIG record reporting `error` (RFC 8945 5.3.2: no MAC; the key, algorithm and time of the
-   * request repeated; original id this message's), as knotd sends it. Names are written out in full: the
-   * algorithm name, in the rdata of a type newer than RFC 1035, must not be compressed (RFC 3597 4).
-   */
-  tsig(t: Tsig, id: number, error: number): void {
-    this.writeName(t.key, false);
-    const b = this.buf;
-    b.writeUInt16BE(TYPE.TSIG, this.offset);
-    b.writeUInt16BE(CLASS_ANY, this.offset + 2);
-    b.writeUInt32BE(0, this.offset + 4);
-    const lenAt = this.offset + 8;
-    this.offset += 10;
-    this.writeName(t.algorithm, false);
-    b.writeUIntBE(t.timeSigned, this.offset, 6);
-    b.writeUInt16BE(t.fudge, this.offset + 6);
-    b.writeUInt16BE(0, this.offset + 8);
-    b.writeUInt16BE(id, this.offset + 10);
-    b.writeUInt16BE(error, this.offset + 12);
-    b.writeUInt16BE(0, this.offset + 14);
-    this.offset += 16;
-    b.writeUInt16BE(this.offset - lenAt - 2, lenAt);
     this.counts[3]++;
   }
 

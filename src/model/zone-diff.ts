@@ -11,13 +11,19 @@ import type { StoredRecord } from './records/index.js';
 import { dataKey, distinctData, rrsetKey } from './zone-rules.js';
 import { serialNewer, soaOf, withRRsetTtls, zoneContent, type ZoneRecord } from './zone.js';
 
-/** What the diff reads of a journal row: a record change's `before` and `after` are StoredRecords (null when none). */
+/**
+ * What the diff reads of a journal row: a record change's `before` and `after` are StoredRecords (null when
+ * none), or lists of them for a change of several records at once (`record.batch`, DNS UPDATE).
+ */
 export interface JournalRow {
   serial: number;
   action: string;
   before: unknown;
   after: unknown;
 }
+
+/** The records a journal row's `before` or `after` holds. */
+const recordsOf = (v: unknown): StoredRecord[] => (v == null ? [] : Array.isArray(v) ? (v as StoredRecord[]) : [v as StoredRecord]);
 
 /** The records of `from` whose data is not in `other`, each data once, as a secondary compares them. */
 const minus = (from: readonly ZoneRecord[], other: readonly ZoneRecord[]): ZoneRecord[] => distinctData(from, new Set(other.map(dataKey)));
@@ -55,9 +61,9 @@ export function zoneDiff(
   };
   const drop = (r: StoredRecord) => sets.get(keyOfRecord(r))?.delete(r.id);
   const apply = (c: JournalRow, forward: boolean) => {
-    const [gone, come] = (forward ? [c.before, c.after] : [c.after, c.before]) as (StoredRecord | null)[];
-    if (gone) drop(gone);
-    if (come) put(come);
+    const [gone, come] = forward ? [c.before, c.after] : [c.after, c.before];
+    for (const r of recordsOf(gone)) drop(r);
+    for (const r of recordsOf(come)) put(r);
   };
   for (const r of records) put(r);
   for (let j = later.length - 1; j >= 0; j--) apply(later[j] as JournalRow, false);
@@ -71,7 +77,7 @@ export function zoneDiff(
     const version: JournalRow[] = [];
     for (; i < later.length && later[i]?.serial === serial; i++) version.push(later[i] as JournalRow);
     const touched = new Set<string>();
-    for (const c of version) for (const r of [c.before, c.after] as (StoredRecord | null)[]) if (r) touched.add(keyOfRecord(r));
+    for (const c of version) for (const r of [...recordsOf(c.before), ...recordsOf(c.after)]) touched.add(keyOfRecord(r));
     const old = new Map([...touched].map((key) => [key, served(key)]));
     for (const c of version) apply(c, true);
     const removed: ZoneRecord[] = [];

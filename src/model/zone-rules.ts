@@ -50,6 +50,18 @@ export function conflictAtName(rec: RecordData, others: readonly RecordData[], z
   return null;
 }
 
+/**
+ * The rules at one name as a write leaves it, for writes that change several records at once (DNS UPDATE):
+ * each record against those before it (conflictAtName), then the types they require.
+ */
+export function checkAtName(records: readonly RecordData[], zone: string): ConflictError | null {
+  for (let i = 1; i < records.length; i++) {
+    const problem = conflictAtName(records[i] as RecordData, records.slice(0, i), zone);
+    if (problem) return problem;
+  }
+  return missingAtName(records, zone);
+}
+
 /** The records at one name lack a type one of them requires (DS without NS), or null. */
 export function missingAtName(records: readonly RecordData[], zone: string): ConflictError | null {
   for (const r of records) {

@@ -9,6 +9,7 @@ import { ChangeBus } from './events.js';
 import { MirrorService } from './mirrors.js';
 import { RecordService } from './records.js';
 import { TsigKeyService } from './tsig-keys.js';
+import { UpdateService } from './updates.js';
 import { ZoneWriter } from './write.js';
 import { ZoneService } from './zones.js';
 
@@ -24,6 +25,8 @@ export class Services {
   readonly mirrors: MirrorService;
   /** TSIG keys: interface B manages them, the DNS side finds them by name. */
   readonly tsigKeys: TsigKeyService;
+  /** DNS UPDATE (RFC 2136) messages signed with a TSIG key. */
+  readonly updates: UpdateService;
   /** Zones as served, for the DNS side. */
   readonly zones: ZoneService;
   readonly audit: AuditService;
@@ -40,6 +43,7 @@ export class Services {
     this.records = new RecordService(store, this.writer, this.domains, limits);
     this.mirrors = new MirrorService(store, this.domains, this.bus, now);
     this.tsigKeys = new TsigKeyService(store, this.domains, limits, now);
+    this.updates = new UpdateService(this.writer, limits);
     this.zones = new ZoneService(store, now);
     this.audit = new AuditService(store);
     this.metrics = new Metrics(this.bus, now);

@@ -167,7 +167,8 @@ export interface NotifyTarget {
 }
 
 /**
- * Answers an incoming NOTIFY: accepted only for a zone mirror, from one of its masters, and handed to
+ * Answers an incoming NOTIFY: accepted only for a zone mirror, from one of its masters (signed with its key
+ * for them, when it has one), and handed to
  * `target` (without one, a node running no transfers, it is acknowledged and nothing else).
  */
 export async function handleNotify(req: TransferRequest, target: NotifyTarget | undefined): Promise<Buffer> {
@@ -178,6 +179,8 @@ export async function handleNotify(req: TransferRequest, target: NotifyTarget | 
   if (question.type !== 'SOA' || !domain || domain.kind !== 'slave' || !addressIn(domain.masterIps, req.remoteAddress)) {
     return response(query, RCODE.REFUSED);
   }
+  // A mirror holding its masters' key takes only NOTIFY signed with it (the server has checked the signature).
+  if (domain.masterTsig && req.keyName !== domain.masterTsig.name) return response(query, RCODE.REFUSED);
   target?.notified(domain);
   return response(query, RCODE.NOERROR);
 }

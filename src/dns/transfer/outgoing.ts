@@ -4,7 +4,8 @@
  * change (the SOA and default TTL are then the same throughout); otherwise with the whole zone.
  */
 import type * as dnsPacket from 'dns-packet';
-import { isServed } from '../../model/domain.js';
+import { isServed, type StoredDomain } from '../../model/domain.js';
+import type { StoredTsigKey } from '../../model/tsig-key.js';
 import { normalizeZoneName } from '../../model/names.js';
 import { zoneDiff } from '../../model/zone-diff.js';
 import { serialNewer, soaData, withRRsetTtls } from '../../model/zone.js';
@@ -19,6 +20,16 @@ export interface TransferRequest {
   remoteAddress: string;
   transport: 'udp' | 'tcp';
   nameservers: string[];
+  /** The customer's TSIG key that signed the request (verified), or null. */
+  key: StoredTsigKey | null;
+  /** The name of the key that signed it (a customer's, or a mirror's key for its masters), or null when unsigned. */
+  keyName: string | null;
+}
+
+/** Whether the request may transfer the domain: from an address in its list, or signed with a key of its owner's that may. */
+function mayTransfer(domain: StoredDomain, req: TransferRequest): boolean {
+  const k = req.key;
+  return addressIn(domain.axfrIps, req.remoteAddress) || Boolean(k && k.transfer && k.accountId === domain.accountId && k.domains.includes(domain.id));
 }
 
 /** Answers an AXFR or IXFR query: one or more complete DNS messages. */
@@ -32,7 +43,7 @@ export async function handleTransfer(req: TransferRequest): Promise<Buffer[]> {
   if (question.type === 'AXFR' && req.transport === 'udp') return [response(query, RCODE.FORMERR)];
   const zone = normalizeZoneName(question.name);
   const domain = await services.zones.byName(zone);
-  if (!domain || !isServed(domain.status) || !addressIn(domain.axfrIps, req.remoteAddress)) {
+  if (!domain || !isServed(domain.status) || !mayTransfer(domain, req)) {
     return [response(query, RCODE.REFUSED)];
   }
 

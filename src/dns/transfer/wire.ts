@@ -6,13 +6,12 @@
  * takes opcode only through `flags`); and matching peers against the bare addresses of axfr and master lists.
  */
 import * as dnsPacket from 'dns-packet';
-import dnsTypes from 'dns-packet/types.js';
 import { createSocket } from 'node:dgram';
 import { BlockList, isIPv4, Socket } from 'node:net';
 import { nameOfLabels, readName, splitName } from '../../model/labels.js';
 import { decodeRdata, recordTypeByCode, type RecordFields } from '../../model/records/index.js';
 import type { ZoneRecord } from '../../model/zone.js';
-import { CLASS_IN, EDNS_UDP_SIZE, FLAG_AA, FLAG_TC, RCODE, typeNumber } from '../message.js';
+import { CLASS_IN, EDNS_UDP_SIZE, FLAG_AA, FLAG_TC, RCODE, typeName, typeNumber } from '../message.js';
 import { ResponseWriter, toWireRecord } from '../writer.js';
 
 /** dns-packet's record-level codecs, which its published typings leave out. */
@@ -129,11 +128,6 @@ export interface ReceivedRecord {
  * The answer section of a message (already checked by decodeStrict), each record's data decoded by the
  * registry from the wire. Throws when a record's data is not what its type says.
  */
-const typeName = (code: number): string => {
-  const name = dnsTypes.toString(code);
-  return name.startsWith('UNKNOWN_') ? `TYPE${code}` : name;
-};
-
 export function receivedAnswers(buf: Buffer): ReceivedRecord[] {
   let pos = 12;
   for (let i = buf.readUInt16BE(4); i > 0; i--) pos = readName(buf, pos).end + 4;

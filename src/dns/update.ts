@@ -1,0 +1,137 @@
+/**
+ * DNS UPDATE messages (RFC 2136) on the wire: the zone, prerequisite and update sections read into the
+ * model's terms (model/update.ts), handed to the update service, and its outcome answered as an rcode.
+ * Only a message signed with a TSIG key gets this far (the server checks the signature).
+ */
+import type { Logger } from 'pino';
+import { ConflictError, LimitError, ValidationError } from '../model/errors.js';
+import { nameOfLabels, WireError } from '../model/labels.js';
+import { relativeName } from '../model/names.js';
+import { decodeRdata, recordTypeByCode, type RecordData } from '../model/records/index.js';
+import type { StoredTsigKey } from '../model/tsig-key.js';
+import { PrerequisiteFailed, type Prerequisite, type UpdateOp } from '../model/update.js';
+import type { Services } from '../services/index.js';
+import { NotAuthoritative, UpdateRefused } from '../services/updates.js';
+import { CLASS_ANY, CLASS_IN, RCODE, TYPE, typeName } from './message.js';
+import type { Query } from './query.js';
+import { readRecord, skipQuestions } from './wire-record.js';
+
+/** RFC 2136 2.4/2.5: class NONE marks "does not exist" and "delete this record". */
+const CLASS_NONE = 254;
+
+/** A message that breaks RFC 2136's rules for its sections: FORMERR, or NOTZONE for a name outside the zone. */
+class UpdateFormError extends Error {
+  constructor(
+    readonly rcode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Meta types (RFC 6895 3.1: 128-255 save ANY) and OPT/TSIG cannot be records of a zone. */
+const isMeta = (type: number): boolean => type === TYPE.OPT || (type >= 128 && type <= 255);
+
+interface Sections {
+  prerequisites: Prerequisite[];
+  updates: UpdateOp[];
+}
+
+/** Reads the prerequisite (answer) and update (authority) sections; throws UpdateFormError. */
+function readSections(raw: Buffer, zone: string): Sections {
+  let pos = skipQuestions(raw);
+  const prerequisites: Prerequisite[] = [];
+  const updates: UpdateOp[] = [];
+  const valued = new Map<string, Extract<Prerequisite, { kind: 'exists-with' }>>();
+  const counts = [raw.readUInt16BE(6), raw.readUInt16BE(8)] as const;
+  for (let section = 0; section < 2; section++) {
+    for (let i = 0; i < (counts[section] as number); i++) {
+      const rr = readRecord(raw, pos);
+      pos = rr.end;
+      const owner = nameOfLabels(rr.labels);
+      const name = relativeName(`${owner}.`, zone);
+      if (name === null) throw new UpdateFormError(RCODE.NOTZONE, `${owner} is outside the zone ${zone}`);
+      const type = typeName(rr.type);
+      const data = (): RecordData['data'] => {
+        const t = recordTypeByCode(rr.type);
+        if (!t) throw new UpdateFormError(RCODE.REFUSED, `records of type ${type} are not hosted here`);
+        try {
+          return decodeRdata(t, raw, rr.rdata, rr.rdlength);
+        } catch (e) {
+          throw new UpdateFormError(RCODE.FORMERR, `${owner} ${type}: the record data is malformed (${(e as Error).message})`);
+        }
+      };
+      const empty = rr.rdlength === 0;
+      if (section === 0) {
+        if (rr.ttl !== 0) throw new UpdateFormError(RCODE.FORMERR, 'a prerequisite has a TTL other than 0');
+        if (rr.klass === CLASS_ANY || rr.klass === CLASS_NONE) {
+          if (!empty) throw new UpdateFormError(RCODE.FORMERR, 'a prerequisite of class ANY or NONE has data');
+          const any = rr.type === TYPE.ANY;
+          if (rr.klass === CLASS_ANY) prerequisites.push(any ? { kind: 'in-use', name } : { kind: 'exists', name, type });
+          else prerequisites.push(any ? { kind: 'unused', name } : { kind: 'absent', name, type });
+        } else if (rr.klass === CLASS_IN) {
+          if (isMeta(rr.type)) throw new UpdateFormError(RCODE.FORMERR, `a prerequisite's records cannot be of type ${type}`);
+          // A type we do not host cannot be there, so the RRset given cannot be the zone's.
+          if (!recordTypeByCode(rr.type)) {
+            prerequisites.push({ kind: 'exists', name, type });
+            continue;
+          }
+          const key = `${name.toLowerCase()} ${type}`;
+          let p = valued.get(key);
+          if (!p) {
+            p = { kind: 'exists-with', name, type, records: [] };
+            valued.set(key, p);
+            prerequisites.push(p);
+          }
+          p.records.push({ type, name, ttl: 0, data: data() });
+        } else throw new UpdateFormError(RCODE.FORMERR, `a prerequisite has class ${rr.klass}`);
+        continue;
+      }
+      if (rr.klass === CLASS_IN) {
+        if (isMeta(rr.type) || rr.type === TYPE.ANY) throw new UpdateFormError(RCODE.FORMERR, `records of type ${type} cannot be added`);
+        updates.push({ kind: 'add', record: { type, name, ttl: rr.ttl, data: data() } });
+      } else if (rr.klass === CLASS_ANY) {
+        if (rr.ttl !== 0 || !empty) throw new UpdateFormError(RCODE.FORMERR, 'a deletion of class ANY has a TTL or data');
+        if (rr.type === TYPE.ANY) updates.push({ kind: 'delete-name', name });
+        else if (isMeta(rr.type)) throw new UpdateFormError(RCODE.FORMERR, `records of type ${type} cannot be deleted`);
+        else updates.push({ kind: 'delete-rrset', name, type });
+      } else if (rr.klass === CLASS_NONE) {
+        if (rr.ttl !== 0) throw new UpdateFormError(RCODE.FORMERR, 'a deletion of class NONE has a TTL');
+        if (isMeta(rr.type) || rr.type === TYPE.ANY) throw new UpdateFormError(RCODE.FORMERR, `records of type ${type} cannot be deleted one by one`);
+        // A type we do not host has no record to delete.
+        if (recordTypeByCode(rr.type)) updates.push({ kind: 'delete-record', record: { type, name, ttl: 0, data: data() } });
+      } else throw new UpdateFormError(RCODE.FORMERR, `an update has class ${rr.klass}`);
+    }
+  }
+  return { prerequisites, updates };
+}
+
+/** The rcode answering an UPDATE message signed with `key` (already verified). */
+export async function handleUpdate(services: Services, q: Query, raw: Buffer, key: StoredTsigKey, ctx: { remoteAddress: string; nameservers: readonly string[]; log: Logger }): Promise<number> {
+  // RFC 2136 3.1.1: one zone, named by an SOA question; our zones are IN zones.
+  if (raw.readUInt16BE(4) !== 1 || q.qtype !== TYPE.SOA) return RCODE.FORMERR;
+  if (q.qclass !== CLASS_IN) return RCODE.NOTAUTH;
+  const zone = nameOfLabels(q.labels).toLowerCase();
+  const log = (rcode: number, why: string) => {
+    ctx.log.info({ zone, key: key.name, remoteAddress: ctx.remoteAddress, rcode, why }, 'DNS UPDATE not applied');
+    return rcode;
+  };
+  let sections: Sections;
+  try {
+    sections = readSections(raw, zone);
+  } catch (e) {
+    if (e instanceof UpdateFormError) return log(e.rcode, e.message);
+    if (e instanceof WireError) return log(RCODE.FORMERR, e.message);
+    throw e;
+  }
+  try {
+    await services.updates.apply(key, { zone, ...sections, nameservers: ctx.nameservers, remoteAddr: ctx.remoteAddress });
+    return RCODE.NOERROR;
+  } catch (e) {
+    if (e instanceof NotAuthoritative) return log(RCODE.NOTAUTH, e.message);
+    if (e instanceof PrerequisiteFailed) return log(RCODE[e.rcode], e.message);
+    // Refused by the key's scope, the registry's checks, the zone rules or a limit: the zone stays as it was.
+    if (e instanceof UpdateRefused || e instanceof ValidationError || e instanceof ConflictError || e instanceof LimitError) return log(RCODE.REFUSED, e.message);
+    throw e;
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * DNS UPDATE (RFC 2136) as a write: the key's scope, the prerequisites, the updates, then the zone rules on
+ * the names it touched, all in one transaction with one serial increase and one journal entry naming the key.
+ * The DNS door (src/dns/update.ts) turns the message into prerequisites and updates and the outcome into an rcode.
+ */
+import { isServed, type StoredDomain } from '../model/domain.js';
+import { LimitError } from '../model/errors.js';
+import { keyOf } from '../model/labels.js';
+import { checkRecord, recordType, type RecordData, type StoredRecord } from '../model/records/index.js';
+import { updatesName, updatesRecord, type StoredTsigKey } from '../model/tsig-key.js';
+import { checkPrerequisites, opName, planUpdate, type AtName, type Prerequisite, type UpdateOp } from '../model/update.js';
+import { zoneContent } from '../model/zone.js';
+import { checkAtName } from '../model/zone-rules.js';
+import type { StoreOps } from '../store/store.js';
+import type { Actor, Limits } from './actor.js';
+import type { ZoneWriter } from './write.js';
+import { checkNameServerAddresses, touchesNameServers } from './zone-checks.js';
+
+/** The zone is not one of our master zones (a mirror, or not ours at all): NOTAUTH. */
+export class NotAuthoritative extends Error {}
+/** The key may not make this change: REFUSED. */
+export class UpdateRefused extends Error {}
+
+export interface UpdateRequest {
+  /** The zone section's name, normalised. */
+  zone: string;
+  prerequisites: Prerequisite[];
+  updates: UpdateOp[];
+  /** The configured name servers (the SOA and apex NS the service makes). */
+  nameservers: readonly string[];
+  remoteAddr: string;
+}
+
+/** The label the journal gives changes made with a TSIG key. */
+export const tsigKeyLabel = (key: StoredTsigKey): string => `tsig:${key.name}.`;
+
+export class UpdateService {
+  constructor(
+    private readonly writer: ZoneWriter,
+    private readonly limits: Limits,
+  ) {}
+
+  /** Applies one UPDATE message signed with `key`; the zone's serial afterwards. */
+  async apply(key: StoredTsigKey, req: UpdateRequest): Promise<{ serial: number }> {
+    const actor: Actor = { accountId: key.accountId, username: '', keyLabel: tsigKeyLabel(key), iface: 'dns', remoteAddr: req.remoteAddr };
+    return this.writer.write(actor, async (tx, now) => {
+      const found = await tx.domainByName(req.zone);
+      if (!found || found.kind !== 'master' || !isServed(found.status)) throw new NotAuthoritative(`${req.zone} is not a zone this server is the primary for`);
+      await tx.lockDomain(found.id);
+      const domain = await tx.domainById(found.id);
+      if (!domain || domain.kind !== 'master') throw new NotAuthoritative(`${req.zone} is not a zone this server is the primary for`);
+      if (domain.accountId !== key.accountId || !key.domains.includes(domain.id) || key.update === false) {
+        throw new UpdateRefused(`the key ${key.name}. may not update ${req.zone}`);
+      }
+      const zone = domain.domain;
+      for (const p of req.prerequisites) {
+        if (!updatesName(key.update, p.name)) throw new UpdateRefused(`the key ${key.name}. may not look at ${p.name || '@'}`);
+      }
+      for (const op of req.updates) {
+        if (op.kind !== 'add') continue;
+        checkRecord(op.record, { zone, remoteAddr: req.remoteAddr }).throwIfAny();
+      }
+      const at = await this.namesOf(tx, domain, req);
+      checkPrerequisites(req.prerequisites, at);
+      const plan = planUpdate(req.updates, at, (t) => recordType(t)?.hosted !== false && recordType(t) !== undefined, (t) => recordType(t)?.nameServer === true);
+      // Every name and type the message touches, whether or not it changes anything.
+      for (const op of req.updates) {
+        const type = op.kind === 'add' || op.kind === 'delete-record' ? op.record.type : op.kind === 'delete-rrset' ? op.type : null;
+        const allowed = type === null ? updatesName(key.update, opName(op)) : updatesRecord(key.update, opName(op), type);
+        if (!allowed) throw new UpdateRefused(`the key ${key.name}. may not update ${type ?? 'records'} at ${opName(op) || '@'}`);
+      }
+      for (const r of [...plan.remove, ...plan.add]) {
+        if (!updatesRecord(key.update, r.name, r.type)) throw new UpdateRefused(`the key ${key.name}. may not update ${r.type} at ${r.name || '@'}`);
+      }
+      if (plan.remove.length === 0 && plan.add.length === 0) return { value: { serial: domain.serial }, change: null, journal: [] };
+      if (plan.add.length > plan.remove.length && (await tx.countRecords(domain.id)) + plan.add.length - plan.remove.length > this.limits.recordsPerDomain) {
+        throw new LimitError('records', `A domain may hold at most ${this.limits.recordsPerDomain} records.`);
+      }
+      for (const r of plan.remove) await tx.deleteRecord(r.id);
+      const added: StoredRecord[] = [];
+      for (const r of plan.add) added.push(await tx.insertRecord(domain.id, r, now));
+      await this.checkRules(tx, domain, [...plan.remove, ...plan.add]);
+      return {
+        value: { serial: 0 },
+        change: { domainId: domain.id, domain: zone, kind: 'records.changed' },
+        journal: [{ action: 'record.batch', objectId: null, before: plan.remove, after: added }],
+      };
+    }).then(({ value, serial }) => ({ serial: serial || value.serial }));
+  }
+
+  /** The records at every name the message names, read once, with the SOA and the service's NS records at the apex. */
+  private async namesOf(tx: StoreOps, domain: StoredDomain, req: UpdateRequest): Promise<(name: string) => AtName> {
+    const served = zoneContent(domain, [], req.nameservers);
+    const apexService: RecordData[] = [{ ...served.soa, name: '' }, ...served.answers.map((a) => ({ ...a, name: '' }))];
+    const names = new Map<string, AtName>();
+    for (const name of ['', ...req.prerequisites.map((p) => p.name), ...req.updates.map(opName)]) {
+      const key = keyOf(name);
+      if (!names.has(key)) names.set(key, { stored: await tx.recordsAt(domain.id, name), service: key === '' ? apexService : [] });
+    }
+    return (name) => names.get(keyOf(name)) as AtName;
+  }
+
+  /** The zone rules at each name the write changed, as it leaves them, and the apex name servers' addresses. */
+  private async checkRules(tx: StoreOps, domain: StoredDomain, changed: readonly RecordData[]): Promise<void> {
+    const seen = new Set<string>();
+    for (const r of changed) {
+      const key = keyOf(r.name);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const problem = checkAtName(await tx.recordsAt(domain.id, r.name), domain.domain);
+      if (problem) throw problem;
+    }
+    if (changed.some(touchesNameServers)) await checkNameServerAddresses(tx, domain.id, domain.domain, null);
+  }
+}
