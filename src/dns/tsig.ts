@@ -211,3 +211,50 @@ export function badTimeOther(now: number): Buffer {
   b.writeUIntBE(now, 0, 6);
   return b;
 }
+
+const errorName = (code: number): string => Object.entries(TSIG_ERROR).find(([, c]) => c === code)?.[0] ?? String(code);
+
+/**
+ * Our side of a signed exchange as a client (a zone mirror asking its masters): the request signed, then
+ * each answer message checked in turn. Later messages of a transfer may come unsigned, up to 99 in a row,
+ * each then digested into the next signed one; the last must be signed (RFC 8945 5.3.1).
+ */
+export class SignedExchange {
+  readonly request: Buffer;
+  private prior: Buffer;
+  private unsigned: Buffer[] = [];
+  private first = true;
+
+  constructor(
+    query: Buffer,
+    private readonly key: TsigSecret,
+    private readonly now: () => number,
+  ) {
+    const { message, mac } = sign(query, key, { timeSigned: now() });
+    this.request = message;
+    this.prior = mac;
+  }
+
+  /** Checks one answer message; throws when it is not signed as it must be. */
+  check(msg: Buffer): void {
+    const t = findTsig(msg);
+    if (!t) {
+      if (this.first) throw new Error(`the answer is not signed with the key ${this.key.name}`);
+      if (this.unsigned.length >= 99) throw new Error('more than 99 unsigned messages in a row');
+      this.unsigned.push(Buffer.from(msg));
+      return;
+    }
+    if (t.error !== 0) throw new Error(`the server refused the key ${this.key.name} (${errorName(t.error)})`);
+    const now = this.now();
+    const failure = verify(msg, t, this.key, this.first ? { now, requestMac: this.prior } : { now, priorMac: this.prior, unsigned: this.unsigned });
+    if (failure !== null) throw new Error(`the answer's signature does not verify with the key ${this.key.name} (${failure === 1 ? 'malformed MAC' : errorName(failure)})`);
+    this.prior = t.mac;
+    this.unsigned = [];
+    this.first = false;
+  }
+
+  /** Whether the messages checked so far end on a signed one. */
+  get complete(): boolean {
+    return !this.first && this.unsigned.length === 0;
+  }
+}

@@ -17,6 +17,7 @@ import type { ZoneChange } from '../../model/events.js';
 import type { Services } from '../../services/index.js';
 import { parseZone, serialiseZone, serialNewer, soaData, type Soa, type ZoneContent, type ZoneRecord } from '../../model/zone.js';
 import { CLASS_IN, OPCODE } from '../message.js';
+import { SignedExchange, tsigSecret } from '../tsig.js';
 import { decodeStrict, queryFlags, rcodeOf, receivedAnswers, tcpExchange, truncated, udpExchange, type ReceivedRecord } from './wire.js';
 
 /** Masters are given as bare addresses (the API's master_ips); they serve DNS on the standard port. */
@@ -56,6 +57,8 @@ export class MirrorPuller {
   private stopped = false;
   /** Cuts transfers under way short when the node stops. */
   private readonly abort = new AbortController();
+  /** Seconds since the epoch, for TSIG. */
+  private readonly now = () => Math.floor(this.services.now() / 1000);
 
   constructor(
     private readonly services: Services,
@@ -135,14 +138,14 @@ export class MirrorPuller {
     let timers: Soa | undefined = haveSoa;
     for (const master of domain.masterIps) {
       try {
-        const masterSoa = await querySoa(master, domain.domain);
+        const masterSoa = await querySoa(master, domain, this.now);
         timers = masterSoa;
         if (have && haveSoa && text && !serialNewer(masterSoa.serial, haveSoa.serial)) {
           // Up to date: a successful check, which restarts the expire clock.
           await this.services.mirrors.transferred(id, domain.domain, haveSoa.serial, text);
           return this.schedule(id, timer(masterSoa.refresh));
         }
-        const content = await pullZone(master, domain, this.services.limits.recordsPerDomain, this.abort.signal);
+        const content = await pullZone(master, domain, this.services.limits.recordsPerDomain, this.abort.signal, this.now);
         const soa = soaData(content.soa);
         await this.services.mirrors.transferred(id, domain.domain, soa.serial, serialiseZone(content));
         this.failures.delete(id);
@@ -167,8 +170,19 @@ export class MirrorPuller {
 
 const timer = (seconds: number): number => Math.max(seconds, MIN_TIMER_S) * 1000;
 
+/**
+ * A query to a master, signed with the mirror's key for its masters when it has one: the bytes to send and
+ * the check of each answer message (which throws when the answer is not signed as it must be).
+ */
+function toMaster(domain: StoredDomain, query: Buffer, now: () => number): { request: Buffer; check: (msg: Buffer) => void; complete: () => boolean } {
+  if (!domain.masterTsig) return { request: query, check: () => undefined, complete: () => true };
+  const exchange = new SignedExchange(query, tsigSecret(domain.masterTsig), now);
+  return { request: exchange.request, check: (msg) => exchange.check(msg), complete: () => exchange.complete };
+}
+
 /** The master's current SOA for the zone (UDP; TCP when the answer is truncated). */
-async function querySoa(master: string, zone: string): Promise<Soa> {
+async function querySoa(master: string, domain: StoredDomain, now: () => number): Promise<Soa> {
+  const zone = domain.domain;
   const id = randomInt(65536);
   const query = packet.encode({
     type: 'query',
@@ -180,12 +194,15 @@ async function querySoa(master: string, zone: string): Promise<Soa> {
     const p = received(msg);
     return p.packet.id === id && p.packet.type === 'response' ? p : null;
   };
-  let answer = await udpExchange(master, MASTER_PORT, query, answers, SOA_TIMEOUT_MS);
+  let exchange = toMaster(domain, query, now);
+  let answer = await udpExchange(master, MASTER_PORT, exchange.request, answers, SOA_TIMEOUT_MS);
   if (truncated(answer.packet.flags)) {
     let got: Received | null = null;
-    await tcpExchange(master, MASTER_PORT, query, (buf) => ((got = received(buf)), true), { timeoutMs: SOA_TIMEOUT_MS, maxBytes: 70_000 });
+    exchange = toMaster(domain, query, now);
+    await tcpExchange(master, MASTER_PORT, exchange.request, (buf) => ((got = received(buf)), true), { timeoutMs: SOA_TIMEOUT_MS, maxBytes: 70_000 });
     answer = got as unknown as Received;
   }
+  exchange.check(answer.raw);
   const rcode = rcodeOf(answer.packet.flags);
   if (rcode !== 0) throw new Error(`SOA query answered with rcode ${rcode}`);
   const soa = answer.answers.find((a) => a.type === SOA_TYPE.type && a.name.toLowerCase() === zone);
@@ -195,14 +212,15 @@ async function querySoa(master: string, zone: string): Promise<Soa> {
 
 /** A message received from a master: its header (dns-packet's reading) and its answers (the registry's). */
 interface Received {
+  raw: Buffer;
   packet: dnsPacket.Packet;
   answers: ReceivedRecord[];
 }
 
-const received = (buf: Buffer): Received => ({ packet: decodeStrict(buf), answers: receivedAnswers(buf) });
+const received = (buf: Buffer): Received => ({ raw: buf, packet: decodeStrict(buf), answers: receivedAnswers(buf) });
 
 /** Pulls the whole zone by AXFR and validates it; throws on anything that is not a clean, complete zone. */
-async function pullZone(master: string, domain: StoredDomain, maxRecords: number, signal: AbortSignal): Promise<ZoneContent> {
+async function pullZone(master: string, domain: StoredDomain, maxRecords: number, signal: AbortSignal, now: () => number): Promise<ZoneContent> {
   const zone = domain.domain;
   const id = randomInt(65536);
   const query = packet.encode({
@@ -214,13 +232,15 @@ async function pullZone(master: string, domain: StoredDomain, maxRecords: number
   let soa: ZoneRecord | null = null;
   const records: RecordData[] = [];
   let complete = false;
+  const exchange = toMaster(domain, query, now);
   await tcpExchange(
     master,
     MASTER_PORT,
-    query,
+    exchange.request,
     (buf) => {
       const msg = received(buf);
       if (msg.packet.id !== id || msg.packet.type !== 'response') throw new Error('the master sent a message that does not answer our query');
+      exchange.check(buf);
       const rcode = rcodeOf(msg.packet.flags);
       if (rcode !== 0) throw new Error(`the master refused the transfer (rcode ${rcode})`);
       for (const a of msg.answers) {
@@ -239,6 +259,8 @@ async function pullZone(master: string, domain: StoredDomain, maxRecords: number
         if (records.length >= maxRecords) throw new Error(`the zone holds more than ${maxRecords} records`);
         records.push(checkAnswer(a, zone));
       }
+      // A signed transfer ends on a signed message (RFC 8945 5.3.1).
+      if (complete && !exchange.complete()) throw new Error("the transfer's last message is not signed");
       return complete;
     },
     { timeoutMs: AXFR_TIMEOUT_MS, maxBytes: AXFR_MAX_BYTES, signal },
