@@ -27,6 +27,7 @@ describe('/v1/zonemirrors', () => {
       masters: ['192.0.2.53', '2001:db8::53'],
       status: 'active',
       axfr: [],
+      tsig: null,
       transfer: { serial: null, last_success: null, last_attempt: expect.toBeOneOf([null, expect.any(String)]), last_error: expect.toBeOneOf([null, expect.any(String)]) },
     });
     expect(c.headers.get('location')).toBe(`/v1/zonemirrors/${id}`);

@@ -102,7 +102,7 @@ describe('the OpenAPI document', () => {
 
   it('publishes every route, each with a success schema and a problem schema', () => {
     const ops = operations();
-    const expected = ['/v1/domains', '/v1/domains/{id}', '/v1/domains/{id}/records', '/v1/zonemirrors', '/v1/zonemirrors/{id}', '/v1/keys', '/v1/keys/{id}', '/v1/events'];
+    const expected = ['/v1/domains', '/v1/domains/{id}', '/v1/domains/{id}/records', '/v1/zonemirrors', '/v1/zonemirrors/{id}', '/v1/keys', '/v1/keys/{id}', '/v1/events', '/v1/tsigkeys', '/v1/tsigkeys/{id}'];
     for (const t of RECORD_TYPE_NAMES) expected.push(`/v1/domains/{id}/${t}`, `/v1/domains/{id}/${t}/{rid}`);
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(expected));
     for (const { path, method, op } of ops) {
@@ -184,7 +184,16 @@ describe('real responses match the published schemas', () => {
     await run('GET', `/v1/zonemirrors/${m.body.id}`);
     await run('PUT', `/v1/zonemirrors/${m.body.id}`, { domain: 'mirror-contract.example', masters: ['192.0.2.54'] });
     await run('PATCH', `/v1/zonemirrors/${m.body.id}`, { axfr: ['2001:db8::1'] });
+    await run('PATCH', `/v1/zonemirrors/${m.body.id}`, { tsig: { name: 'master-key', algorithm: 'hmac-sha512', secret: 'MDEyMzQ1Njc4OWFiY2RlZg==' } });
     await run('DELETE', `/v1/zonemirrors/${m.body.id}`);
+
+    // TSIG keys
+    const t = await run('POST', '/v1/tsigkeys', { name: 'contract.example.', domains: [id], update: { names: ['_acme-challenge'], types: ['TXT'] } });
+    expect(t.status, t.text).toBe(201);
+    await run('GET', '/v1/tsigkeys');
+    await run('GET', `/v1/tsigkeys/${t.body.id}`);
+    await run('PATCH', `/v1/tsigkeys/${t.body.id}`, { update: true, transfer: true });
+    await run('DELETE', `/v1/tsigkeys/${t.body.id}`);
 
     await run('GET', '/v1/events');
     await run('GET', `/v1/events?domain=${id}&limit=2`);

@@ -29,8 +29,9 @@ import { allowOnly, checkIfMatch, etagOf, isoTime, page, type RouteContext } fro
 type DomainBody = Static<typeof DomainPatch> & Static<typeof MirrorPatch>;
 
 /** Interface B's field names for the core's domain fields (for error entries). */
-const FIELD_NAMES: Record<string, string> = { soaEmail: 'soa', ttl: 'default_ttl', axfrIps: 'axfr', masterIps: 'masters' };
-export const domainFieldMap: FieldMap = (f) => FIELD_NAMES[f] ?? f;
+const FIELD_NAMES: Record<string, string> = { soaEmail: 'soa', ttl: 'default_ttl', axfrIps: 'axfr', masterIps: 'masters', masterTsig: 'tsig' };
+/** The first part of a dotted path is renamed (masterTsig.secret is tsig.secret). */
+export const domainFieldMap: FieldMap = (f) => f.replace(/^[^.]+/, (head) => FIELD_NAMES[head] ?? head);
 
 export function v1Domain(d: StoredDomain): Static<typeof Domain> {
   return { id: d.id, domain: d.domain, soa: d.soaEmail, default_ttl: d.ttl, status: statusName(d.status), axfr: d.axfrIps };
@@ -43,6 +44,8 @@ export function v1Mirror(d: StoredDomain, t: TransferState): Static<typeof Mirro
     masters: d.masterIps,
     status: statusName(d.status),
     axfr: d.axfrIps,
+    // The secret is write-only.
+    tsig: d.masterTsig && { name: `${d.masterTsig.name}.`, algorithm: d.masterTsig.algorithm },
     transfer: { serial: t.serial, last_success: isoTime(t.lastSuccess), last_attempt: isoTime(t.lastAttempt), last_error: t.lastError },
   };
 }
@@ -58,6 +61,7 @@ function domainInput(body: DomainBody, reset: boolean, current?: StoredDomain): 
   if (body.masters !== undefined) out.masterIps = body.masters;
   if (body.default_ttl !== undefined || reset) out.ttl = body.default_ttl ?? 0;
   if (body.axfr !== undefined || reset) out.axfrIps = body.axfr === undefined || body.axfr === '' ? [] : body.axfr;
+  if (body.tsig !== undefined || reset) out.masterTsig = body.tsig ?? null;
   const status: StatusName | undefined = body.status ?? (reset ? 'active' : undefined);
   if (status !== undefined) out.status = current && statusName(current.status) === status ? current.status : statusFromName(status);
   return out;

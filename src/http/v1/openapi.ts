@@ -55,6 +55,7 @@ export const OPENAPI_INFO: FastifyDynamicSwaggerOptions['openapi'] = {
     { name: 'records', description: 'All records of a domain' },
     { name: 'zonemirrors', description: 'Secondary zones transferred from other servers' },
     { name: 'keys', description: 'API keys' },
+    { name: 'tsigkeys', description: 'TSIG keys for DNS UPDATE and signed transfers' },
     { name: 'events', description: 'Audit trail' },
   ],
 };

@@ -18,6 +18,7 @@ import { fastifyProblem, HttpProblem, problem, problemFor, sendProblem } from '.
 import { recordRoutes } from './records.js';
 import { accountRoutes } from './account.js';
 import { metricsRoutes } from './metrics.js';
+import { tsigKeyRoutes } from './tsigkeys.js';
 import { allowOnly, type RouteContext } from './support.js';
 
 declare module 'fastify' {
@@ -166,6 +167,7 @@ function api(services: Services): FastifyPluginAsync {
     mirrorRoutes(app, ctx);
     recordRoutes(app, ctx);
     accountRoutes(app, ctx);
+    tsigKeyRoutes(app, ctx);
     metricsRoutes(app, ctx);
   };
 }

@@ -7,6 +7,7 @@ import { MAX_ADDRESS_LIST } from '../../model/domain.js';
 import { MAX_NAME_LENGTH } from '../../model/names.js';
 import { RECORD_TYPES, type RecordType } from '../../model/records/index.js';
 import { MAX_TTL } from '../../model/ttl.js';
+import { MIN_SECRET_BYTES, SECRET_BYTES, TSIG_ALGORITHM_NAMES, DEFAULT_TSIG_ALGORITHM } from '../../model/tsig-key.js';
 import { MAX_KEY_HOURS, MAX_LABEL } from '../../services/accounts.js';
 
 export const MAX_PAGE = 500;
@@ -90,6 +91,36 @@ export const Domain = Type.Object(
   { additionalProperties: false, title: 'Domain', description: `A domain (master zone). ${STATUS_NOTE}` },
 );
 
+const tsigAlgorithm = Type.Union(
+  TSIG_ALGORITHM_NAMES.map((a) => Type.Literal(a)),
+  { description: `one of ${TSIG_ALGORITHM_NAMES.join(', ')} (hmac-sha1 only for old clients)` },
+);
+const tsigName = (what: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: MAX_NAME_LENGTH + 1,
+    description: `${what}: a DNS name (letters, digits, hyphens, underscores), accepted with or without the trailing dot and shown absolute with it`,
+  });
+const tsigSecret = Type.String({
+  maxLength: 1024,
+  description: `The shared secret, base64, at least ${MIN_SECRET_BYTES} bytes once decoded`,
+});
+/** A zone mirror's key for its masters, as sent (the secret is write-only) and as shown. */
+const masterTsigIn = Type.Union(
+  [
+    Type.Object(
+      { name: tsigName('The key\'s name as the masters know it'), algorithm: tsigAlgorithm, secret: tsigSecret },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  { description: 'the masters\' TSIG key {"name", "algorithm", "secret"}, which signs SOA queries, transfers and their NOTIFY; null for none. The secret is write-only.' },
+);
+const masterTsigOut = Type.Union(
+  [Type.Object({ name: tsigName('The key\'s name'), algorithm: tsigAlgorithm }, { additionalProperties: false }), Type.Null()],
+  { description: 'The masters\' TSIG key by name and algorithm (its secret is never shown), or null' },
+);
+
 const masters = Type.Array(ipAddress, { minItems: 1, uniqueItems: true, maxItems: MAX_ADDRESS_LIST, description: 'The primary servers the zone is transferred from' });
 const mirrorFields = {
   domain: domainFields.domain,
@@ -100,8 +131,14 @@ const mirrorFields = {
   }),
 };
 export const MirrorCreate = Type.Object(
-  { domain: mirrorFields.domain, masters: mirrorFields.masters, status: Type.Optional(mirrorFields.status), axfr: Type.Optional(mirrorFields.axfr) },
-  { additionalProperties: false, title: 'ZoneMirrorCreate', description: 'A new zone mirror (secondary zone). Defaults: status "active", axfr [].' },
+  {
+    domain: mirrorFields.domain,
+    masters: mirrorFields.masters,
+    status: Type.Optional(mirrorFields.status),
+    axfr: Type.Optional(mirrorFields.axfr),
+    tsig: Type.Optional(masterTsigIn),
+  },
+  { additionalProperties: false, title: 'ZoneMirrorCreate', description: 'A new zone mirror (secondary zone). Defaults: status "active", axfr [], tsig null.' },
 );
 export const MirrorReplace = Type.Object(MirrorCreate.properties, { additionalProperties: false, title: 'ZoneMirrorReplace' });
 export const MirrorPatch = Type.Partial(Type.Object(MirrorCreate.properties), { additionalProperties: false, title: 'ZoneMirrorPatch' });
@@ -113,6 +150,7 @@ export const Mirror = Type.Object(
     masters: mirrorFields.masters,
     status: mirrorFields.status,
     axfr: addressList('Addresses allowed to transfer the mirrored zone from this server'),
+    tsig: masterTsigOut,
     transfer: Type.Object(
       {
         serial: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Serial of the copy being served; null before the first successful transfer' }),
@@ -147,6 +185,79 @@ export const NewApiKey = Type.Object(
   { ...keyFields, key: Type.String({ description: 'The key itself. It is shown only this once; the server keeps only a hash.' }) },
   { additionalProperties: false, title: 'NewApiKey' },
 );
+
+/** The most domains one TSIG key may name, and names or types its update scope may list. */
+export const MAX_TSIG_DOMAINS = 1000;
+export const MAX_SCOPE_ITEMS = 100;
+
+const tsigFields = {
+  name: tsigName('The key\'s name, unique in the whole service (a DNS message names its key by this alone)'),
+  algorithm: tsigAlgorithm,
+  domains: Type.Array(Type.Integer({ minimum: 1 }), {
+    maxItems: MAX_TSIG_DOMAINS,
+    description: 'Ids of the account\'s own domains and zone mirrors the key may act on',
+  }),
+  update: Type.Union(
+    [
+      Type.Boolean(),
+      Type.Object(
+        {
+          names: Type.Optional(
+            Type.Array(Type.String({ maxLength: MAX_NAME_LENGTH + 1 }), {
+              maxItems: MAX_SCOPE_ITEMS,
+              description: 'Owner names relative to the domain: "@" is the apex, "*.x" is *.x and every name below x. Left out: every name.',
+            }),
+          ),
+          types: Type.Optional(
+            Type.Array(Type.String({ maxLength: 16 }), { maxItems: MAX_SCOPE_ITEMS, description: 'Record types, e.g. "TXT". Left out: every type.' }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ],
+    {
+      description:
+        'false (no DNS UPDATE), true (any name and type in the key\'s domains), or an object {"names": [...], "types": [...]} limiting the names and types an update may touch',
+    },
+  ),
+  transfer: Type.Boolean({ description: 'Whether the key may transfer its domains by AXFR/IXFR' }),
+};
+
+export const TsigKeyCreate = Type.Object(
+  {
+    name: tsigFields.name,
+    algorithm: Type.Optional(tsigFields.algorithm),
+    secret: Type.Optional(tsigSecret),
+    domains: Type.Optional(tsigFields.domains),
+    update: Type.Optional(tsigFields.update),
+    transfer: Type.Optional(tsigFields.transfer),
+  },
+  {
+    additionalProperties: false,
+    title: 'TsigKeyCreate',
+    description: `A new TSIG key. Defaults: algorithm "${DEFAULT_TSIG_ALGORITHM}", a generated secret (${SECRET_BYTES} random bytes), domains [], update false, transfer false.`,
+  },
+);
+export const TsigKeyPatch = Type.Partial(Type.Object({ name: tsigFields.name, algorithm: tsigFields.algorithm, domains: tsigFields.domains, update: tsigFields.update, transfer: tsigFields.transfer }), {
+  additionalProperties: false,
+  title: 'TsigKeyPatch',
+  description: 'Any subset of the fields; the others keep their values. The secret cannot be changed: create a new key and delete the old one.',
+});
+const tsigKeyOut = {
+  id: Type.Integer({ minimum: 1 }),
+  name: tsigFields.name,
+  algorithm: tsigFields.algorithm,
+  domains: tsigFields.domains,
+  update: tsigFields.update,
+  transfer: tsigFields.transfer,
+  created: Type.String({ format: 'date-time' }),
+};
+export const TsigKey = Type.Object(tsigKeyOut, { additionalProperties: false, title: 'TsigKey', description: 'A TSIG key (RFC 8945) for DNS UPDATE and signed transfers; its secret is never shown again after creation' });
+export const NewTsigKey = Type.Object(
+  { ...tsigKeyOut, secret: Type.String({ description: 'The shared secret, base64. Shown only this once; the server keeps it (it signs with it) but never shows it again.' }) },
+  { additionalProperties: false, title: 'NewTsigKey' },
+);
+export const TsigKeyParams = Type.Object({ id: Type.Integer({ minimum: 1, description: 'TSIG key id' }) });
 
 export const Event = Type.Object(
   {
