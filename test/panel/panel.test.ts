@@ -229,6 +229,42 @@ describe('control panel', { timeout: 120_000 }, () => {
     expect((await client(server.base, key).get('/v1/domains')).status).toBe(401);
   });
 
+  it('creates a TSIG key whose secret is shown once with an nsupdate line, and deletes it', async () => {
+    await page.getByRole('link', { name: 'TSIG keys' }).click();
+    await page.getByRole('heading', { name: 'TSIG keys' }).waitFor();
+    const form = page.getByRole('form', { name: 'Create a TSIG key' });
+    // A bad name is refused next to its field.
+    await form.getByLabel('Key name').fill('not a name');
+    await form.getByRole('button', { name: 'Create TSIG key' }).click();
+    expect(await fieldError(form.getByLabel('Key name'))).toMatch(/key name/i);
+    await form.getByLabel('Key name').fill('acme.panel-e2e.test');
+    await form.getByLabel('Algorithm').selectOption('hmac-sha512');
+    await form.getByLabel('Domains').selectOption({ label: ZONE });
+    await form.getByLabel('DNS UPDATE').selectOption({ label: 'only some names and types' });
+    await form.getByLabel('Names', { exact: true }).fill('_acme-challenge');
+    await form.getByLabel('Types', { exact: true }).fill('TXT');
+    await form.getByLabel('Zone transfers').check();
+    await form.getByRole('button', { name: 'Create TSIG key' }).click();
+    const shown = page.getByLabel("The new key's secret");
+    await shown.waitFor();
+    const secret = await shown.innerText();
+    expect(Buffer.from(secret, 'base64').length).toBe(32);
+    expect(await page.getByLabel('nsupdate command').innerText()).toBe(`nsupdate -y hmac-sha512:acme.panel-e2e.test.:${secret}`);
+    const row = page.getByRole('row', { name: /acme\.panel-e2e\.test/ });
+    await row.waitFor();
+    expect(await row.innerText()).toMatch(new RegExp(`${ZONE.replace(/\./g, '\\.')}[\\s\\S]*_acme-challenge[\\s\\S]*TXT[\\s\\S]*yes`));
+    await shot(page, '08-tsig-keys');
+    const api = client(server.base, await sessionKey());
+    const [key] = (await api.get('/v1/tsigkeys')).body;
+    expect(key).toMatchObject({ name: 'acme.panel-e2e.test.', algorithm: 'hmac-sha512', update: { names: ['_acme-challenge'], types: ['TXT'] }, transfer: true });
+    expect(key).not.toHaveProperty('secret');
+    expect((await server.services.tsigKeys.byName('acme.panel-e2e.test'))?.secret).toBe(secret);
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await row.getByRole('button', { name: 'Yes, delete' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect((await api.get('/v1/tsigkeys')).body).toEqual([]);
+  });
+
   it('signs out, which revokes the session key', async () => {
     const key = await sessionKey();
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -1,6 +1,6 @@
 /**
  * The panel's frame: the session, the navigation and hash routes (#/domains, #/domains/3, #/mirrors,
- * #/keys). Hash routes keep every page at /manager/, so the server needs no fallback route.
+ * #/keys, #/tsigkeys). Hash routes keep every page at /manager/, so the server needs no fallback route.
  */
 import { useEffect, useRef, useState } from 'react';
 import { loadSession, revokeKey, saveSession, setUnauthorisedHandler, type Session } from './api';
@@ -9,14 +9,16 @@ import { Domains } from './pages/Domains';
 import { Keys } from './pages/Keys';
 import { Mirrors } from './pages/Mirrors';
 import { SignIn } from './pages/SignIn';
+import { TsigKeys } from './pages/TsigKeys';
 
-type Route = { page: 'domains' } | { page: 'domain'; id: number } | { page: 'mirrors' } | { page: 'keys' };
+type Route = { page: 'domains' } | { page: 'domain'; id: number } | { page: 'mirrors' } | { page: 'keys' } | { page: 'tsigkeys' };
 
 function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/');
   if (parts[0] === 'domains' && parts[1] && /^\d+$/.test(parts[1])) return { page: 'domain', id: Number(parts[1]) };
   if (parts[0] === 'mirrors') return { page: 'mirrors' };
   if (parts[0] === 'keys') return { page: 'keys' };
+  if (parts[0] === 'tsigkeys') return { page: 'tsigkeys' };
   return { page: 'domains' };
 }
 
@@ -82,6 +84,9 @@ export function App() {
             <a href="#/keys" aria-current={current('keys')}>
               API keys
             </a>
+            <a href="#/tsigkeys" aria-current={current('tsigkeys')}>
+              TSIG keys
+            </a>
             <span className="who">{session.username}</span>
             <button type="button" onClick={signOut}>
               Sign out
@@ -103,6 +108,8 @@ export function App() {
           <Mirrors />
         ) : route.page === 'keys' ? (
           <Keys session={session} onOwnKeyRevoked={signOut} />
+        ) : route.page === 'tsigkeys' ? (
+          <TsigKeys />
         ) : (
           <Domains />
         )}

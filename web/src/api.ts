@@ -156,3 +156,19 @@ export interface QueryCounts {
   interval: number;
   counts: number[];
 }
+
+export type UpdateScope = boolean | { names?: string[]; types?: string[] };
+
+export interface TsigKey {
+  id: number;
+  name: string;
+  algorithm: string;
+  domains: number[];
+  update: UpdateScope;
+  transfer: boolean;
+  created: string;
+}
+
+export interface NewTsigKey extends TsigKey {
+  secret: string;
+}
