@@ -1,6 +1,7 @@
 /**
- * TSIG (RFC 8945): we hold no keys, so every signed request (query, zone transfer, NOTIFY) gets NOTAUTH with
- * an unsigned TSIG record saying BADKEY, as knotd answers for a key it does not have; never an unsigned answer.
+ * TSIG (RFC 8945) with a key nobody created: every signed request (query, zone transfer, NOTIFY) gets NOTAUTH
+ * with an unsigned TSIG record saying BADKEY, as knotd answers for a key it does not have; never an unsigned
+ * answer. Keys that exist: test/dns/update.test.ts and test/dns/transfer-tsig.test.ts.
  */
 import * as dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

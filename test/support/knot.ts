@@ -108,35 +108,48 @@ ${body}
   };
 }
 
+/** A TSIG key as knotd's configuration names it (its id is the key's name). */
+export interface KnotKey {
+  name: string;
+  algorithm: string;
+  secret: string;
+}
+
+/** The `key:` section for `key` (empty without one). */
+const keySection = (key?: KnotKey): string => (key ? `key:\n  - id: ${key.name}\n    algorithm: ${key.algorithm}\n    secret: ${key.secret}\n` : '');
+
 /**
- * A Knot primary for one zone: serves `zone` from `zoneFile` (written as `<zone>.zone`, replace it with writeFile),
- * lets all of 127.0.0.0/8 transfer it, and sends NOTIFY to our DNS port on 127.0.0.1.
+ * The start of a secondary's `key:`, `remote:` and `acl:` sections for zonehost as its primary: the remote
+ * `zonehost` (its queries and transfers signed with `key` when given) and the acl `notify_from_zonehost`.
+ * More acl entries may follow.
  */
-/**
- * The start of a secondary's `remote:` and `acl:` sections for zonehost as its primary: the remote
- * `zonehost` and the acl `notify_from_zonehost`. More acl entries may follow.
- */
-export const zonehostPrimary = (server: Pick<TestServer, 'dnsAddress'>): string => `remote:
+export const zonehostPrimary = (server: Pick<TestServer, 'dnsAddress'>, key?: KnotKey): string => `${keySection(key)}remote:
   - id: zonehost
     address: 127.0.0.1@${server.dnsAddress?.port}
-    via: {address}
+    via: {address}${key ? `\n    key: ${key.name}` : ''}
 acl:
   - id: notify_from_zonehost
     address: 127.0.0.0/8
     action: notify
 `;
 
-export function startPrimary(address: string, zone: string, zoneFile: string, notifyPort: number | undefined): Promise<Knot> {
+/**
+ * A Knot primary for one zone: serves `zone` from `zoneFile` (written as `<zone>.zone`, replace it with
+ * writeFile), lets all of 127.0.0.0/8 transfer it, and sends NOTIFY to our DNS port on 127.0.0.1. With
+ * `key`, transfers need it and NOTIFY is signed with it.
+ */
+export function startPrimary(address: string, zone: string, zoneFile: string, notifyPort: number | undefined, key?: KnotKey): Promise<Knot> {
+  const signed = key ? `\n    key: ${key.name}` : '';
   return startKnot({
     address,
     files: { [`${zone}.zone`]: zoneFile },
-    config: `remote:
+    config: `${keySection(key)}remote:
   - id: zonehost
     address: 127.0.0.1@${notifyPort}
-    via: {address}
+    via: {address}${signed}
 acl:
   - id: xfr
-    address: 127.0.0.0/8
+    address: 127.0.0.0/8${signed}
     action: transfer
 zone:
   - domain: ${zone}
