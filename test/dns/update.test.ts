@@ -40,8 +40,8 @@ interface Outcome {
 }
 
 /** Runs `client` (after `prefix`, a command that wraps it) with `script` on stdin, signed with `key` (`alg:name:secret`) unless null. */
-function client(prefix: string[], command: string, key: string | null, script: string[]): Promise<Outcome> {
-  const argv = [...prefix, command, ...(key ? ['-y', key] : []), '-t', '3'];
+function client(prefix: string[], command: string, key: string | null, script: string[], flags: string[] = []): Promise<Outcome> {
+  const argv = [...prefix, command, ...flags, ...(key ? ['-y', key] : []), '-t', '3'];
   return new Promise((resolve) => {
     const child = execFile(argv[0] as string, argv.slice(1), { timeout: 15_000 }, (err, stdout, stderr) => resolve({ ok: !err, output: `${stdout}${stderr}` }));
     child.stdin?.end([`server 127.0.0.1 ${server.dnsAddress?.port}`, ...script, 'send', ''].join('\n'));
@@ -139,6 +139,12 @@ describe('nsupdate signed with a key that may update the whole zone', () => {
   it('refuses records the registry refuses, and names outside the zone (NOTZONE)', async () => {
     expect(await nsupdate(FULL, ['update add bad.upd.example 300 CAA 0 nonsense "x"'])).toMatchObject({ ok: false, output: expect.stringContaining('REFUSED') });
     expect(await nsupdate(FULL, ['update add www.other.example 300 A 192.0.2.1'])).toMatchObject({ ok: false, output: expect.stringContaining('NOTZONE') });
+  });
+
+  it('works over TCP as over UDP (nsupdate -v)', async () => {
+    expect(await client([], 'nsupdate', FULL, [`zone ${ZONE}`, 'prereq nxdomain tcp.upd.example', 'update add tcp.upd.example 300 A 192.0.2.90'], ['-v'])).toEqual({ ok: true, output: '' });
+    expect(await answer('tcp', 'A')).toEqual([`tcp.${ZONE}. 300 A 192.0.2.90`]);
+    expect(await client([], 'nsupdate', FULL, [`zone ${ZONE}`, 'prereq nxdomain tcp.upd.example', 'update add tcp.upd.example 300 A 192.0.2.91'], ['-v'])).toMatchObject({ ok: false, output: expect.stringContaining('YXDOMAIN') });
   });
 
   it('takes the new record types too', async () => {
