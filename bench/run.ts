@@ -8,6 +8,7 @@ import { apiBenchmark } from './api/index.js';
 import { dnsBenchmark } from './dns/index.js';
 import { propagationBenchmark } from './propagation/index.js';
 import { scaleBenchmark } from './scale/index.js';
+import { updateBenchmark } from './update/index.js';
 import type { BenchOptions } from './support.js';
 
 type Suite = (opts: BenchOptions, log: (line: string) => void) => Promise<string>;
@@ -17,6 +18,7 @@ const SUITES: Record<string, Suite> = {
   dns: dnsBenchmark,
   propagation: propagationBenchmark,
   scale: scaleBenchmark,
+  update: updateBenchmark,
 };
 
 const args = process.argv.slice(2);
