@@ -26,7 +26,7 @@ export async function serve(db: string, dnsPort?: number): Promise<Zonehost> {
   const http = await freePort();
   dnsPort ??= await freePort();
   const child = startChild(process.execPath, [
-    ZONEHOST_BIN, 'serve', '--db', db, '--http', `127.0.0.1:${http}`, '--dns', `127.0.0.1:${dnsPort}`, '--log-level', 'warn',
+    ...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF] : []), ZONEHOST_BIN, 'serve', '--db', db, '--http', `127.0.0.1:${http}`, '--dns', `127.0.0.1:${dnsPort}`, '--log-level', 'warn',
     '--rate-limit-address', '0', '--rate-limit-key', '0', '--max-records', '10000000', '--max-domains', '10000000',
   ]);
   const url = `http://127.0.0.1:${http}`;
