@@ -3,7 +3,7 @@
  * OPT and TSIG placement, option lengths) and keeping the question's labels byte for byte.
  */
 import { keyOfLabels, readName, WireError } from '../model/labels.js';
-import { EDNS_DO, FLAG_QR, TYPE } from './message.js';
+import { CLASS_ANY, EDNS_DO, FLAG_QR, TYPE } from './message.js';
 import { readTsigRdata, type Tsig } from './tsig.js';
 import { readRecord } from './wire-record.js';
 
@@ -65,16 +65,21 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
       question ??= q;
       pos = q.end + 4;
     }
-    // Queries carry no answers; NOTIFY and IXFR carry an SOA in answer or authority. Read and bound them all.
-    for (let i = 0; i < ancount + nscount; i++) pos = readRecord(buf, pos).end;
+    // Queries carry no answers; NOTIFY and IXFR carry an SOA in answer or authority, UPDATE its prerequisites
+    // and updates. Read and bound them all; a TSIG record there is misplaced (RFC 8945 5.2): FORMERR.
+    for (let i = 0; i < ancount + nscount; i++) {
+      const rr = readRecord(buf, pos);
+      if (rr.type === TYPE.TSIG) return malformed();
+      pos = rr.end;
+    }
     let edns: Edns | null = null;
     let tsig: Tsig | null = null;
     for (let i = 0; i < arcount; i++) {
       const rr = readRecord(buf, pos);
       pos = rr.end;
       if (rr.type === TYPE.TSIG) {
-        // Only as the last record (RFC 8945 5.1): FORMERR otherwise, as for rdata that does not add up.
-        if (i !== arcount - 1) return malformed(edns);
+        // Only as the last record, and of class ANY (RFC 8945 4.2, 5.2): FORMERR otherwise, as for rdata that does not add up.
+        if (i !== arcount - 1 || rr.klass !== CLASS_ANY) return malformed(edns);
         try {
           tsig = readTsigRdata(buf, rr.start, rr.labels, rr.rdata, rr.end);
         } catch {
