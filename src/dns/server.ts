@@ -122,8 +122,9 @@ export class DnsHandler {
 
   /**
    * Checks a signed message (RFC 8945 5.2): its key — a customer's TSIG key, or for a NOTIFY the key a zone
-   * mirror holds for its masters — then MAC and time. A failure is answered NOTAUTH with the TSIG error: an
-   * unknown key, a wrong MAC or a short one unsigned, a time out of range signed (5.2.3).
+   * mirror holds for its masters — then MAC, time and truncation. A failure is answered NOTAUTH with the TSIG
+   * error: an unknown key or a wrong MAC unsigned, a time out of range (5.2.3) or a MAC truncated below our
+   * policy (5.2.4) signed (5.3.2).
    */
   private async authenticate(q: Query, t: Tsig, raw: Buffer, limit: number): Promise<Signer | { refusal: Buffer }> {
     const name = keyOfLabels(t.key);
@@ -144,6 +145,10 @@ export class DnsHandler {
     if (failure === TSIG_ERROR.BADTIME) {
       const response = encodeResponse(q, emptyResult(RCODE.NOTAUTH), limit - tsigSize(secret, 6));
       return { refusal: sign(response, secret, { timeSigned: t.timeSigned, fudge: t.fudge, requestMac: t.mac, error: TSIG_ERROR.BADTIME, other: badTimeOther(now) }).message };
+    }
+    if (failure === TSIG_ERROR.BADTRUNC) {
+      const response = encodeResponse(q, emptyResult(RCODE.NOTAUTH), limit - tsigSize(secret));
+      return { refusal: sign(response, secret, { timeSigned: now, requestMac: t.mac, error: TSIG_ERROR.BADTRUNC }).message };
     }
     if (failure !== null) return unsigned(RCODE.NOTAUTH, failure);
     return new Signer(secret, key, t.mac, now);

@@ -162,8 +162,8 @@ export function sign(msg: Buffer, key: TsigSecret, o: SignOptions): { message: B
 }
 
 /**
- * The unsigned TSIG record of an error answer (BADKEY, BADSIG, BADTRUNC: RFC 8945 5.3.2): no MAC; the key,
- * algorithm, time and fudge of the request repeated.
+ * The unsigned TSIG record of an error answer about the key or the MAC (BADKEY, BADSIG: RFC 8945 5.3.2): no
+ * MAC; the key, algorithm, time and fudge of the request repeated. BADTIME and BADTRUNC answers are signed.
  */
 export const withTsigError = (msg: Buffer, request: Tsig, error: number): Buffer =>
   appendTsig(msg, { key: request.key, algorithm: request.algorithm, timeSigned: request.timeSigned, fudge: request.fudge, error, other: Buffer.alloc(0), mac: Buffer.alloc(0) });
@@ -189,7 +189,7 @@ export function algorithmOf(t: Tsig): TsigAlgorithm | null {
 
 /**
  * Checks the TSIG record `t` of `buf` against `key`, in RFC 8945 5.2's order: algorithm (BADKEY), MAC size
- * (FORMERR), MAC (BADSIG), truncation (BADTRUNC: we take full MACs only), then time (BADTIME). Null when it verifies.
+ * (FORMERR), MAC (BADSIG), time (BADTIME), then truncation (BADTRUNC: we take full MACs only). Null when it verifies.
  */
 export function verify(buf: Buffer, t: Tsig, key: TsigSecret, o: VerifyOptions): TsigFailure | null {
   if (algorithmOf(t) !== key.algorithm) return TSIG_ERROR.BADKEY;
@@ -200,8 +200,8 @@ export function verify(buf: Buffer, t: Tsig, key: TsigSecret, o: VerifyOptions):
   const parts = o.priorMac ? [...macPrefix(o.priorMac), ...(o.unsigned ?? []), msg, timers(t.timeSigned, t.fudge)] : [...macPrefix(o.requestMac), msg, variables(v)];
   const expected = hmac(key, parts).subarray(0, t.mac.length);
   if (!timingSafeEqual(expected, t.mac)) return TSIG_ERROR.BADSIG;
-  if (t.mac.length < size) return TSIG_ERROR.BADTRUNC;
   if (Math.abs(o.now - t.timeSigned) > t.fudge) return TSIG_ERROR.BADTIME;
+  if (t.mac.length < size) return TSIG_ERROR.BADTRUNC;
   return null;
 }
 
