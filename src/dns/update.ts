@@ -4,6 +4,7 @@
  * Only a message signed with a TSIG key gets this far (the server checks the signature).
  */
 import type { Logger } from 'pino';
+import { isServedMaster } from '../model/domain.js';
 import { ConflictError, LimitError, ValidationError } from '../model/errors.js';
 import { nameOfLabels, WireError } from '../model/labels.js';
 import { relativeName } from '../model/names.js';
@@ -116,6 +117,10 @@ export async function handleUpdate(services: Services, q: Query, raw: Buffer, ke
     ctx.log.info({ zone, key: key.name, remoteAddress: ctx.remoteAddress, rcode, why }, 'DNS UPDATE not applied');
     return rcode;
   };
+  // RFC 2136 3.1.2: a zone we are not the primary for is NOTAUTH, before its sections are looked at (a name
+  // outside it would otherwise be NOTZONE). The service checks again inside its transaction.
+  const found = await services.zones.byName(zone);
+  if (!found || !isServedMaster(found)) return log(RCODE.NOTAUTH, `${zone} is not a zone this server is the primary for`);
   let sections: Sections;
   try {
     sections = readSections(raw, zone);

@@ -16,6 +16,8 @@ export const statusName = (s: DomainStatus): StatusName => (s === 0 ? 'inactive'
 export const statusFromName = (s: StatusName): DomainStatus => (s === 'inactive' ? 0 : 1);
 /** Whether the DNS server answers for a domain in this status. */
 export const isServed = (s: DomainStatus): boolean => s !== 0;
+/** Whether we are the primary of a domain's zone as served: a master, served (the zone DNS UPDATE may change). */
+export const isServedMaster = (d: { kind: DomainKind; status: DomainStatus }): boolean => d.kind === 'master' && isServed(d.status);
 
 export const MAX_ADDRESS_LIST = 32;
 export const MAX_DESCRIPTION = 253;

@@ -3,7 +3,7 @@
  * the names it touched, all in one transaction with one serial increase and one journal entry naming the key.
  * The DNS door (src/dns/update.ts) turns the message into prerequisites and updates and the outcome into an rcode.
  */
-import { isServed, type StoredDomain } from '../model/domain.js';
+import { isServedMaster, type StoredDomain } from '../model/domain.js';
 import { LimitError } from '../model/errors.js';
 import { keyOf } from '../model/labels.js';
 import { checkRecord, recordType, type RecordData, type StoredRecord } from '../model/records/index.js';
@@ -45,7 +45,7 @@ export class UpdateService {
     const actor: Actor = { accountId: key.accountId, username: '', keyLabel: tsigKeyLabel(key), iface: 'dns', remoteAddr: req.remoteAddr };
     return this.writer.write(actor, async (tx, now) => {
       const found = await tx.domainByName(req.zone);
-      if (!found || found.kind !== 'master' || !isServed(found.status)) throw new NotAuthoritative(`${req.zone} is not a zone this server is the primary for`);
+      if (!found || !isServedMaster(found)) throw new NotAuthoritative(`${req.zone} is not a zone this server is the primary for`);
       await tx.lockDomain(found.id);
       const domain = await tx.domainById(found.id);
       if (!domain || domain.kind !== 'master') throw new NotAuthoritative(`${req.zone} is not a zone this server is the primary for`);
