@@ -93,30 +93,52 @@ export const opName = (op: UpdateOp): string => (op.kind === 'add' || op.kind ==
  * customer can hold records of the type (SOA cannot); `records` must already be checked.
  */
 export function planUpdate(ops: readonly UpdateOp[], at: (name: string) => AtName, hosted: (type: string) => boolean, isNameServer: (type: string) => boolean): UpdatePlan {
+  // Each record's data key is worked out once, and each name counts the keys it holds: an update may carry
+  // thousands of records at one name, and each must not cost a pass over all the others.
+  const keys = new Map<RecordData, string>();
+  const keyOfData = (r: RecordData): string => {
+    let k = keys.get(r);
+    if (k === undefined) keys.set(r, (k = dataKey(r)));
+    return k;
+  };
+  const counted = (list: readonly RecordData[]): Map<string, number> => {
+    const counts = new Map<string, number>();
+    for (const r of list) counts.set(keyOfData(r), (counts.get(keyOfData(r)) ?? 0) + 1);
+    return counts;
+  };
   /** The working records by name: a stored record keeps its id until it is removed or replaced. */
-  const names = new Map<string, { name: string; list: (RecordData | StoredRecord)[] }>();
+  const names = new Map<string, { name: string; list: (RecordData | StoredRecord)[]; counts: Map<string, number>; service: Set<string> }>();
   const working = (name: string) => {
     const key = keyOf(name);
     let entry = names.get(key);
-    if (!entry) names.set(key, (entry = { name, list: [...at(name).stored] }));
-    return entry.list;
+    if (!entry) {
+      const { stored, service } = at(name);
+      names.set(key, (entry = { name, list: [...stored], counts: counted(stored), service: new Set(service.map(keyOfData)) }));
+    }
+    return entry;
   };
-  const serviceKeys = (name: string) => new Set(at(name).service.map(dataKey));
   for (const op of ops) {
     const name = opName(op);
-    const list = working(name);
+    const entry = working(name);
+    const list = entry.list;
     const drop = (pred: (r: RecordData) => boolean) => {
       const kept = list.filter((r) => !pred(r));
+      if (kept.length === list.length) return;
       list.splice(0, list.length, ...kept);
+      entry.counts = counted(list);
     };
     switch (op.kind) {
       case 'add': {
         const rec = op.record;
-        const key = dataKey(rec);
-        if (!hosted(rec.type) || serviceKeys(name).has(key)) break;
-        const same = list.findIndex((r) => dataKey(r) === key);
-        if (same < 0) list.push(rec);
-        else if ((list[same] as RecordData).ttl !== rec.ttl) list[same] = rec;
+        const key = keyOfData(rec);
+        if (!hosted(rec.type) || entry.service.has(key)) break;
+        if (!entry.counts.get(key)) {
+          list.push(rec);
+          entry.counts.set(key, 1);
+          break;
+        }
+        const same = list.findIndex((r) => keyOfData(r) === key);
+        if ((list[same] as RecordData).ttl !== rec.ttl) list[same] = rec;
         break;
       }
       case 'delete-rrset':
@@ -126,8 +148,8 @@ export function planUpdate(ops: readonly UpdateOp[], at: (name: string) => AtNam
         drop((r) => !(name === '' && isNameServer(r.type)));
         break;
       case 'delete-record': {
-        const key = dataKey(op.record);
-        drop((r) => dataKey(r) === key);
+        const key = keyOfData(op.record);
+        if (entry.counts.get(key)) drop((r) => keyOfData(r) === key);
         break;
       }
     }

@@ -30,34 +30,56 @@ const ownerLabel = (name: string, zone: string): string => absoluteName(name, zo
  */
 export function conflictAtName(rec: RecordData, others: readonly RecordData[], zone: string): ConflictError | null {
   if (others.length === 0) return null;
-  const label = ownerLabel(rec.name, zone);
-  if (recordType(rec.type)?.exclusive) {
-    return new ConflictError('name', `A ${rec.type} record cannot share its name with other records, and ${label} already has ${others[0]?.type} data.`);
-  }
+  if (recordType(rec.type)?.exclusive) return aliasBesideData(rec, others[0] as RecordData, zone);
   const exclusive = others.find((r) => recordType(r.type)?.exclusive);
-  if (exclusive) return new ConflictError('name', `${label} is an alias (${exclusive.type}), so it cannot hold other records.`);
+  if (exclusive) return dataBesideAlias(rec, exclusive, zone);
   const key = dataKey(rec);
-  const t = recordType(rec.type);
-  const field = t ? mainField(t) : 'name';
-  if (others.some((r) => r.type === rec.type && dataKey(r) === key)) return new ConflictError(field, `An identical ${rec.type} record for ${label} already exists.`);
+  if (others.some((r) => r.type === rec.type && dataKey(r) === key)) return duplicate(rec, zone);
   const size = rrsetWireSize([...others.filter((r) => r.type === rec.type), rec], zone);
-  if (size > MAX_RRSET_BYTES) {
-    return new ConflictError(
-      field,
-      `The ${rec.type} records of ${label} would take ${size} bytes, more than one DNS message can carry (${MAX_RRSET_BYTES}); no query for them could ever be answered. Shorten or remove some first.`,
-    );
-  }
-  return null;
+  return size > MAX_RRSET_BYTES ? rrsetTooLarge(rec, size, zone) : null;
 }
+
+const field = (rec: RecordData): string => {
+  const t = recordType(rec.type);
+  return t ? mainField(t) : 'name';
+};
+
+const aliasBesideData = (rec: RecordData, other: RecordData, zone: string): ConflictError =>
+  new ConflictError('name', `A ${rec.type} record cannot share its name with other records, and ${ownerLabel(rec.name, zone)} already has ${other.type} data.`);
+
+const dataBesideAlias = (rec: RecordData, exclusive: RecordData, zone: string): ConflictError =>
+  new ConflictError('name', `${ownerLabel(rec.name, zone)} is an alias (${exclusive.type}), so it cannot hold other records.`);
+
+const duplicate = (rec: RecordData, zone: string): ConflictError => new ConflictError(field(rec), `An identical ${rec.type} record for ${ownerLabel(rec.name, zone)} already exists.`);
+
+const rrsetTooLarge = (rec: RecordData, size: number, zone: string): ConflictError =>
+  new ConflictError(
+    field(rec),
+    `The ${rec.type} records of ${ownerLabel(rec.name, zone)} would take ${size} bytes, more than one DNS message can carry (${MAX_RRSET_BYTES}); no query for them could ever be answered. Shorten or remove some first.`,
+  );
 
 /**
  * The rules at one name as a write leaves it, for writes that change several records at once (DNS UPDATE):
- * each record against those before it (conflictAtName), then the types they require.
+ * each record against those before it (what conflictAtName finds, from running totals, so that thousands of
+ * records take linear time), then the types they require.
  */
 export function checkAtName(records: readonly RecordData[], zone: string): ConflictError | null {
-  for (let i = 1; i < records.length; i++) {
-    const problem = conflictAtName(records[i] as RecordData, records.slice(0, i), zone);
-    if (problem) return problem;
+  const keys = new Set<string>();
+  const sizes = new Map<string, number>();
+  let exclusive: RecordData | undefined;
+  for (let i = 0; i < records.length; i++) {
+    const rec = records[i] as RecordData;
+    const key = dataKey(rec);
+    const size = (sizes.get(rec.type) ?? 0) + rrsetWireSize([rec], zone);
+    if (i > 0) {
+      if (recordType(rec.type)?.exclusive) return aliasBesideData(rec, records[0] as RecordData, zone);
+      if (exclusive) return dataBesideAlias(rec, exclusive, zone);
+      if (keys.has(key)) return duplicate(rec, zone);
+      if (size > MAX_RRSET_BYTES) return rrsetTooLarge(rec, size, zone);
+    }
+    if (!exclusive && recordType(rec.type)?.exclusive) exclusive = rec;
+    keys.add(key);
+    sizes.set(rec.type, size);
   }
   return missingAtName(records, zone);
 }
