@@ -57,7 +57,8 @@ export class UpdateService {
         if (!updatesName(key.update, p.name)) throw new UpdateRefused(`the key ${key.name}. may not look at ${p.name || '@'}`);
       }
       for (const op of req.updates) {
-        if (op.kind !== 'add') continue;
+        // An SOA added is ignored (planUpdate), not checked as a customer's record.
+        if (op.kind !== 'add' || recordType(op.record.type)?.hosted === false) continue;
         checkRecord(op.record, { zone, remoteAddr: req.remoteAddr }).throwIfAny();
       }
       const at = await this.namesOf(tx, domain, req);

@@ -740,8 +740,8 @@ function sectionCases(): Case[] {
     push(`delete of meta type ${type} (class NONE)`, upd({ owner: abs('x'), type, klass: C.NONE, rdata: a('192.0.2.1') }), formerr);
   }
   push('add of a type we do not host', upd({ owner: abs('x'), type: 65280, klass: C.IN, ttl: 1, rdata: Buffer.from([1]) }), [S('REFUSED')]);
-  // The SOA is the service's: not a record a key may add (the model would ignore it; the service refuses first).
-  push('add an SOA', upd({ owner: ZONE, type: T.SOA, klass: C.IN, ttl: 1, rdata: (b) => { b.name('ns.example', false); b.name('h.example', false); for (let i = 0; i < 5; i++) b.u32(1); } }), [S('REFUSED')]);
+  // The SOA is the service's: adding one is ignored (RFC 2136 3.4.2.2 allows it), the zone unchanged.
+  push('add an SOA (ignored)', upd({ owner: ZONE, type: T.SOA, klass: C.IN, ttl: 1, rdata: (b) => { b.name('ns.example', false); b.name('h.example', false); for (let i = 0; i < 5; i++) b.u32(1); } }), [S('NOERROR')]);
   push('delete the SOA and the apex NS (ignored)', { updates: [{ owner: ZONE, type: T.SOA, klass: C.ANY }, { owner: ZONE, type: T.NS, klass: C.ANY }] }, [S('NOERROR')]);
   push('a CNAME beside other data', upd({ owner: abs('www'), type: T.CNAME, klass: C.IN, ttl: 1, rdata: host('elsewhere.example') }), [S('REFUSED')]);
   push('data beside a CNAME', upd({ owner: abs('alias'), type: T.A, klass: C.IN, ttl: 1, rdata: a('192.0.2.1') }), [S('REFUSED')]);

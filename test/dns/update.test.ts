@@ -123,6 +123,7 @@ describe('nsupdate signed with a key that may update the whole zone', () => {
     expect((await nsupdate(FULL, ['prereq yxrrset upd.example SOA', 'prereq yxrrset upd.example NS ns1.zonehost.test.', 'prereq yxrrset upd.example NS ns2.zonehost.test.', 'update add apex-ok.upd.example 300 A 192.0.2.5'])).ok).toBe(true);
     const before = await serial();
     expect((await nsupdate(FULL, ['update delete upd.example NS', 'update delete upd.example SOA', 'update delete upd.example'])).ok).toBe(true);
+    expect((await nsupdate(FULL, ['update add upd.example 300 SOA ns.elsewhere.example. me.elsewhere.example. 1 2 3 4 5', 'update add upd.example 300 NS ns1.zonehost.test.'])).ok).toBe(true);
     expect(rrs((await dig(server, ZONE, 'NS')).answer)).toEqual([`${ZONE}. 86400 NS ns1.zonehost.test.`, `${ZONE}. 86400 NS ns2.zonehost.test.`]);
     expect((await dig(server, ZONE, 'SOA')).answer).toHaveLength(1);
     expect(await serial()).toBe(before);
