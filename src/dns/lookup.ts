@@ -9,7 +9,7 @@ import { closestEncloser, referral } from './closest.js';
 import { RCODE, TYPE } from './message.js';
 import { nodata, nxdomain } from './negative.js';
 import type { Query } from './query.js';
-import { emptyResult, type Result } from './result.js';
+import { emptyResult, prove, type Result } from './result.js';
 import { wildcardAt } from './wildcard.js';
 import { aliasTarget, setOf, type Zone, type ZoneNode } from './zone.js';
 
@@ -26,17 +26,28 @@ export function resolve(zone: Zone, q: Query): Result {
     visited.add(key);
     const place = closestEncloser(zone, key, q.qtype);
     // After a CNAME (RFC 1034 4.3.2 restarts with its target) the referral follows the alias, which is ours (AA).
-    if (place.found === 'cut') return referral(zone, step > 0 ? r : emptyResult(RCODE.NOERROR), place.cut, place.ns);
+    if (place.found === 'cut') {
+      const out = referral(zone, step > 0 ? r : emptyResult(RCODE.NOERROR), place.cut, place.ns);
+      prove(out, { kind: 'referral', cut: place.cut });
+      return out;
+    }
     let node: ZoneNode;
+    // The closest encloser of a name answered from a wildcard.
+    let wildcard: string | null = null;
     if (place.found === 'name') node = place.node;
     else {
       const wild = wildcardAt(zone, place.encloser);
-      if (wild === undefined) return nxdomain(zone, r);
+      if (wild === undefined) {
+        prove(r, { kind: 'nxdomain', name: key, encloser: place.encloser });
+        return nxdomain(zone, r);
+      }
       node = wild;
+      wildcard = place.encloser;
     }
     const cname = setOf(node, TYPE.CNAME);
     if (cname && q.qtype !== TYPE.CNAME && q.qtype !== TYPE.ANY) {
       r.answer.push({ set: cname, owner: labels });
+      if (wildcard !== null) prove(r, { kind: 'wildcard', name: key, encloser: wildcard });
       const target = aliasTarget(cname);
       const tkey = keyOf(target);
       if (visited.has(tkey) || step + 1 >= MAX_CHAIN || !isWithin(tkey, zone.key)) return r;
@@ -51,7 +62,11 @@ export function resolve(zone: Zone, q: Query): Result {
       const set = setOf(node, q.qtype);
       if (set) r.answer.push({ set, owner: labels });
     }
-    if (r.answer.length === start) return nodata(zone, r);
+    if (r.answer.length === start) {
+      prove(r, wildcard === null ? { kind: 'nodata', name: key } : { kind: 'wildcard-nodata', name: key, encloser: wildcard });
+      return nodata(zone, r);
+    }
+    if (wildcard !== null) prove(r, { kind: 'wildcard', name: key, encloser: wildcard });
     addAdditional(zone, r, r.answer);
     return r;
   }

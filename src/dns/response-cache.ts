@@ -16,6 +16,8 @@ interface Entry {
   rest: Buffer;
   /** The zone that answered (null for REFUSED and the like). */
   zone: Zone | null;
+  /** Epoch ms from which it is answered afresh (a signed answer whose signatures are due to be made anew). */
+  staleAt: number;
 }
 
 /** Entries kept at most; beyond it the cache starts over (random names must not grow it without bound). */
@@ -41,7 +43,7 @@ export class ResponseCache {
     if (q.questionEnd === 0) return null;
     const e = this.entries.get(ResponseCache.key(q, limit));
     // A mirror's copy past its expiry is answered afresh (REFUSED).
-    if (!e || (e.zone?.expiresAt != null && now >= e.zone.expiresAt)) return null;
+    if (!e || now >= e.staleAt || (e.zone?.expiresAt != null && now >= e.zone.expiresAt)) return null;
     const out = Buffer.allocUnsafe(q.questionEnd + e.rest.length);
     out.writeUInt16BE(q.id, 0);
     out.writeUInt16BE(QR | (q.flags & FROM_QUERY) | e.flags, 2);
@@ -52,7 +54,7 @@ export class ResponseCache {
   }
 
   /** Keeps the rest of a response just built for `q`. */
-  put(q: Query, response: Buffer, limit: number, zone: Zone | null): void {
+  put(q: Query, response: Buffer, limit: number, zone: Zone | null, staleAt = Infinity): void {
     if (q.questionEnd === 0 || response.length < q.questionEnd) return;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(ResponseCache.key(q, limit), {
@@ -60,6 +62,7 @@ export class ResponseCache {
       counts: Buffer.from(response.subarray(4, 12)),
       rest: Buffer.from(response.subarray(q.questionEnd)),
       zone,
+      staleAt,
     });
   }
 }

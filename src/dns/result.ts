@@ -10,13 +10,36 @@ export interface Entry {
   required?: boolean;
 }
 
+/**
+ * What an answer from a signed zone must prove, noted by the lookup (names are lookup keys); the signer
+ * (secure.ts) turns each into NSEC3 records, or DS records at a secure delegation.
+ */
+export type Denial =
+  /** The name does not exist; its closest encloser does. */
+  | { kind: 'nxdomain'; name: string; encloser: string }
+  /** The name exists without the type asked for (an empty non-terminal, or a delegation asked for DS). */
+  | { kind: 'nodata'; name: string }
+  /** The answer was made from the wildcard below `encloser`: the name itself does not exist. */
+  | { kind: 'wildcard'; name: string; encloser: string }
+  /** The wildcard below `encloser` matched the name but holds no record of the type. */
+  | { kind: 'wildcard-nodata'; name: string; encloser: string }
+  /** A referral to the delegation at `cut`: its DS records, or the proof it has none. */
+  | { kind: 'referral'; cut: string };
+
 export interface Result {
   rcode: number;
   aa: boolean;
   answer: Entry[];
   authority: Entry[];
   additional: Entry[];
+  /** For a signed zone's answers; absent when there is nothing to prove. */
+  denial?: Denial[];
 }
 
 /** An answer with this rcode and no records (yet). */
 export const emptyResult = (rcode: number, aa = false): Result => ({ rcode, aa, answer: [], authority: [], additional: [] });
+
+/** Notes what the answer must prove, should the zone be signed. */
+export function prove(r: Result, d: Denial): void {
+  (r.denial ??= []).push(d);
+}

@@ -12,6 +12,8 @@ import type { StoredTsigKey, TsigKeyRef } from '../model/tsig-key.js';
 import type { Services } from '../services/index.js';
 import { answerQuery } from './answer.js';
 import { ResponseCache } from './response-cache.js';
+import { secure } from './secure.js';
+import { SignatureCache } from './sign.js';
 import { handleNotify, handleTransfer, type NotifyTarget, type TransferRequest } from './transfer/index.js';
 import { decodeStrict } from './transfer/wire.js';
 import { CLASS_IN, OPCODE, RCODE, TCP_MAX, TYPE } from './message.js';
@@ -65,6 +67,7 @@ export class DnsHandler {
     private readonly services: Services,
     readonly zones: ZoneCache,
     private readonly responses: ResponseCache,
+    private readonly signatures: SignatureCache,
     private readonly nameservers: string[],
     private readonly log: Logger,
     private readonly notifyTarget: NotifyTarget | undefined,
@@ -167,8 +170,11 @@ export class DnsHandler {
     let hit = this.responses.get(q, raw, limit, now);
     if (!hit) {
       const { result, zone } = answerQuery(this.zones, q, now);
+      const signed = zone && q.edns?.dnssecOk ? this.zones.signed(zone) : undefined;
+      // A signed answer is kept only until its signatures are due to be made anew.
+      const staleAt = zone && signed ? secure(zone, signed, result, this.signatures, Math.floor(now / 1000)) * 1000 : Infinity;
       hit = { response: this.encode(q, result, zone, limit), zone };
-      this.responses.put(q, hit.response, limit, zone);
+      this.responses.put(q, hit.response, limit, zone, staleAt);
     }
     if (hit.zone) this.services.metrics.countQuery(hit.zone.id, hit.zone.name);
     return hit.response;
@@ -194,7 +200,7 @@ export class DnsHandler {
     } catch {
       return null;
     }
-    return { services: this.services, query, raw, remoteAddress, transport, nameservers: this.nameservers, key: signer?.key ?? null, keyName: signer?.secret.name ?? null };
+    return { services: this.services, query, raw, remoteAddress, transport, nameservers: this.nameservers, key: signer?.key ?? null, keyName: signer?.secret.name ?? null, signatures: this.signatures };
   }
 }
 
@@ -318,7 +324,7 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
     services.metrics.gauge('zonehost_dns_zones', 'Zones the DNS server answers for from memory.', () => zones.size),
     services.metrics.gauge('zonehost_dns_zones_loading', 'Zones listed at start that are not in memory yet (0 once the start-up load is done).', () => zones.loading),
   ];
-  const handler = new DnsHandler(services, zones, responses, opts.nameservers, opts.log, opts.notifyTarget);
+  const handler = new DnsHandler(services, zones, responses, new SignatureCache(), opts.nameservers, opts.log, opts.notifyTarget);
   const onUdp = (msg: Buffer, from: { address: string; port: number }, socket: UdpSocket) => {
     let out: Buffer | null = null;
     try {

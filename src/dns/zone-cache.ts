@@ -11,6 +11,8 @@ import type { ZoneChange } from '../model/events.js';
 import { keyOf, parentKey } from '../model/labels.js';
 import type { Services } from '../services/index.js';
 import type { ServedZone, ZoneBatch } from '../services/zones.js';
+import { dnssecApex } from '../model/dnssec.js';
+import { signZone, type SignedZone } from './secure.js';
 import { buildZone, type Zone } from './zone.js';
 
 const RETRY_MS = 5000;
@@ -48,6 +50,8 @@ export interface ZoneCacheOptions {
  */
 export class ZoneCache {
   private readonly byKey = new Map<string, Zone>();
+  /** The signed form of each zone version built with keys. */
+  private readonly signedZones = new WeakMap<Zone, SignedZone>();
   private readonly byId = new Map<number, Zone>();
   /** Zone ids waiting for a load of their own, and the promise that settles when none are left. */
   private readonly queued = new Set<number>();
@@ -325,8 +329,17 @@ export class ZoneCache {
   /** The lookup structure of a zone as served (null: not served), reporting the records left out of it. */
   private build(z: ServedZone | null): Zone | null {
     if (!z) return null;
-    const { domain, content, expiresAt } = z;
-    return buildZone(domain.id, content, expiresAt, (why) => this.opts.log.warn({ domain: domain.domain, why }, 'record not served'));
+    const { domain, content, expiresAt, signing } = z;
+    // A signed zone also holds its DNSKEY, CDS, CDNSKEY and NSEC3PARAM records.
+    const served = signing ? { soa: content.soa, answers: [...content.answers, ...dnssecApex(content.soa.name, signing)] } : content;
+    const zone = buildZone(domain.id, served, expiresAt, (why) => this.opts.log.warn({ domain: domain.domain, why }, 'record not served'));
+    if (signing) this.signedZones.set(zone, signZone(zone, signing));
+    return zone;
+  }
+
+  /** The signed form of a zone version, when the zone is signed. */
+  signed(zone: Zone): SignedZone | undefined {
+    return this.signedZones.get(zone);
   }
 
   /** The zone as it should be served now, or null when the domain is gone, inactive or has no copy. */

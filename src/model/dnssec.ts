@@ -86,3 +86,33 @@ export interface ZoneSigning {
   keys: ZoneKey[];
   cds: { keyTags: number[] } | 'delete' | null;
 }
+
+/** The TTL of DNSKEY, CDS and CDNSKEY records (the rollover waits count with it). */
+export const DNSKEY_TTL = 3600;
+
+/** NSEC3PARAM of every signed zone (RFC 9276: SHA-1, no extra iterations, no salt, no opt-out), in the registry's NSEC3PARAM fields. */
+export const NSEC3_PARAMS = { hash_algorithm: 1, flags: 0, iterations: 0, salt: '' } as const;
+
+/**
+ * The records a signed zone holds at its apex besides its own: DNSKEY of every published key, CDS and
+ * CDNSKEY for the keys the parent should point at — or the delete forms (RFC 8078 4) — and NSEC3PARAM.
+ * Each in the registry's fields of its type.
+ */
+export function dnssecApex(zone: string, signing: ZoneSigning): { name: string; type: string; ttl: number; data: Record<string, unknown> }[] {
+  const out: { name: string; type: string; ttl: number; data: Record<string, unknown> }[] = [];
+  const apex = (type: string, data: Record<string, unknown>) => out.push({ name: zone, type, ttl: DNSKEY_TTL, data });
+  const dnskeyData = (k: ZoneKey) => ({ flags: k.flags, protocol: 3, algorithm: k.algorithm, public_key: k.dnskey.subarray(4).toString('base64') });
+  for (const k of signing.keys) if (k.published) apex('DNSKEY', dnskeyData(k));
+  if (signing.cds === 'delete') {
+    apex('CDS', { key_tag: 0, algorithm: 0, digest_type: 0, digest: '00' });
+    apex('CDNSKEY', { flags: 0, protocol: 3, algorithm: 0, public_key: 'AA==' });
+  } else if (signing.cds) {
+    for (const k of signing.keys) {
+      if (!signing.cds.keyTags.includes(k.keyTag)) continue;
+      apex('CDS', { key_tag: k.keyTag, algorithm: k.algorithm, digest_type: 2, digest: dsDigest(zone, k.dnskey) });
+      apex('CDNSKEY', dnskeyData(k));
+    }
+  }
+  apex('NSEC3PARAM', { ...NSEC3_PARAMS });
+  return out;
+}

@@ -4,6 +4,7 @@
  * copy until the SOA expire time after the last successful check. `nameservers` are the configured ones
  * (SOA MNAME and apex NS of every master zone), which only the DNS side knows.
  */
+import type { ZoneSigning } from '../model/dnssec.js';
 import { isServed, type StoredDomain } from '../model/domain.js';
 import type { StoredRecord } from '../model/records/index.js';
 import { keyOf } from '../model/labels.js';
@@ -16,6 +17,8 @@ export interface ServedZone {
   content: ZoneContent;
   /** Epoch ms after which a mirror's copy is no longer served; null for master zones. */
   expiresAt: number | null;
+  /** The keys a signed master zone is served with (a mirror's signatures come with its copy). */
+  signing?: ZoneSigning | null;
 }
 
 /** One consistent version of a zone, for a transfer. */

@@ -11,6 +11,8 @@ import { zoneDiff } from '../../model/zone-diff.js';
 import { serialNewer, soaData, withRRsetTtls } from '../../model/zone.js';
 import type { Services } from '../../services/index.js';
 import { RCODE } from '../message.js';
+import { signedRecords } from '../secure.js';
+import type { SignatureCache } from '../sign.js';
 import { addressIn, response, responses } from './wire.js';
 
 export interface TransferRequest {
@@ -24,6 +26,8 @@ export interface TransferRequest {
   key: StoredTsigKey | null;
   /** The name of the key that signed it (a customer's, or a mirror's key for its masters), or null when unsigned. */
   keyName: string | null;
+  /** Signatures of signed zones, shared with answers. */
+  signatures: SignatureCache;
 }
 
 /** Whether the request may transfer the domain: from an address in its list, or signed with a key of its owner's that may. */
@@ -65,9 +69,11 @@ export async function handleTransfer(req: TransferRequest): Promise<Buffer[]> {
     if (!serialNewer(current, clientSerial) || req.transport === 'udp') {
       return responses(query, RCODE.NOERROR, [content.soa]);
     }
+    // A signed zone's signatures and NSEC3 chain are not in the journal: its IXFR is the whole zone.
     const { journal } = snapshot;
-    const diffs = journal ? zoneDiff(snapshot.domain, journal.records, journal.changes, clientSerial, req.nameservers, content.answers.length) : null;
+    const diffs = journal && !snapshot.signing ? zoneDiff(snapshot.domain, journal.records, journal.changes, clientSerial, req.nameservers, content.answers.length) : null;
     if (diffs) return responses(query, RCODE.NOERROR, [content.soa, ...diffs, content.soa]);
   }
-  return responses(query, RCODE.NOERROR, [content.soa, ...content.answers, content.soa]);
+  const answers = snapshot.signing ? signedRecords(content, snapshot.signing, req.signatures, Math.floor(services.now() / 1000)) : content.answers;
+  return responses(query, RCODE.NOERROR, [content.soa, ...answers, content.soa]);
 }
