@@ -118,9 +118,12 @@ export const mainField = (t: RecordType): string => dataFields(t).at(-1) ?? 'nam
 /** The one writer every encoding goes through: an encoder never encodes another record meanwhile. */
 const writer = new BufferRdataWriter();
 
-/** The rdata of a record on the wire, names in full; `canonical` lower-cases them (RFC 4034 6.2). */
+/**
+ * The rdata of a record on the wire, names in full; `canonical`: in RFC 4034 6.2 canonical form, names
+ * lower-cased unless the type keeps their case (`caseSensitiveNames`).
+ */
 export function rdataOf(t: RecordType, data: RecordFields, canonical = false): Buffer {
-  const w = writer.reset(canonical);
+  const w = writer.reset(canonical && !t.caseSensitiveNames);
   t.encode(data, w);
   return w.done();
 }
@@ -142,7 +145,8 @@ export function decodeRdata(t: RecordType, message: Buffer, offset: number, leng
 
 /**
  * Equal for two records of one type exactly when DNS would serve the same data (RFC 2181 5): their
- * canonical rdata (host names compare without regard to case, text with it).
+ * canonical rdata (host names compare without regard to case, text with it, and so do the names of a type
+ * that keeps their case, RFC 4034 6.2).
  */
 export function wireDataKey(t: RecordType, data: RecordFields): string {
   return rdataOf(t, data, true).toString('latin1');

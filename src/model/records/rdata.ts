@@ -16,7 +16,8 @@ export class BufferRdataWriter implements RdataWriter {
 
   /**
    * Starts again, empty (one writer serves every record encoded). `canonical`: names lower-cased (RFC 4034
-   * 6.2), so equal data is equal bytes.
+   * 6.2), so equal data is equal bytes; the caller passes false for a type whose names keep their case
+   * (RecordType.caseSensitiveNames).
    */
   reset(canonical = false): this {
     this.offset = 0;

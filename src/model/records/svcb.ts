@@ -311,6 +311,8 @@ export function serviceBinding(type: string, code: number, description: string):
     code,
     description,
     apexAllowed: true,
+    // Not among RFC 4034 6.2's types: the target name is signed and compared as written.
+    caseSensitiveNames: true,
     // RFC 9460 4.1: the target's addresses belong in the additional section ("." is the owner, already asked for).
     additionalTarget: (data) => (data.target_name === '.' ? null : String(data.target_name)),
     v1Fields: {

@@ -120,6 +120,12 @@ export interface RecordType {
   readonly nameServer?: boolean;
   /** A type whose records are only allowed where the same name has records of this other type (DS: NS). */
   readonly requires?: string;
+  /**
+   * Its rdata names keep their case in canonical form: RFC 4034 6.2 lower-cases the names of the types it
+   * lists (RFC 1035's with names, RRSIG, SRV, NAPTR, ...), and only those; a newer type's names (SVCB, HTTPS)
+   * are compared and signed as written, and NSEC's next name too (RFC 6840 5.1).
+   */
+  readonly caseSensitiveNames?: true;
   /** Allowed at the zone apex (CNAME is not). */
   readonly apexAllowed: boolean;
   /** Host names this record points at, for additional-section processing (MX, SRV, NS targets). */

@@ -266,6 +266,16 @@ describe('SVCB records from a master', () => {
   });
 });
 
+describe('SVCB in canonical form', () => {
+  it('keeps the target name\'s case: RFC 4034 6.2 does not list SVCB or HTTPS, while MX is lower-cased', () => {
+    const data = { svc_priority: 1, target_name: 'Doh.Example.NET', svc_params: {} };
+    expect(rdataOf(SVCB, data, true)).toEqual(rdataOf(SVCB, data));
+    expect(rdataOf(recordTypeOrThrow('HTTPS'), data, true)).toEqual(rdataOf(SVCB, data));
+    const mx = recordTypeOrThrow('MX');
+    expect(rdataOf(mx, { priority: 10, mail_server: 'Mail.Example.NET' }, true)).toEqual(rdataOf(mx, { priority: 10, mail_server: 'mail.example.net' }));
+  });
+});
+
 describe('SVCB in answers', () => {
   it('names its target for the additional section, and nothing for "." (the owner, asked for already)', () => {
     expect(SVCB.additionalTarget?.(FULL_DATA)).toBe('doh.example.net');
