@@ -24,8 +24,9 @@ export function validateTtl(rec: RecordData, p: Problems): void {
  * A host name in record data (CNAME/MX/NS/SRV target), stored without the trailing dot. Underscores are
  * allowed (a CNAME to `_acme-challenge.other.example` delegates ACME validation); a `*` label is not.
  * `root`: the type gives the root name "." a meaning ("no name": NAPTR's replacement); it is stored as ".".
+ * `wildcard`: the name is an owner name, which may be a wildcard (NSEC's next domain name).
  */
-export function validateHost(data: RecordFields, field: string, type: string, what: string, p: Problems, opts: { root?: boolean } = {}): void {
+export function validateHost(data: RecordFields, field: string, type: string, what: string, p: Problems, opts: { root?: boolean; wildcard?: boolean } = {}): void {
   const raw = data[field];
   if (opts.root && typeof raw === 'string' && raw.trim() === '.') {
     data[field] = '.';
@@ -36,7 +37,7 @@ export function validateHost(data: RecordFields, field: string, type: string, wh
     return;
   }
   data[field] = normalizeTarget(raw);
-  const problem = hostnameProblem(data[field] as string, { underscore: true });
+  const problem = hostnameProblem(data[field] as string, { underscore: true, wildcard: opts.wildcard });
   if (problem) p.add(field, `The ${what} '${data[field] as string}' ${problem}.`);
 }
 
@@ -144,3 +145,77 @@ export const oneHostType = (type: string, field: string, what: string, descripti
   present: (data) => presentHost(data[field]),
   parse: (tokens, origin) => ({ [field]: parseOneHost(tokens, origin, `the ${what}`) }),
 });
+
+/** Base64 (RFC 4648 4) with its padding, as DNSSEC's keys and signatures are written (RFC 4034 2.2, 3.2). */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** The octets of base64 text, or null when it is not base64 or has no octets. */
+export function base64Octets(text: string): Buffer | null {
+  if (!BASE64.test(text) || text === '') return null;
+  return Buffer.from(text, 'base64');
+}
+
+/** A field of base64 octets (at least one), stored in the form Buffer writes (unused bits of the last character zero). */
+export function validateBase64(data: RecordFields, field: string, what: string, p: Problems): void {
+  const v = data[field];
+  const octets = typeof v === 'string' ? base64Octets(v) : null;
+  if (!octets) p.add(field, `The ${what} must be base64 (RFC 4648) with its padding, at least one octet.`);
+  else data[field] = octets.toString('base64');
+}
+
+/** Master-file base64, which may be split over several tokens (RFC 4034 2.2). */
+export function parseBase64(tokens: Token[], what: string): string {
+  const octets = base64Octets(tokens.map((t) => t.text).join(''));
+  if (!octets) throw new PresentationError(`${what} must be base64, at least one octet`);
+  return octets.toString('base64');
+}
+
+/** The rest of the rdata in base64; empty is malformed. */
+export function decodeBase64Rest(r: RdataReader, what: string): string {
+  if (r.left === 0) throw new WireError(`${what} is missing`);
+  return r.bytes(r.left).toString('base64');
+}
+
+export const base64Field = (description: string) => Type.String({ pattern: BASE64.source, minLength: 4, maxLength: 87384, description });
+
+/** RFC 4648 7's "Extended Hex" base32 alphabet, which keeps the octets' order (NSEC3's hashed names, RFC 5155 3.3). */
+const BASE32HEX = '0123456789ABCDEFGHIJKLMNOPQRSTUV';
+
+/** Octets in base32hex, upper case, without padding (RFC 5155 3.3). */
+export function base32hex(octets: Buffer): string {
+  let out = '';
+  let bits = 0;
+  let value = 0;
+  for (const byte of octets) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32HEX[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+    value &= (1 << bits) - 1;
+  }
+  if (bits > 0) out += BASE32HEX[(value << (5 - bits)) & 31];
+  return out;
+}
+
+/**
+ * The octets of unpadded base32hex in either case, or null when it is not: a character outside the alphabet,
+ * a length no octets give, or bits set past the last octet.
+ */
+export function base32hexOctets(text: string): Buffer | null {
+  const upper = text.toUpperCase();
+  if (!/^[0-9A-V]*$/.test(upper) || ![0, 2, 4, 5, 7].includes(upper.length % 8)) return null;
+  const out: number[] = [];
+  let bits = 0;
+  let value = 0;
+  for (const c of upper) {
+    value = (value << 5) | BASE32HEX.indexOf(c);
+    bits += 5;
+    if (bits >= 8) {
+      out.push((value >>> (bits - 8)) & 0xff);
+      bits -= 8;
+    }
+    value &= (1 << bits) - 1;
+  }
+  return value === 0 ? Buffer.from(out) : null;
+}

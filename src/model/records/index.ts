@@ -15,6 +15,7 @@ import { HTTPS } from './https.js';
 import { MX } from './mx.js';
 import { NAPTR } from './naptr.js';
 import { NS } from './ns.js';
+import { NSEC } from './nsec.js';
 import { presentName, PresentationError, tokenize, type Token } from './presentation.js';
 import { PTR } from './ptr.js';
 import { BufferRdataWriter, MessageRdataReader } from './rdata.js';
@@ -33,8 +34,14 @@ export { PresentationError } from './presentation.js';
 /** The types customers can host, in the order interfaces list them. */
 export const RECORD_TYPES: readonly RecordType[] = [A, AAAA, CNAME, MX, NS, TXT, SRV, CAA, TLSA, SSHFP, PTR, NAPTR, DS, SVCB, HTTPS];
 
-/** Every type the server knows: the hosted ones and SOA, which each zone has and the service writes. */
-const KNOWN: readonly RecordType[] = [...RECORD_TYPES, SOA];
+/**
+ * The types the service writes and customers never create (`hosted: false`): SOA, which each zone has, and
+ * DNSSEC's, which the signer makes (and zone mirrors may carry).
+ */
+const SERVICE_TYPES: readonly RecordType[] = [SOA, NSEC];
+
+/** Every type the server knows: the hosted ones and the service's. */
+const KNOWN: readonly RecordType[] = [...RECORD_TYPES, ...SERVICE_TYPES];
 const byName = new Map(KNOWN.map((t) => [t.type, t]));
 const byCode = new Map(KNOWN.map((t) => [t.code, t]));
 

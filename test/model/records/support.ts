@@ -1,5 +1,5 @@
 /** Helpers for the registry's unit tests: a type's rdata as hex both ways, and the problems checkRecord finds. */
-import type { FieldProblem } from '../../../src/model/errors.js';
+import { Problems, type FieldProblem } from '../../../src/model/errors.js';
 import { checkRecord, decodeRdata, parseRdata, rdataOf, recordTypeOrThrow, type RecordData, type RecordFields } from '../../../src/model/records/index.js';
 
 /** The rdata of `data` on the wire, as lower-case hex. */
@@ -32,3 +32,14 @@ export function check(type: string, data: RecordFields, opts: { name?: string; z
 
 /** The fields the problems of a check name. */
 export const fieldsOf = (problems: FieldProblem[]): string[] => problems.map((p) => p.field);
+
+/**
+ * A type's own rules, run directly: what checkRecord would run for a type customers cannot create (DNSSEC's,
+ * which the signer makes and mirrors carry). Returns the data as normalised and the fields with problems.
+ */
+export function validate(type: string, data: RecordFields, opts: { name?: string; transferred?: boolean } = {}): { data: RecordFields; fields: string[]; messages: string[] } {
+  const rec: RecordData = { type, name: opts.name ?? '', ttl: 0, data: { ...data } };
+  const p = new Problems();
+  recordTypeOrThrow(type).validate(rec, { zone: 'example.com', transferred: opts.transferred ?? true }, p);
+  return { data: rec.data, fields: p.list.map((x) => x.field), messages: p.list.map((x) => x.message) };
+}
