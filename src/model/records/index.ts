@@ -16,6 +16,8 @@ import { MX } from './mx.js';
 import { NAPTR } from './naptr.js';
 import { NS } from './ns.js';
 import { NSEC } from './nsec.js';
+import { NSEC3 } from './nsec3.js';
+import { NSEC3PARAM } from './nsec3param.js';
 import { presentName, PresentationError, tokenize, type Token } from './presentation.js';
 import { PTR } from './ptr.js';
 import { BufferRdataWriter, MessageRdataReader } from './rdata.js';
@@ -38,7 +40,7 @@ export const RECORD_TYPES: readonly RecordType[] = [A, AAAA, CNAME, MX, NS, TXT,
  * The types the service writes and customers never create (`hosted: false`): SOA, which each zone has, and
  * DNSSEC's, which the signer makes (and zone mirrors may carry).
  */
-const SERVICE_TYPES: readonly RecordType[] = [SOA, NSEC];
+const SERVICE_TYPES: readonly RecordType[] = [SOA, NSEC, NSEC3, NSEC3PARAM];
 
 /** Every type the server knows: the hosted ones and the service's. */
 const KNOWN: readonly RecordType[] = [...RECORD_TYPES, ...SERVICE_TYPES];
