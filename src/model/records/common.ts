@@ -4,7 +4,7 @@ import type { Problems } from '../errors.js';
 import { WireError } from '../labels.js';
 import { absoluteName, hostnameProblem, MAX_NAME_LENGTH, normalizeTarget } from '../names.js';
 import { MAX_TTL, roundTtl, ttlProblem } from '../ttl.js';
-import { parseName, presentName, PresentationError, type Token } from './presentation.js';
+import { parseName, parseUint, presentName, PresentationError, type Token } from './presentation.js';
 import { V3_DEFAULTS, type RdataReader, type RecordContext, type RecordData, type RecordFields, type RecordType, type V3Columns } from './types.js';
 
 /** Owner name (relative, "" = apex): a host name that may hold `_` labels and a leading `*`. */
@@ -218,4 +218,16 @@ export function base32hexOctets(text: string): Buffer | null {
     value &= (1 << bits) - 1;
   }
   return value === 0 ? Buffer.from(out) : null;
+}
+
+/** DNSSEC algorithm mnemonics (RFC 4034 A.1 and the IANA registry), which master files may write for the number. */
+const DNSSEC_ALGORITHM_MNEMONICS: Readonly<Record<string, number>> = {
+  RSAMD5: 1, DH: 2, DSA: 3, RSASHA1: 5, 'DSA-NSEC3-SHA1': 6, NSEC3DSA: 6, 'RSASHA1-NSEC3-SHA1': 7, NSEC3RSASHA1: 7, RSASHA256: 8, RSASHA512: 10,
+  'ECC-GOST': 12, ECCGOST: 12, ECDSAP256SHA256: 13, ECDSAP384SHA384: 14, ED25519: 15, ED448: 16, INDIRECT: 252, PRIVATEDNS: 253, PRIVATEOID: 254,
+};
+
+/** A DNSSEC algorithm field of a master file: its number, or its mnemonic (RFC 4034 2.2, 3.2, 5.3). */
+export function parseAlgorithm(token: Token | undefined): number {
+  const mnemonic = token && Object.hasOwn(DNSSEC_ALGORITHM_MNEMONICS, token.text.toUpperCase()) ? DNSSEC_ALGORITHM_MNEMONICS[token.text.toUpperCase()] : undefined;
+  return mnemonic ?? parseUint(token, 255, 'the algorithm');
 }
