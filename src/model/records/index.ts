@@ -8,6 +8,7 @@ import { relativeName } from '../names.js';
 import { A } from './a.js';
 import { AAAA } from './aaaa.js';
 import { CAA } from './caa.js';
+import { CDS } from './cds.js';
 import { CNAME } from './cname.js';
 import { validateOwner, validateTtl } from './common.js';
 import { CDNSKEY, DNSKEY } from './dnskey.js';
@@ -41,7 +42,7 @@ export const RECORD_TYPES: readonly RecordType[] = [A, AAAA, CNAME, MX, NS, TXT,
  * The types the service writes and customers never create (`hosted: false`): SOA, which each zone has, and
  * DNSSEC's, which the signer makes (and zone mirrors may carry).
  */
-const SERVICE_TYPES: readonly RecordType[] = [SOA, DNSKEY, CDNSKEY, NSEC, NSEC3, NSEC3PARAM];
+const SERVICE_TYPES: readonly RecordType[] = [SOA, DNSKEY, CDS, CDNSKEY, NSEC, NSEC3, NSEC3PARAM];
 
 /** Every type the server knows: the hosted ones and the service's. */
 const KNOWN: readonly RecordType[] = [...RECORD_TYPES, ...SERVICE_TYPES];
