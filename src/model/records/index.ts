@@ -23,6 +23,7 @@ import { NSEC3PARAM } from './nsec3param.js';
 import { presentName, PresentationError, tokenize, type Token } from './presentation.js';
 import { PTR } from './ptr.js';
 import { BufferRdataWriter, MessageRdataReader } from './rdata.js';
+import { RRSIG } from './rrsig.js';
 import { SOA } from './soa.js';
 import { SRV } from './srv.js';
 import { SSHFP } from './sshfp.js';
@@ -42,7 +43,7 @@ export const RECORD_TYPES: readonly RecordType[] = [A, AAAA, CNAME, MX, NS, TXT,
  * The types the service writes and customers never create (`hosted: false`): SOA, which each zone has, and
  * DNSSEC's, which the signer makes (and zone mirrors may carry).
  */
-const SERVICE_TYPES: readonly RecordType[] = [SOA, DNSKEY, CDS, CDNSKEY, NSEC, NSEC3, NSEC3PARAM];
+const SERVICE_TYPES: readonly RecordType[] = [SOA, DNSKEY, CDS, CDNSKEY, RRSIG, NSEC, NSEC3, NSEC3PARAM];
 
 /** Every type the server knows: the hosted ones and the service's. */
 const KNOWN: readonly RecordType[] = [...RECORD_TYPES, ...SERVICE_TYPES];
