@@ -107,7 +107,10 @@ export interface RecordType {
   readonly code: number;
   /** One-line description for docs and api.spec. */
   readonly description: string;
-  /** False for SOA: part of every zone, made by the service, not a record customers create. */
+  /**
+   * False for the types the service makes and customers never create: SOA (part of every zone) and DNSSEC's
+   * (DNSKEY, CDNSKEY, CDS, RRSIG, NSEC, NSEC3, NSEC3PARAM: made by the signer, carried by mirrors).
+   */
   readonly hosted?: false;
   /** A CNAME-like type that cannot share its owner name with any other data. */
   readonly exclusive?: boolean;
