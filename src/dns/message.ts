@@ -2,7 +2,6 @@
  * The numbers of a DNS message that the query parser, the response writer and the transfer code share:
  * header flags, types, classes, opcodes, rcodes, EDNS(0) bits and message sizes.
  */
-import dnsTypes from 'dns-packet/types.js';
 
 export const TYPE = { A: 1, NS: 2, CNAME: 5, SOA: 6, MX: 15, TXT: 16, AAAA: 28, SRV: 33, OPT: 41, DS: 43, RRSIG: 46, NSEC3: 50, TSIG: 250, IXFR: 251, AXFR: 252, MAILB: 253, MAILA: 254, ANY: 255 } as const;
 export const CLASS_IN = 1;
@@ -10,14 +9,8 @@ export const CLASS_ANY = 255;
 export const OPCODE = { QUERY: 0, NOTIFY: 4, UPDATE: 5 } as const;
 export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, YXDOMAIN: 6, YXRRSET: 7, NXRRSET: 8, NOTAUTH: 9, NOTZONE: 10, BADVERS: 16 } as const;
 
-/** The type number of a mnemonic (dns-packet's table). */
-export const typeNumber = (name: string): number => dnsTypes.toType(name);
-
-/** The mnemonic of a type number (`TYPE<n>`, RFC 3597 5, for one without). */
-export function typeName(code: number): string {
-  const name = dnsTypes.toString(code);
-  return name.startsWith('UNKNOWN_') ? `TYPE${code}` : name;
-}
+/** Type numbers and mnemonics both ways: the registry's table (dig's names, `TYPE<n>` otherwise). */
+export { typeCode, typeMnemonic as typeName } from '../model/records/bitmap.js';
 
 export const FLAG_QR = 0x8000;
 export const FLAG_AA = 0x0400;

@@ -6,27 +6,9 @@
 import { createHash } from 'node:crypto';
 import { nameOfLabels, splitName } from '../model/labels.js';
 import { canonicalName, NSEC3_PARAMS } from '../model/dnssec.js';
+import { base32hex } from '../model/records/common.js';
 import type { RecordFields } from '../model/records/index.js';
 import { typeName } from './message.js';
-
-const BASE32HEX = '0123456789abcdefghijklmnopqrstuv';
-
-/** Base32 with the "extended hex" alphabet (RFC 4648 7), lower case, no padding: NSEC3 owner labels. */
-export function base32hex(b: Buffer): string {
-  let out = '';
-  let bits = 0;
-  let value = 0;
-  for (const byte of b) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += BASE32HEX[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += BASE32HEX[(value << (5 - bits)) & 31];
-  return out;
-}
 
 /** The NSEC3 hash of a name (presentation form, or its lookup key): SHA-1 of its canonical wire form, once. */
 export const nsec3Hash = (name: string): Buffer => createHash('sha1').update(canonicalName(name)).digest();
@@ -81,8 +63,8 @@ export class Nsec3Chain {
     const e = this.entries[i] as ChainEntry;
     const next = this.entries[(i + 1) % this.entries.length] as ChainEntry;
     return {
-      owner: `${base32hex(e.hash)}.${this.zone}`,
-      data: { ...NSEC3_PARAMS, next_hashed_owner: base32hex(next.hash).toUpperCase(), types: e.types.map(typeName) },
+      owner: `${base32hex(e.hash).toLowerCase()}.${this.zone}`,
+      data: { ...NSEC3_PARAMS, next_hashed_owner: base32hex(next.hash), types: e.types.map(typeName) },
     };
   }
 }

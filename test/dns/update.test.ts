@@ -149,6 +149,8 @@ describe('nsupdate signed with a key that may update the whole zone', () => {
   });
 
   it('takes the new record types too', async () => {
+    expect(await nsupdate(FULL, ['update add svc.upd.example 300 HTTPS 1 . alpn=h2 port=8443'])).toEqual({ ok: true, output: '' });
+    expect(await answer('svc', 'HTTPS')).toEqual([`svc.${ZONE}. 300 HTTPS 1 . alpn="h2" port=8443`]);
     expect((await nsupdate(FULL, ['update add _443._tcp.upd.example 300 TLSA 3 1 1 0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20'])).ok).toBe(true);
     expect(rrs((await dig(server, `_443._tcp.${ZONE}`, 'TLSA', '+nosplit')).answer)).toEqual([`_443._tcp.${ZONE}. 300 TLSA 3 1 1 0102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F20`]);
   });

@@ -11,7 +11,7 @@ import { BlockList, isIPv4, Socket } from 'node:net';
 import { nameOfLabels, readName, splitName } from '../../model/labels.js';
 import { decodeRdata, recordTypeByCode, type RecordFields } from '../../model/records/index.js';
 import type { ZoneRecord } from '../../model/zone.js';
-import { CLASS_IN, EDNS_UDP_SIZE, FLAG_AA, FLAG_TC, RCODE, typeName, typeNumber } from '../message.js';
+import { CLASS_IN, EDNS_UDP_SIZE, FLAG_AA, FLAG_TC, RCODE, typeCode, typeName } from '../message.js';
 import { ResponseWriter, toWireRecord } from '../writer.js';
 
 /** dns-packet's record-level codecs, which its published typings leave out. */
@@ -64,7 +64,7 @@ export function responses(query: dnsPacket.Packet, rcode: number, answers: reado
   };
   let w = new ResponseWriter();
   // Only IN questions come here (the server answers other classes NOTIMP).
-  if (q) w.question(splitName(q.name), typeNumber(q.type), CLASS_IN);
+  if (q) w.question(splitName(q.name), typeCode(q.type) ?? 0, CLASS_IN);
   for (const r of records) {
     const mark = w.mark();
     w.record(1, r);
