@@ -12,8 +12,9 @@ export interface ZoneChange {
   /**
    * 'mirror.notified': one of a zone mirror's masters sent NOTIFY to a node that is not the leader, which
    * passes it on so the leader checks the mirror at once; nothing stored changed.
+   * 'dnssec.changed': what the zone signs with changed (keys, CDS/CDNSKEY, signing on or off); the serial moved.
    */
-  kind: 'domain.created' | 'domain.updated' | 'domain.deleted' | 'records.changed' | 'mirror.transferred' | 'mirror.notified';
+  kind: 'domain.created' | 'domain.updated' | 'domain.deleted' | 'records.changed' | 'mirror.transferred' | 'mirror.notified' | 'dnssec.changed';
   /** The previous name when a domain was renamed or deleted. */
   previousDomain?: string;
 }
