@@ -4,7 +4,8 @@ import type { DomainData, DomainKind, DomainStatus, StoredDomain } from '../mode
 import type { RecordData, StoredRecord } from '../model/records/index.js';
 import { isPostgres } from './migrations/helpers.js';
 import { migrationProvider } from './migrations/index.js';
-import type { Database, DomainsTable, RecordsTable, TsigKeysTable } from './schema.js';
+import type { Database, DnssecKeysTable, DnssecZonesTable, DomainsTable, RecordsTable, TsigKeysTable } from './schema.js';
+import type { DnssecAlgorithm, DnssecKeyData, DnssecKeyState, DnssecStatus, DnssecZoneState, StoredDnssecKey } from '../model/dnssec.js';
 import type { StoredTsigKey, TsigAlgorithm, TsigKeyData, TsigKeyRef, UpdateScope } from '../model/tsig-key.js';
 import type { ZoneChange } from '../model/events.js';
 import { pageLimit, type Account, type Page, type ApiKeyRow, type ChangeRow, type DomainFilter, type DomainKey, type LeaderLock, type MirrorState, type NewChange, type Store, type StoreOps } from './store.js';
@@ -67,6 +68,27 @@ function toTsigKey(row: Selectable<TsigKeysTable>): StoredTsigKey {
 
 function tsigKeyColumns(k: TsigKeyData) {
   return { name: k.name, algorithm: k.algorithm, domains: JSON.stringify(k.domains), update_scope: JSON.stringify(k.update), transfer: k.transfer ? 1 : 0 };
+}
+
+function toDnssecZone(row: Selectable<DnssecZonesTable>): DnssecZoneState {
+  return { domainId: num(row.domain_id), status: row.status as DnssecStatus, algorithm: row.algorithm as DnssecAlgorithm, since: num(row.since) };
+}
+
+function toDnssecKey(row: Selectable<DnssecKeysTable>): StoredDnssecKey {
+  const opt = (v: unknown) => (v === null ? null : num(v));
+  return {
+    id: num(row.id),
+    domainId: num(row.domain_id),
+    algorithm: num(row.algorithm),
+    flags: num(row.flags),
+    dnskey: Buffer.from(row.dnskey, 'base64'),
+    keyTag: num(row.key_tag),
+    sealedKey: row.sealed_key,
+    state: row.state as DnssecKeyState,
+    createdAt: num(row.created_at),
+    activeAt: opt(row.active_at),
+    retiringAt: opt(row.retiring_at),
+  };
 }
 
 /** The columns a StoredRecord is made of (not the timestamps: nothing reads them back, and a bulk read pays for each). */
@@ -407,6 +429,74 @@ export class KyselyOps implements StoreOps {
       .values({ domain_id: s.domainId, ...row })
       .onConflict((oc) => oc.column('domain_id').doUpdateSet(row))
       .execute();
+  }
+
+  async dnssecZone(domainId: number): Promise<DnssecZoneState | undefined> {
+    const row = await this.db.selectFrom('dnssec_zones').selectAll().where('domain_id', '=', domainId).executeTakeFirst();
+    return row && toDnssecZone(row);
+  }
+
+  async saveDnssecZone(z: DnssecZoneState): Promise<void> {
+    const row = { status: z.status, algorithm: z.algorithm, since: z.since };
+    await this.db
+      .insertInto('dnssec_zones')
+      .values({ domain_id: z.domainId, ...row })
+      .onConflict((oc) => oc.column('domain_id').doUpdateSet(row))
+      .execute();
+  }
+
+  async dnssecKeys(domainId: number): Promise<StoredDnssecKey[]> {
+    return (await this.db.selectFrom('dnssec_keys').selectAll().where('domain_id', '=', domainId).orderBy('id').execute()).map(toDnssecKey);
+  }
+
+  async dnssecOfDomains(firstId: number, lastId: number): Promise<{ zones: DnssecZoneState[]; keys: StoredDnssecKey[] }> {
+    const [zones, keys] = await Promise.all([
+      this.db.selectFrom('dnssec_zones').selectAll().where('domain_id', '>=', firstId).where('domain_id', '<=', lastId).execute(),
+      this.db.selectFrom('dnssec_keys').selectAll().where('domain_id', '>=', firstId).where('domain_id', '<=', lastId).orderBy('domain_id').orderBy('id').execute(),
+    ]);
+    return { zones: zones.map(toDnssecZone), keys: keys.map(toDnssecKey) };
+  }
+
+  async insertDnssecKey(domainId: number, k: DnssecKeyData, now: number): Promise<StoredDnssecKey> {
+    const row = await this.db
+      .insertInto('dnssec_keys')
+      .values({
+        domain_id: domainId,
+        algorithm: k.algorithm,
+        flags: k.flags,
+        dnskey: k.dnskey.toString('base64'),
+        key_tag: k.keyTag,
+        sealed_key: k.sealedKey,
+        state: k.state,
+        created_at: now,
+        active_at: k.state === 'active' ? now : null,
+        retiring_at: null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toDnssecKey(row);
+  }
+
+  async setDnssecKeyState(id: number, state: DnssecKeyState, now: number): Promise<void> {
+    const stamp = state === 'active' ? { active_at: now } : state === 'retiring' ? { retiring_at: now } : {};
+    await this.db.updateTable('dnssec_keys').set({ state, ...stamp }).where('id', '=', id).execute();
+  }
+
+  async deleteDnssecKeys(domainId: number, ids?: number[]): Promise<void> {
+    if (ids?.length === 0) return;
+    let q = this.db.deleteFrom('dnssec_keys').where('domain_id', '=', domainId);
+    if (ids) q = q.where('id', 'in', ids);
+    await q.execute();
+  }
+
+  async dnssecPending(): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('dnssec_zones')
+      .select('domain_id')
+      .where('status', '=', 'unsigning')
+      .union(this.db.selectFrom('dnssec_keys').select('domain_id').where('state', 'in', ['incoming', 'retiring']))
+      .execute();
+    return [...new Set(rows.map((r) => num(r.domain_id)))].sort((a, b) => a - b);
   }
 
   async appendChange(c: NewChange): Promise<void> {

@@ -96,6 +96,32 @@ export interface TsigKeysTable {
   created_at: number;
 }
 
+export interface DnssecZonesTable {
+  domain_id: number;
+  /** signed, unsigning or off. */
+  status: string;
+  /** Algorithm mnemonic (ECDSAP256SHA256, ED25519). */
+  algorithm: string;
+  since: number;
+}
+
+export interface DnssecKeysTable {
+  id: Generated<number>;
+  domain_id: number;
+  algorithm: number;
+  flags: number;
+  /** DNSKEY rdata, base64. */
+  dnskey: string;
+  key_tag: number;
+  /** The private key sealed with the key-encryption key (model/dnssec.ts sealKey). */
+  sealed_key: string;
+  /** incoming, active or retiring. */
+  state: string;
+  created_at: number;
+  active_at: number | null;
+  retiring_at: number | null;
+}
+
 export interface Database {
   mirror_state: MirrorStateTable;
   accounts: AccountsTable;
@@ -104,4 +130,6 @@ export interface Database {
   records: RecordsTable;
   changes: ChangesTable;
   tsig_keys: TsigKeysTable;
+  dnssec_zones: DnssecZonesTable;
+  dnssec_keys: DnssecKeysTable;
 }

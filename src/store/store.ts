@@ -6,6 +6,7 @@ import type { DomainData, StoredDomain } from '../model/domain.js';
 import type { RecordData, StoredRecord } from '../model/records/index.js';
 import type { ZoneChange } from '../model/events.js';
 import type { StoredTsigKey, TsigKeyData } from '../model/tsig-key.js';
+import type { DnssecKeyData, DnssecKeyState, DnssecZoneState, StoredDnssecKey } from '../model/dnssec.js';
 
 export interface Account {
   id: number;
@@ -142,6 +143,22 @@ export interface StoreOps {
   mirrorState(domainId: number): Promise<MirrorState | undefined>;
   /** Inserts or replaces the state row of a mirror. */
   saveMirrorState(s: MirrorState): Promise<void>;
+
+  /** A zone's DNSSEC state; undefined when it was never signed. */
+  dnssecZone(domainId: number): Promise<DnssecZoneState | undefined>;
+  /** Inserts or replaces a zone's DNSSEC state. */
+  saveDnssecZone(z: DnssecZoneState): Promise<void>;
+  /** The zone's DNSSEC keys, oldest first. */
+  dnssecKeys(domainId: number): Promise<StoredDnssecKey[]>;
+  /** The DNSSEC states and keys of the domains with ids `firstId`..`lastId` (the DNS server's start-up load). */
+  dnssecOfDomains(firstId: number, lastId: number): Promise<{ zones: DnssecZoneState[]; keys: StoredDnssecKey[] }>;
+  insertDnssecKey(domainId: number, k: DnssecKeyData, now: number): Promise<StoredDnssecKey>;
+  /** Moves a key to `state`, stamping the state's time (active_at, retiring_at) with `now`. */
+  setDnssecKeyState(id: number, state: DnssecKeyState, now: number): Promise<void>;
+  /** Deletes keys of the domain: these ids, or every one. */
+  deleteDnssecKeys(domainId: number, ids?: number[]): Promise<void>;
+  /** Domains with a DNSSEC step to come: a zone being turned off, or keys in a rollover. */
+  dnssecPending(): Promise<number[]>;
 
   appendChange(c: NewChange): Promise<void>;
   /**

@@ -5,6 +5,7 @@ import * as m002 from './002_mirrors.js';
 import * as m003 from './003_canonical_aaaa.js';
 import * as m004 from './004_record_data.js';
 import * as m005 from './005_tsig_keys.js';
+import * as m006 from './006_dnssec.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '003_canonical_aaaa': m003,
   '004_record_data': m004,
   '005_tsig_keys': m005,
+  '006_dnssec': m006,
 };
 
 export const migrationProvider: MigrationProvider = {
