@@ -1,4 +1,5 @@
 /** Command-line flags and environment variables, turned into one typed configuration object. */
+import type { DnssecTimings } from './model/dnssec.js';
 import type { Limits } from './services/actor.js';
 import type { StoreOptions } from './store/open.js';
 
@@ -36,6 +37,15 @@ export interface Config {
   limits?: Partial<Limits>;
   /** First retry of a zone mirror that has no copy yet (10 s unless given; no flag, tests shorten it). */
   mirrorFirstRetryMs?: number;
+  /**
+   * The file holding the key-encryption key of DNSSEC private keys (--key-encryption-key-file,
+   * ZONEHOST_KEK_FILE). Unset: `PATH.kek` beside a SQLite database, made on first start; none on PostgreSQL.
+   */
+  keyEncryptionKeyFile?: string | null;
+  /** DNSSEC waits in seconds (DEFAULT_DNSSEC_TIMINGS in model/dnssec.ts for those not given); see docs/dnssec.md. */
+  dnssec?: Partial<DnssecTimings>;
+  /** How often the leader looks for due DNSSEC steps (1000 ms unless given; no flag, tests shorten it). */
+  dnssecTickMs?: number;
 }
 
 export const DEFAULTS = {

@@ -7,6 +7,7 @@ import { startTransfers } from './dns/transfer/index.js';
 import { buildApp } from './http/app.js';
 import { DEFAULT_LIMITS } from './services/actor.js';
 import { ClusterFeed } from './services/cluster.js';
+import { resolveKek } from './services/kek.js';
 import { Leadership } from './services/leader.js';
 import { Services } from './services/index.js';
 import { openStore } from './store/open.js';
@@ -25,7 +26,16 @@ export interface RunningServer {
 export async function startServer(config: Config): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel });
   const store = await openStore(config.db, { ...config.store, log: (message) => logger.warn(message) });
-  const services = new Services(store, { ...DEFAULT_LIMITS, ...config.limits });
+  let kek: ReturnType<typeof resolveKek>;
+  try {
+    kek = resolveKek(config.db, config.keyEncryptionKeyFile);
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+  if (kek?.created && kek.file) logger.warn({ file: kek.file }, 'created the key-encryption key of DNSSEC private keys; back it up together with the database');
+  if (!kek) logger.info('no key-encryption key (--key-encryption-key-file): DNSSEC cannot be turned on from this node');
+  const services = new Services(store, { ...DEFAULT_LIMITS, ...config.limits }, Date.now, { kek: kek?.key ?? null, ...(config.dnssec ? { timings: config.dnssec } : {}) });
   const closers: (() => Promise<void>)[] = [];
   let httpAddress: RunningServer['httpAddress'] = null;
   let dnsAddress: RunningServer['dnsAddress'] = null;
@@ -57,6 +67,16 @@ export async function startServer(config: Config): Promise<RunningServer> {
       mirrorFirstRetryMs: config.mirrorFirstRetryMs,
     });
     closers.push(() => transfers.close());
+    // DNSSEC's timed steps (CDS switch, key removal, turning off) are zone writes: one node takes them.
+    const dnssecTimer = setInterval(() => {
+      if (!leadership.isLeader()) return;
+      services.dnssec.advance().catch((e: unknown) => logger.warn({ err: (e as Error).message }, 'DNSSEC steps failed; trying again'));
+    }, config.dnssecTickMs ?? 1000);
+    dnssecTimer.unref();
+    closers.push(async () => {
+      clearInterval(dnssecTimer);
+      await services.dnssec.idle();
+    });
     if (config.dns) {
       const dns = await startDns(services, { host: config.dns.host, port: config.dns.port, nameservers: config.nameservers, log: logger, notifyTarget: transfers });
       dnsAddress = dns.address;

@@ -1,6 +1,7 @@
 /** The `zonehost` command: serve, user add, migrate. */
 import { Command, Option } from 'commander';
 import { createInterface } from 'node:readline';
+import { DEFAULT_DNSSEC_TIMINGS } from '../model/dnssec.js';
 import { DEFAULTS, parseCount, parseHostPort, parseNameservers, type Config } from '../config.js';
 import { ValidationError } from '../model/errors.js';
 import { startServer } from '../server.js';
@@ -27,6 +28,10 @@ interface ServeOptions extends DbOptions {
   trustProxy?: string;
   maxRecords: string;
   maxDomains: string;
+  keyEncryptionKeyFile?: string;
+  dnssecDnskeyTtl: string;
+  dnssecDsTtl: string;
+  dnssecPropagation: string;
 }
 
 const program = new Command()
@@ -63,6 +68,10 @@ program
   .addOption(new Option('--trust-proxy <addresses>', 'comma-separated reverse-proxy addresses/CIDRs whose X-Forwarded-For is trusted').env('ZONEHOST_TRUST_PROXY'))
   .addOption(new Option('--max-records <n>', 'records per domain').env('ZONEHOST_MAX_RECORDS').default(String(DEFAULT_LIMITS.recordsPerDomain)))
   .addOption(new Option('--max-domains <n>', 'domains per account').env('ZONEHOST_MAX_DOMAINS').default(String(DEFAULT_LIMITS.domainsPerAccount)))
+  .addOption(new Option('--key-encryption-key-file <file>', 'file with the key (32 bytes, base64 or hex) that encrypts DNSSEC private keys; default for sqlite:PATH: PATH.kek, made on first start').env('ZONEHOST_KEK_FILE'))
+  .addOption(new Option('--dnssec-dnskey-ttl <seconds>', 'TTL of DNSKEY/CDS/CDNSKEY; a rollover waits it before CDS names the new key').env('ZONEHOST_DNSSEC_DNSKEY_TTL').default(String(DEFAULT_DNSSEC_TIMINGS.dnskeyTtl)))
+  .addOption(new Option('--dnssec-ds-ttl <seconds>', "the parent's DS TTL to wait before an old key goes or a zone stops signing").env('ZONEHOST_DNSSEC_DS_TTL').default(String(DEFAULT_DNSSEC_TIMINGS.dsTtl)))
+  .addOption(new Option('--dnssec-propagation <seconds>', 'time for a change to reach every server of a zone, added to each wait').env('ZONEHOST_DNSSEC_PROPAGATION').default(String(DEFAULT_DNSSEC_TIMINGS.propagation)))
   .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug or trace').env('ZONEHOST_LOG_LEVEL').default(DEFAULTS.logLevel))
   .action(async (opts: ServeOptions) => {
     if (!opts.tlsCert !== !opts.tlsKey) throw new Error('--tls-cert and --tls-key must be given together');
@@ -77,6 +86,12 @@ program
       rateLimits: { perAddress: parseCount(opts.rateLimitAddress, '--rate-limit-address'), perKey: parseCount(opts.rateLimitKey, '--rate-limit-key') },
       limits: { recordsPerDomain: parseCount(opts.maxRecords, '--max-records'), domainsPerAccount: parseCount(opts.maxDomains, '--max-domains') },
       trustProxy: opts.trustProxy ? opts.trustProxy.split(',').map((s) => s.trim()).filter(Boolean) : [],
+      keyEncryptionKeyFile: opts.keyEncryptionKeyFile ?? null,
+      dnssec: {
+        dnskeyTtl: parseCount(opts.dnssecDnskeyTtl, '--dnssec-dnskey-ttl'),
+        dsTtl: parseCount(opts.dnssecDsTtl, '--dnssec-ds-ttl'),
+        propagation: parseCount(opts.dnssecPropagation, '--dnssec-propagation'),
+      },
     };
     const server = await startServer(config);
     let stopping = false;

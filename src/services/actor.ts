@@ -4,7 +4,8 @@ export interface Actor {
   username: string;
   /** Label of the API key used ("" when none, e.g. the command line). */
   keyLabel: string;
-  iface: 'v3' | 'v1' | 'cli' | 'dns';
+  /** 'system': the server itself, e.g. a timed DNSSEC step (the zone owner's account, for the audit trail). */
+  iface: 'v3' | 'v1' | 'cli' | 'dns' | 'system';
   /** Client address as the HTTP layer determined it. */
   remoteAddr: string;
 }

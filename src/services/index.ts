@@ -3,6 +3,7 @@ import type { Store } from '../store/store.js';
 import { DEFAULT_LIMITS, type Limits } from './actor.js';
 import { AccountService } from './accounts.js';
 import { AuditService } from './audit.js';
+import { DnssecService, type DnssecOptions } from './dnssec.js';
 import { DomainService } from './domains.js';
 import { Metrics } from './metrics.js';
 import { ChangeBus } from './events.js';
@@ -27,6 +28,8 @@ export class Services {
   readonly tsigKeys: TsigKeyService;
   /** DNS UPDATE (RFC 2136) messages signed with a TSIG key. */
   readonly updates: UpdateService;
+  /** DNSSEC keys and states of master zones (the DNS side reads them through `zones`). */
+  readonly dnssec: DnssecService;
   /** Zones as served, for the DNS side. */
   readonly zones: ZoneService;
   readonly audit: AuditService;
@@ -36,6 +39,7 @@ export class Services {
     readonly store: Store,
     readonly limits: Limits = DEFAULT_LIMITS,
     readonly now: () => number = Date.now,
+    dnssec: DnssecOptions = { kek: null },
   ) {
     this.writer = new ZoneWriter(store, this.bus, now);
     this.accounts = new AccountService(store, limits, now);
@@ -44,7 +48,8 @@ export class Services {
     this.mirrors = new MirrorService(store, this.domains, this.bus, now);
     this.tsigKeys = new TsigKeyService(store, this.domains, limits, now);
     this.updates = new UpdateService(this.writer, limits);
-    this.zones = new ZoneService(store, now);
+    this.dnssec = new DnssecService(store, this.writer, this.domains, this.bus, dnssec);
+    this.zones = new ZoneService(store, now, this.dnssec);
     this.audit = new AuditService(store);
     this.metrics = new Metrics(this.bus, now);
   }

@@ -9,7 +9,9 @@ import { isServed, type StoredDomain } from '../model/domain.js';
 import type { StoredRecord } from '../model/records/index.js';
 import { keyOf } from '../model/labels.js';
 import { parseZone, soaData, soaOf, zoneContent, type ZoneContent, type ZoneRecord } from '../model/zone.js';
+import type { ZoneSigning } from '../model/dnssec.js';
 import type { ChangeRow, DomainKey, Store } from '../store/store.js';
+import type { DnssecService } from './dnssec.js';
 
 /** A zone's content as served, and the domain it is of. */
 export interface ServedZone {
@@ -31,12 +33,15 @@ export interface ZoneSnapshot extends ServedZone {
 export interface ZoneBatch {
   /** The zone with this id as served, or null when it is not a served master zone of the batch. */
   zone(id: number): ServedZone | null;
+  /** What the master zone with this id signs with (as `ZoneService.signing`), or null when it is unsigned. */
+  signing(id: number): ZoneSigning | null;
 }
 
 export class ZoneService {
   constructor(
     private readonly store: Store,
     private readonly now: () => number,
+    private readonly dnssec: DnssecService,
   ) {}
 
   /** Every zone to serve, in brief, by id (what the DNS server loads at start). */
@@ -74,7 +79,11 @@ export class ZoneService {
    * many there are: the DNS server's start-up load, a batch at a time.
    */
   async batch(firstId: number, lastId: number, nameservers: readonly string[]): Promise<ZoneBatch> {
-    const [domains, records] = await Promise.all([this.store.domainsInRange(firstId, lastId), this.store.recordsOfDomains(firstId, lastId)]);
+    const [domains, records, signing] = await Promise.all([
+      this.store.domainsInRange(firstId, lastId),
+      this.store.recordsOfDomains(firstId, lastId),
+      this.dnssec.signingOfRange(firstId, lastId),
+    ]);
     const byId = new Map(domains.map((d) => [d.id, d]));
     const byDomain = new Map<number, StoredRecord[]>();
     for (const r of records) {
@@ -88,7 +97,17 @@ export class ZoneService {
         if (!domain || !isServed(domain.status) || domain.kind !== 'master') return null;
         return { domain, content: zoneContent(domain, byDomain.get(id) ?? [], nameservers), expiresAt: null };
       },
+      signing,
     };
+  }
+
+  /**
+   * What a master zone signs with: its keys (private keys opened with this node's key-encryption key) and
+   * what CDS/CDNSKEY say; null when it is not signed. Read afresh after each 'dnssec.changed' (or any) event.
+   * Throws when the zone is signed but this node cannot open its keys (no KEK, or another one).
+   */
+  signing(domainId: number): Promise<ZoneSigning | null> {
+    return this.dnssec.signing(domainId);
   }
 
   /** The zone's SOA as served now (a master's own; a mirror's from its copy while that has not expired), or null. */
