@@ -56,6 +56,7 @@ export const OPENAPI_INFO: FastifyDynamicSwaggerOptions['openapi'] = {
     { name: 'zonemirrors', description: 'Secondary zones transferred from other servers' },
     { name: 'keys', description: 'API keys' },
     { name: 'tsigkeys', description: 'TSIG keys for DNS UPDATE and signed transfers' },
+    { name: 'dnssec', description: 'DNSSEC signing of a domain: keys, DS records, rollovers (docs/dnssec.md)' },
     { name: 'events', description: 'Audit trail' },
   ],
 };

@@ -19,6 +19,7 @@ import { recordRoutes } from './records.js';
 import { accountRoutes } from './account.js';
 import { metricsRoutes } from './metrics.js';
 import { tsigKeyRoutes } from './tsigkeys.js';
+import { dnssecRoutes } from './dnssec.js';
 import { allowOnly, type RouteContext } from './support.js';
 
 declare module 'fastify' {
@@ -168,6 +169,7 @@ function api(services: Services): FastifyPluginAsync {
     recordRoutes(app, ctx);
     accountRoutes(app, ctx);
     tsigKeyRoutes(app, ctx);
+    dnssecRoutes(app, ctx);
     metricsRoutes(app, ctx);
   };
 }

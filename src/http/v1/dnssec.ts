@@ -1,0 +1,100 @@
+/** /v1/domains/{id}/dnssec: a master zone's DNSSEC (on, off, rollover), its keys and DS records. */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { dnskeyText, dsText } from '../../model/dnssec.js';
+import type { DnssecInfo } from '../../services/dnssec.js';
+import { Dnssec, DnssecRollover, DnssecSettings, IdParams, problemResponse, success } from './schemas.js';
+import { allowOnly, etagOf, isoTime, type RouteContext } from './support.js';
+
+/** The state as interface B shows it: DNSKEY and DS in master-file form, with the DNSKEY TTL the zone serves. */
+export function v1Dnssec(info: DnssecInfo): Static<typeof Dnssec> {
+  const ttl = info.timings.dnskeyTtl;
+  return {
+    enabled: info.status === 'signed',
+    status: info.status,
+    algorithm: info.algorithm,
+    keys: info.keys.map((k) => ({
+      id: k.id,
+      key_tag: k.keyTag,
+      flags: k.flags,
+      algorithm: k.algorithm,
+      state: k.state,
+      dnskey: dnskeyText(info.domain.domain, ttl, k.dnskey),
+      ds: [dsText(info.domain.domain, ttl, k.dnskey)],
+      created: new Date(k.createdAt).toISOString(),
+    })),
+    next_step: isoTime(info.next?.at ?? null),
+  };
+}
+
+const MASTER_ONLY = 'Domains only: a zone mirror is served as its master signed it, so it answers 404 here like a missing domain.';
+
+export function dnssecRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const { services } = ctx;
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const send = (info: DnssecInfo) => {
+    const body = v1Dnssec(info);
+    return { body, etag: etagOf(body) };
+  };
+
+  r.get(
+    '/domains/:id/dnssec',
+    {
+      schema: {
+        tags: ['dnssec'],
+        summary: "Read a domain's DNSSEC state, keys and DS records",
+        description: `The DS record of the active key is the one to give the registrar. Private keys are never shown. ${MASTER_ONLY}`,
+        params: IdParams,
+        response: { 200: success(Dnssec, 'The DNSSEC state', ['ETag']), default: problemResponse },
+      },
+    },
+    async (req, reply) => {
+      const { body, etag } = send(await services.dnssec.get(ctx.actor(req), req.params.id));
+      return reply.header('etag', etag).send(body);
+    },
+  );
+
+  r.put(
+    '/domains/:id/dnssec',
+    {
+      schema: {
+        tags: ['dnssec'],
+        summary: 'Turn DNSSEC on or off',
+        description:
+          `On: the zone is signed at once with a new key (CDS/CDNSKEY name it); copy its DS record to the registrar. Off: CDS/CDNSKEY say delete (RFC 8078), the keys go on signing until the parent's DS has expired, then the zone is served unsigned (status "unsigning", then "off"). Idempotent. 409 when a signed zone is asked for another algorithm (use a rollover) or the server has no key-encryption key. ${MASTER_ONLY}`,
+        params: IdParams,
+        body: DnssecSettings,
+        response: { 200: success(Dnssec, 'The DNSSEC state after the change', ['ETag']), default: problemResponse },
+      },
+    },
+    async (req, reply) => {
+      const { enabled, algorithm } = req.body;
+      const { body, etag } = send(await services.dnssec.set(ctx.actor(req), req.params.id, { enabled, ...(algorithm === undefined ? {} : { algorithm }) }));
+      return reply.header('etag', etag).send(body);
+    },
+  );
+
+  r.post(
+    '/domains/:id/dnssec/rollover',
+    {
+      schema: {
+        tags: ['dnssec'],
+        summary: 'Start a key rollover',
+        description:
+          `A new key (of the given algorithm, else the current one) is published and signs at once; after the DNSKEY TTL CDS/CDNSKEY name it and the old key retires; after the DS TTL the old key goes. Replace the DS at the registrar once the new key is active. Answers 202 with the state. 409 when the zone is not signed or a rollover is under way. ${MASTER_ONLY}`,
+        params: IdParams,
+        body: DnssecRollover,
+        response: { 202: success(Dnssec, 'The rollover has started; the state with the new key', ['ETag']), default: problemResponse },
+      },
+    },
+    async (req, reply) => {
+      const algorithm = req.body?.algorithm;
+      const { body, etag } = send(await services.dnssec.rollover(ctx.actor(req), req.params.id, algorithm === undefined ? {} : { algorithm }));
+      return reply.code(202).header('etag', etag).send(body);
+    },
+  );
+
+  allowOnly(app, '/domains/:id/dnssec', ['GET', 'PUT']);
+  allowOnly(app, '/domains/:id/dnssec/rollover', ['POST']);
+}
