@@ -3,7 +3,8 @@
  * The backend is SQLite in a temporary directory, or PostgreSQL when DATABASE_URL is set (each server
  * gets its own schema there, so runs never collide).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -45,8 +46,26 @@ async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
   }
 }
 
+/**
+ * A key-encryption key file for DNSSEC where the backend has no default (PostgreSQL; SQLite makes PATH.kek
+ * itself), so every test node can sign; null on SQLite.
+ */
+function testKek(): { file: string; cleanup: () => void } | null {
+  if (!process.env.DATABASE_URL) return null;
+  const dir = mkdtempSync(join(tmpdir(), 'zonehost-kek-'));
+  const file = join(dir, 'kek');
+  writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+  return { file, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
 export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
-  const { url, cleanup } = freshDatabase();
+  const database = freshDatabase();
+  const { url } = database;
+  const kek = overrides.keyEncryptionKeyFile === undefined ? testKek() : null;
+  const cleanup = async () => {
+    kek?.cleanup();
+    await database.cleanup();
+  };
   const config: Config = {
     http: { host: '127.0.0.1', port: 0 },
     dns: { host: '127.0.0.1', port: 0 },
@@ -55,9 +74,16 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     logLevel: process.env.ZONEHOST_TEST_LOG ?? 'silent',
     // Suites fire many requests from one address; the rate-limit tests set their own limits.
     rateLimits: { perAddress: 0, perKey: 0 },
+    ...(kek ? { keyEncryptionKeyFile: kek.file } : {}),
     ...overrides,
   };
-  const server = await startServer(config);
+  let server: RunningServer;
+  try {
+    server = await startServer(config);
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
   const base = server.httpAddress ? `http://127.0.0.1:${server.httpAddress.port}` : '';
   return {
     ...server,

@@ -195,6 +195,13 @@ describe('real responses match the published schemas', () => {
     await run('PATCH', `/v1/tsigkeys/${t.body.id}`, { update: true, transfer: true });
     await run('DELETE', `/v1/tsigkeys/${t.body.id}`);
 
+    // DNSSEC: on, a rollover, off
+    await run('GET', `/v1/domains/${id}/dnssec`);
+    await run('PUT', `/v1/domains/${id}/dnssec`, { enabled: true, algorithm: 'ED25519' });
+    await run('POST', `/v1/domains/${id}/dnssec/rollover`, { algorithm: 'ECDSAP256SHA256' });
+    await run('GET', `/v1/domains/${id}/dnssec`);
+    await run('PUT', `/v1/domains/${id}/dnssec`, { enabled: false });
+
     await run('GET', '/v1/events');
     await run('GET', `/v1/events?domain=${id}&limit=2`);
     await run('DELETE', `/v1/domains/${id}`);

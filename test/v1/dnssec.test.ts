@@ -36,7 +36,8 @@ let alice: Client;
 let bob: Client;
 
 beforeAll(async () => {
-  server = await startTestServer({ ...FAST, ...withKek() });
+  // On PostgreSQL startTestServer gives the node a KEK file of its own.
+  server = await startTestServer(FAST);
   alice = client(server.base, (await server.user('alice')).key);
   bob = client(server.base, (await server.user('bob')).key);
 });
