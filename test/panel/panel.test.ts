@@ -193,6 +193,33 @@ describe('control panel', { timeout: 120_000 }, () => {
     expect((await dig(server, `www.${ZONE}`, 'A')).status).toBe('NXDOMAIN');
   });
 
+  it('turns DNSSEC on from the domain page, shows the DS record to copy and the key states, starts a rollover and turns it off', async () => {
+    const api = client(server.base, await sessionKey());
+    const [{ id }] = (await api.get(`/v1/domains?name=${ZONE}`)).body;
+    const section = page.getByRole('region', { name: /^DNSSEC/ });
+    await section.getByText('The zone is not signed').waitFor();
+    await section.getByLabel('Algorithm').selectOption('ED25519');
+    // The box follows the server's answer, not the click: click, then wait for what the answer shows.
+    await section.getByLabel('Sign this zone (DNSSEC)').click();
+    const ds = section.getByLabel('DS record');
+    await ds.waitFor();
+    const on = (await api.get(`/v1/domains/${id}/dnssec`)).body;
+    expect(on).toMatchObject({ status: 'signed', algorithm: 'ED25519', keys: [{ state: 'active', algorithm: 15 }] });
+    expect(await ds.innerText()).toBe(on.keys[0].ds[0]);
+    await section.getByRole('cell', { name: String(on.keys[0].key_tag), exact: true }).waitFor();
+    await shot(page, '09-dnssec');
+
+    await section.getByRole('button', { name: 'Start key rollover' }).click();
+    await section.getByText('A rollover is under way.').waitFor();
+    const rolling = (await api.get(`/v1/domains/${id}/dnssec`)).body;
+    expect(rolling.keys.map((k: { state: string }) => k.state)).toEqual(['active', 'incoming']);
+    await section.getByRole('cell', { name: /^incoming/ }).waitFor();
+
+    await section.getByLabel('Sign this zone (DNSSEC)').click();
+    await section.getByText('turning off').waitFor();
+    expect((await api.get(`/v1/domains/${id}/dnssec`)).body).toMatchObject({ enabled: false, status: 'unsigning' });
+  });
+
   it('shows zone mirrors with their transfer state', async () => {
     await page.getByRole('link', { name: 'Zone mirrors' }).click();
     await page.getByRole('heading', { name: 'Zone mirrors' }).waitFor();

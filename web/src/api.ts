@@ -93,6 +93,7 @@ async function send<T>(method: string, path: string, body?: unknown, key = loadS
 export const api = {
   get: async <T>(path: string) => (await send<T>('GET', path)).body,
   post: async <T>(path: string, body: unknown) => (await send<T>('POST', path, body)).body,
+  put: async <T>(path: string, body: unknown) => (await send<T>('PUT', path, body)).body,
   patch: async <T>(path: string, body: unknown) => (await send<T>('PATCH', path, body)).body,
   del: async (path: string) => {
     await send<null>('DELETE', path);
@@ -171,4 +172,25 @@ export interface TsigKey {
 
 export interface NewTsigKey extends TsigKey {
   secret: string;
+}
+
+export type DnssecAlgorithm = 'ECDSAP256SHA256' | 'ED25519';
+
+export interface DnssecKey {
+  id: number;
+  key_tag: number;
+  flags: number;
+  algorithm: number;
+  state: 'incoming' | 'active' | 'retiring';
+  dnskey: string;
+  ds: string[];
+  created: string;
+}
+
+export interface Dnssec {
+  enabled: boolean;
+  status: 'signed' | 'unsigning' | 'off';
+  algorithm: DnssecAlgorithm | null;
+  keys: DnssecKey[];
+  next_step: string | null;
 }

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { api, type Domain } from '../api';
 import { go } from '../App';
 import { ConfirmButton, ErrorSummary, problemOf, useLoad } from '../ui';
+import { Dnssec } from './Dnssec';
 import { DomainForm } from './DomainForm';
 import { QueryChart } from './QueryChart';
 import { Records } from './Records';
@@ -40,6 +41,7 @@ export function DomainPage({ id }: { id: number }) {
       </h1>
       <QueryChart path={`/v1/domains/${id}/queries`} />
       <Records domainId={id} domain={d.domain} />
+      <Dnssec domainId={id} />
       <details className="panel-box">
         <summary>Domain settings</summary>
         <DomainForm

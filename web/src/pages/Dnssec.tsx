@@ -1,0 +1,154 @@
+/** A domain's DNSSEC: on/off with the algorithm, the DS record to give the registrar, the keys' states, rollovers. */
+import { useEffect, useState } from 'react';
+import { api, type Dnssec as DnssecState, type DnssecAlgorithm, type DnssecKey, type Problem } from '../api';
+import { ErrorSummary, Field, problemOf, splitProblem, useLoad, when } from '../ui';
+
+// The algorithms interface B accepts; the first is its default.
+const ALGORITHMS: { value: DnssecAlgorithm; label: string }[] = [
+  { value: 'ECDSAP256SHA256', label: 'ECDSA P-256 with SHA-256 (13)' },
+  { value: 'ED25519', label: 'Ed25519 (15)' },
+];
+
+const STATUS_TEXT: Record<DnssecState['status'], string> = {
+  signed: 'signed',
+  unsigning: 'turning off',
+  off: 'off',
+};
+
+const KEY_STATE_TEXT: Record<DnssecKey['state'], string> = {
+  incoming: 'published and signing; not yet the key the registrar should name',
+  active: 'the key the DS at the registrar should name',
+  retiring: 'replaced; kept until the old DS has expired',
+};
+
+export function Dnssec({ domainId }: { domainId: number }) {
+  const { data, error } = useLoad(() => api.get<DnssecState>(`/v1/domains/${domainId}/dnssec`), [domainId]);
+  const [current, setCurrent] = useState<DnssecState | null>(null);
+  const state = current ?? data;
+  const [algorithm, setAlgorithm] = useState<DnssecAlgorithm>('ECDSAP256SHA256');
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [busy, setBusy] = useState(false);
+  const { byField, general } = splitProblem(problem, ['algorithm']);
+
+  useEffect(() => {
+    if (state?.algorithm) setAlgorithm(state.algorithm);
+  }, [state?.algorithm]);
+
+  // While a timed step is pending, look again when it is due, so the states move on screen.
+  useEffect(() => {
+    if (!state?.next_step) return;
+    const wait = Math.max(1000, Math.min(60_000, new Date(state.next_step).getTime() - Date.now() + 500));
+    const t = setTimeout(() => {
+      api.get<DnssecState>(`/v1/domains/${domainId}/dnssec`).then(setCurrent, () => {});
+    }, wait);
+    return () => clearTimeout(t);
+  }, [state?.next_step, domainId]);
+
+  async function act(run: () => Promise<DnssecState>) {
+    setBusy(true);
+    try {
+      setCurrent(await run());
+      setProblem(null);
+    } catch (e) {
+      setProblem(problemOf(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+  const setEnabled = (enabled: boolean) => act(() => api.put<DnssecState>(`/v1/domains/${domainId}/dnssec`, enabled ? { enabled, algorithm } : { enabled }));
+  const rollover = () => act(() => api.post<DnssecState>(`/v1/domains/${domainId}/dnssec/rollover`, state?.algorithm === algorithm ? {} : { algorithm }));
+
+  const active = state?.keys.filter((k) => k.state === 'active') ?? [];
+  const rolling = state?.keys.some((k) => k.state !== 'active') ?? false;
+
+  return (
+    <section className="panel-box" aria-labelledby="dnssec-heading">
+      <h2 id="dnssec-heading">
+        DNSSEC {state ? <span className={`badge ${state.status === 'signed' ? 'active' : state.status === 'off' ? 'inactive' : 'pending'}`}>{STATUS_TEXT[state.status]}</span> : null}
+      </h2>
+      <ErrorSummary messages={[error?.detail, ...general].filter((m): m is string => !!m)} />
+      {!state ? (
+        <p>Loading…</p>
+      ) : (
+        <>
+          <p>
+            {state.status === 'signed'
+              ? 'The zone is signed. Give your registrar the DS record of the active key; after a rollover, replace it with the new one.'
+              : state.status === 'unsigning'
+                ? 'DNSSEC is being turned off: the zone asks its parent to remove the DS record (CDS/CDNSKEY delete) and stays signed until the old DS has expired. Remove the DS record at your registrar now.'
+                : 'The zone is not signed. Turn DNSSEC on, then give your registrar the DS record shown here.'}
+          </p>
+          <div className="grid-form">
+            <Field label="Algorithm" errors={byField.algorithm} hint={state.status === 'off' ? 'Used for the first key' : 'Choosing another one and starting a rollover changes it'}>
+              {(p) => (
+                <select {...p} name="algorithm" value={algorithm} disabled={busy} onChange={(e) => setAlgorithm(e.target.value as DnssecAlgorithm)}>
+                  {ALGORITHMS.map((a) => (
+                    <option key={a.value} value={a.value}>
+                      {a.label}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            <div className="field">
+              <label>
+                <input type="checkbox" name="dnssec" checked={state.enabled} disabled={busy} onChange={(e) => void setEnabled(e.target.checked)} /> Sign this zone (DNSSEC)
+              </label>
+            </div>
+          </div>
+          {active.length > 0 && state.status === 'signed' ? (
+            <div className="new-key">
+              <p>DS record for your registrar:</p>
+              {active.flatMap((k) => k.ds).map((ds) => (
+                <code key={ds} aria-label="DS record">
+                  {ds}
+                </code>
+              ))}
+              <div className="actions">
+                <button type="button" onClick={() => navigator.clipboard?.writeText(active.flatMap((k) => k.ds).join('\n'))}>
+                  Copy DS record
+                </button>
+              </div>
+            </div>
+          ) : null}
+          {state.keys.length > 0 ? (
+            <div className="table-wrap">
+              <table>
+                <caption className="sr-only">Signing keys</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Key tag</th>
+                    <th scope="col">Algorithm</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Created</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {state.keys.map((k) => (
+                    <tr key={k.id}>
+                      <td>{k.key_tag}</td>
+                      <td>{k.algorithm}</td>
+                      <td>
+                        {k.state} <span className="hint">({KEY_STATE_TEXT[k.state]})</span>
+                      </td>
+                      <td>{when(k.created)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          ) : null}
+          {state.next_step ? <p>Next step of the key schedule: {when(state.next_step)}.</p> : null}
+          {state.status === 'signed' ? (
+            <div className="actions">
+              <button type="button" disabled={busy || rolling} onClick={() => void rollover()}>
+                {state.algorithm === algorithm ? 'Start key rollover' : `Start rollover to ${algorithm}`}
+              </button>
+              {rolling ? <span> A rollover is under way.</span> : null}
+            </div>
+          ) : null}
+        </>
+      )}
+    </section>
+  );
+}
