@@ -4,7 +4,6 @@
  * copy until the SOA expire time after the last successful check. `nameservers` are the configured ones
  * (SOA MNAME and apex NS of every master zone), which only the DNS side knows.
  */
-import type { ZoneSigning } from '../model/dnssec.js';
 import { isServed, type StoredDomain } from '../model/domain.js';
 import type { StoredRecord } from '../model/records/index.js';
 import { keyOf } from '../model/labels.js';
@@ -33,8 +32,6 @@ export interface ZoneSnapshot extends ServedZone {
 export interface ZoneBatch {
   /** The zone with this id as served, or null when it is not a served master zone of the batch. */
   zone(id: number): ServedZone | null;
-  /** What the master zone with this id signs with (as `ZoneService.signing`), or null when it is unsigned. */
-  signing(id: number): ZoneSigning | null;
 }
 
 export class ZoneService {
@@ -70,7 +67,10 @@ export class ZoneService {
   async read(id: number, nameservers: readonly string[]): Promise<ServedZone | null> {
     const domain = await this.store.domainById(id);
     if (!domain || !isServed(domain.status)) return null;
-    if (domain.kind === 'master') return { domain, content: zoneContent(domain, await this.store.listRecords(id), nameservers), expiresAt: null };
+    if (domain.kind === 'master') {
+      const [records, signing] = await Promise.all([this.store.listRecords(id), this.signing(id)]);
+      return { domain, content: zoneContent(domain, records, nameservers), expiresAt: null, signing };
+    }
     return this.mirrorCopy(domain);
   }
 
@@ -95,9 +95,8 @@ export class ZoneService {
       zone(id) {
         const domain = byId.get(id);
         if (!domain || !isServed(domain.status) || domain.kind !== 'master') return null;
-        return { domain, content: zoneContent(domain, byDomain.get(id) ?? [], nameservers), expiresAt: null };
+        return { domain, content: zoneContent(domain, byDomain.get(id) ?? [], nameservers), expiresAt: null, signing: signing(id) };
       },
-      signing,
     };
   }
 
@@ -126,7 +125,7 @@ export class ZoneService {
       const copy = this.live(await this.mirrorCopy(domain));
       return copy ? { ...copy, journal: null } : null;
     }
-    return this.store.transaction(async (tx) => {
+    const snapshot = await this.store.transaction(async (tx) => {
       await tx.lockDomain(domain.id);
       const d = await tx.domainById(domain.id);
       if (!d) return null;
@@ -134,6 +133,8 @@ export class ZoneService {
       const changes = sinceSerial === null ? [] : await tx.listChanges({ domainId: d.id, afterSerial: sinceSerial - 1 });
       return { domain: d, content: zoneContent(d, records, nameservers), expiresAt: null, journal: { records, changes } };
     });
+    // Keys change only by writes that also raise the serial, so they are read after the records without a race that matters.
+    return snapshot && { ...snapshot, signing: await this.signing(domain.id) };
   }
 
   /** A mirror's last good copy and when it expires: the SOA expire time after the last successful check. */
