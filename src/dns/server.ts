@@ -324,7 +324,9 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
     services.metrics.gauge('zonehost_dns_zones', 'Zones the DNS server answers for from memory.', () => zones.size),
     services.metrics.gauge('zonehost_dns_zones_loading', 'Zones listed at start that are not in memory yet (0 once the start-up load is done).', () => zones.loading),
   ];
-  const handler = new DnsHandler(services, zones, responses, new SignatureCache(), opts.nameservers, opts.log, opts.notifyTarget);
+  const signatures = new SignatureCache();
+  gauges.push(services.metrics.gauge('zonehost_dnssec_signatures_made', 'RRSIG records this node has made since it started (signatures are cached: this grows with changes, not with queries).', () => signatures.signed));
+  const handler = new DnsHandler(services, zones, responses, signatures, opts.nameservers, opts.log, opts.notifyTarget);
   const onUdp = (msg: Buffer, from: { address: string; port: number }, socket: UdpSocket) => {
     let out: Buffer | null = null;
     try {
