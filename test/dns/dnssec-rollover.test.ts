@@ -4,16 +4,11 @@
  * DS and, once CDS names the new key, for one anchored on the new DS; turning DNSSEC off publishes the CDS
  * delete records while the zone is still signed, and only then stops signing.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { delv } from '../support/dnssec.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createDomain, createRecord, dig } from './support.js';
 
-const run = promisify(execFile);
 const ZONE = 'roll.example';
 /** Seconds: the DNSKEY TTL, the parent's DS TTL, propagation. */
 const TIMINGS = { dnskeyTtl: 1, dsTtl: 2, propagation: 1 };
@@ -21,7 +16,6 @@ const TIMINGS = { dnskeyTtl: 1, dsTtl: 2, propagation: 1 };
 let server: TestServer;
 let apiKey: string;
 let domainId: number;
-let dir: string;
 
 const v1 = async (method: string, path: string, body?: unknown) => {
   const res = await fetch(`${server.base}/v1${path}`, {
@@ -35,16 +29,11 @@ const v1 = async (method: string, path: string, body?: unknown) => {
 /** The CDS records served now, as "tag alg digest-type digest". */
 const cds = async (): Promise<string[]> => (await dig(server, ZONE, 'CDS')).answer.map((r) => r.data.replace(/\s+/g, ' ')).sort();
 
-/** delv's verdict on www.ZONE A with these DS records ("tag alg type digest") as its anchors. */
-async function validates(ds: string[], name = `www.${ZONE}`, type = 'A'): Promise<boolean> {
-  const file = join(dir, `anchor-${Math.random()}.conf`);
-  writeFileSync(file, `trust-anchors {\n${ds.map((d) => { const [tag, alg, dt, ...hex] = d.split(' '); return `  "${ZONE}." static-ds ${tag} ${alg} ${dt} "${hex.join('')}";`; }).join('\n')}\n};\n`);
-  const out = await run('delv', ['-a', file, `+root=${ZONE}`, '@127.0.0.1', '-p', String(server.dnsAddress?.port), name, type], { timeout: 20_000 }).catch((e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? '' }));
-  return /fully validated/.test(`${out.stdout}${out.stderr}`);
-}
+/** Whether delv, anchored on these DS records ("tag alg type digest"), validates `name` `type`. */
+const validates = async (ds: string[], name = `www.${ZONE}`, type = 'A'): Promise<boolean> =>
+  /fully validated/.test(await delv(ZONE, ds, { host: '127.0.0.1', port: server.dnsAddress?.port as number }, name, type));
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'zonehost-roll-'));
   server = await startTestServer({ dnssec: TIMINGS, dnssecTickMs: 100 });
   ({ key: apiKey } = await server.user('roller'));
   domainId = await createDomain(server.base, apiKey, ZONE);
@@ -53,7 +42,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('a key rollover', () => {

@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import * as dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, kdigAt, startKnot, zonehostPrimary, type Knot } from '../support/knot.js';
+import { delv as validator, unboundHost } from '../support/dnssec.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createDomain, createRecord, dig } from './support.js';
 
@@ -45,31 +46,9 @@ async function dsRecords(): Promise<string[]> {
   return (body.keys as { ds: string[] }[]).flatMap((k) => k.ds);
 }
 
-/** Writes delv's and unbound's trust anchors from `ds`. */
-function anchors(ds: string[]): { delv: string; unbound: string } {
-  const fields = ds.map((d) => d.split(/\s+/));
-  const delv = join(dir, 'delv.conf');
-  writeFileSync(delv, `trust-anchors {\n${fields.map((f) => `  "${ZONE}." static-ds ${f[4]} ${f[5]} ${f[6]} "${f[7]}";`).join('\n')}\n};\n`);
-  const unbound = join(dir, 'unbound.conf');
-  writeFileSync(
-    unbound,
-    `server:\n  do-not-query-localhost: no\n  val-log-level: 2\n  use-syslog: no\n  chroot: ""\n  username: ""\n  directory: "${dir}"\n${ds.map((d) => `  trust-anchor: "${d.replace(/\s+/g, ' ')}"\n`).join('')}stub-zone:\n  name: "${ZONE}."\n  stub-addr: 127.0.0.1@${server.dnsAddress?.port}\n`,
-  );
-  return { delv, unbound };
-}
-
-/** delv's verdict on `name` `type` from our server: "fully validated", "negative response, fully validated", or its complaint. */
-async function delv(name: string, type: string, at = { host: '127.0.0.1', port: server.dnsAddress?.port as number }): Promise<string> {
-  const { delv: anchor } = anchors(await dsRecords());
-  const out = await run('delv', ['-a', anchor, `+root=${ZONE}`, `@${at.host}`, '-p', String(at.port), name, type], { timeout: 20_000 }).catch((e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? '' }));
-  return `${out.stdout}${out.stderr}`;
-}
-
-async function unbound(name: string, type: string): Promise<string> {
-  const { unbound: conf } = anchors(await dsRecords());
-  const out = await run('unbound-host', ['-C', conf, '-v', '-t', type, name], { timeout: 20_000 }).catch((e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? '' }));
-  return `${out.stdout}${out.stderr}`;
-}
+const local = () => ({ host: '127.0.0.1', port: server.dnsAddress?.port as number });
+const delv = async (name: string, type: string, at = local()) => validator(ZONE, await dsRecords(), at, name, type);
+const unbound = async (name: string, type: string) => unboundHost(ZONE, await dsRecords(), local(), name, type);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zonehost-dnssec-'));
