@@ -3,6 +3,7 @@
  * turning signing on and off, rollovers (also of the algorithm) through their states, what the DNS side
  * reads (services.zones.signing), private keys never shown and sealed at rest, and the key-encryption key.
  */
+import { execFileSync } from 'node:child_process';
 import { createPublicKey, randomBytes, sign, verify } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -98,6 +99,13 @@ function checkKeys(body: any, zone: string): void {
   }
 }
 
+/** BIND's own DS of a DNSKEY record (bind9-utils), to check ours against another implementation. */
+function bindDs(zone: string, dnskey: string): string {
+  const file = join(dir, `dnskey-${randomBytes(4).toString('hex')}`);
+  writeFileSync(file, `${dnskey}\n`);
+  return execFileSync('dnssec-dsfromkey', ['-2', '-f', file, zone], { encoding: 'utf8' }).trim();
+}
+
 /** Each signing key of what the DNS side reads signs, and its DNSKEY verifies the signature. */
 function checkSigning(s: ZoneSigning): void {
   const data = Buffer.from('a zone to sign');
@@ -131,6 +139,8 @@ describe('/v1/domains/{id}/dnssec', () => {
     ]);
     checkKeys(on.body, name);
     expect(rdataOf(on.body.keys[0].dnskey).length).toBe(4 + 64);
+    // BIND computes the same DS from our DNSKEY (it prints no TTL).
+    expect(bindDs(name, on.body.keys[0].dnskey)).toBe(on.body.keys[0].ds[0].replace(` ${TIMINGS.dnskeyTtl} IN DS `, ' IN DS '));
     expect(await serialOf(id)).toBeGreaterThan(before);
     expect(on.headers.get('etag')).toMatch(/^"/);
 
@@ -156,6 +166,7 @@ describe('/v1/domains/{id}/dnssec', () => {
     expect(on.body).toMatchObject({ algorithm: 'ED25519', keys: [{ algorithm: 15, flags: 257, state: 'active' }] });
     checkKeys(on.body, name);
     expect(rdataOf(on.body.keys[0].dnskey).length).toBe(4 + 32);
+    expect(bindDs(name, on.body.keys[0].dnskey)).toBe(on.body.keys[0].ds[0].replace(` ${TIMINGS.dnskeyTtl} IN DS `, ' IN DS '));
     checkSigning((await server.services.zones.signing(id))!);
     // Another algorithm for a signed zone is a rollover, not a PUT.
     const other = await alice.put(`/v1/domains/${id}/dnssec`, { enabled: true, algorithm: 'ECDSAP256SHA256' });
