@@ -16,8 +16,9 @@ import { startServer } from '../../src/server.js';
 import { sqlitePath } from '../../src/store/open.js';
 import { parsePostgresUrl } from '../../src/store/postgres/pg-dialect.js';
 import { betterSqlite3 } from '../../src/store/sqlite/better-sqlite3.js';
+import { dig } from '../dns/support.js';
 import { backend, freshDatabase, startTestServer, type TestServer } from '../support/server.js';
-import { client, expectProblem, problemFields, type Client } from './support.js';
+import { call, client, expectProblem, problemFields, type Client } from './support.js';
 
 /** Short waits: a rollover takes about 3 s, turning off about 2 s. */
 const TIMINGS = { dnskeyTtl: 1, dsTtl: 2, propagation: 0 };
@@ -34,12 +35,14 @@ const withKek = (): Partial<Config> => (backend === 'postgres' ? { keyEncryption
 
 let server: TestServer;
 let alice: Client;
+let aliceKey: string;
 let bob: Client;
 
 beforeAll(async () => {
   // On PostgreSQL startTestServer gives the node a KEK file of its own.
   server = await startTestServer(FAST);
-  alice = client(server.base, (await server.user('alice')).key);
+  aliceKey = (await server.user('alice')).key;
+  alice = client(server.base, aliceKey);
   bob = client(server.base, (await server.user('bob')).key);
 });
 afterAll(async () => {
@@ -254,12 +257,26 @@ describe('/v1/domains/{id}/dnssec', () => {
     ]);
     expect(steps.map((e) => e.object_id)).toEqual([fresh.id, old.id]);
 
-    // A rollover of the same algorithm, from the new state.
+    // The DNS server rebuilt the zone on each step: it serves the serial of the last one.
+    expect((await dig(server, name, 'SOA')).answer[0]?.data.split(' ')[2]).toBe(String(serials[serials.length - 1]));
+
+    // A rollover of the same algorithm, from the new state; a POST without a body is one too.
+    const bare = await call(server.base, 'POST', `/v1/domains/${id}/dnssec/rollover`, { key: aliceKey });
+    expect(bare.status, bare.text).toBe(202);
+    expect(bare.body.keys.map((k: any) => [k.algorithm, k.state])).toEqual([
+      [15, 'active'],
+      [15, 'incoming'],
+    ]);
+  });
+
+  it('starts a rollover with an empty JSON object', async () => {
+    const { id } = await newDomain();
+    await alice.put(`/v1/domains/${id}/dnssec`, { enabled: true });
     const same = await alice.post(`/v1/domains/${id}/dnssec/rollover`, {});
     expect(same.status, same.text).toBe(202);
     expect(same.body.keys.map((k: any) => [k.algorithm, k.state])).toEqual([
-      [15, 'active'],
-      [15, 'incoming'],
+      [13, 'active'],
+      [13, 'incoming'],
     ]);
   });
 

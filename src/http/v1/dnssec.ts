@@ -78,18 +78,22 @@ export function dnssecRoutes(app: FastifyInstance, ctx: RouteContext): void {
   r.post(
     '/domains/:id/dnssec/rollover',
     {
+      // Every field is optional, so a POST without a body (curl -X POST) is a rollover of the same algorithm.
+      preValidation: async (req) => {
+        if (req.body === undefined || req.body === null) req.body = {};
+      },
       schema: {
         tags: ['dnssec'],
         summary: 'Start a key rollover',
         description:
-          `A new key (of the given algorithm, else the current one) is published and signs at once; after the DNSKEY TTL CDS/CDNSKEY name it and the old key retires; after the DS TTL the old key goes. Replace the DS at the registrar once the new key is active. Answers 202 with the state. 409 when the zone is not signed or a rollover is under way. ${MASTER_ONLY}`,
+          `A new key (of the given algorithm, else the current one) is published and signs at once; after the DNSKEY TTL CDS/CDNSKEY name it and the old key retires; after the DS TTL the old key goes. Replace the DS at the registrar once the new key is active. The body may be left out. Answers 202 with the state. 409 when the zone is not signed or a rollover is under way. ${MASTER_ONLY}`,
         params: IdParams,
         body: DnssecRollover,
         response: { 202: success(Dnssec, 'The rollover has started; the state with the new key', ['ETag']), default: problemResponse },
       },
     },
     async (req, reply) => {
-      const algorithm = req.body?.algorithm;
+      const { algorithm } = req.body;
       const { body, etag } = send(await services.dnssec.rollover(ctx.actor(req), req.params.id, algorithm === undefined ? {} : { algorithm }));
       return reply.code(202).header('etag', etag).send(body);
     },
