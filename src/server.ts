@@ -28,7 +28,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const store = await openStore(config.db, { ...config.store, log: (message) => logger.warn(message) });
   let kek: ReturnType<typeof resolveKek>;
   try {
-    kek = resolveKek(config.db, config.keyEncryptionKeyFile);
+    kek = resolveKek(config.db, config.keyEncryptionKeyFile, (await store.anyDnssecKey()) !== undefined);
   } catch (e) {
     await store.close();
     throw e;
@@ -36,6 +36,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   if (kek?.created && kek.file) logger.warn({ file: kek.file }, 'created the key-encryption key of DNSSEC private keys; back it up together with the database');
   if (!kek) logger.info('no key-encryption key (--key-encryption-key-file): DNSSEC cannot be turned on from this node');
   const services = new Services(store, { ...DEFAULT_LIMITS, ...config.limits }, Date.now, { kek: kek?.key ?? null, ...(config.dnssec ? { timings: config.dnssec } : {}) });
+  const kekProblem = await services.dnssec.kekProblem().catch((e: unknown) => (e as Error).message);
+  if (kekProblem) logger.error(kekProblem);
   const closers: (() => Promise<void>)[] = [];
   let httpAddress: RunningServer['httpAddress'] = null;
   let dnsAddress: RunningServer['dnsAddress'] = null;

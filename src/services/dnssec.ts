@@ -251,6 +251,18 @@ export class DnssecService {
     return value;
   }
 
+  /** Null when this node can open the stored keys (or there are none); otherwise why not, for the start-up log. */
+  async kekProblem(): Promise<string | null> {
+    const sample = await this.store.anyDnssecKey();
+    if (!sample) return null;
+    try {
+      this.privateKey(sample);
+      return null;
+    } catch (e) {
+      return `signed zones cannot be served signed by this node: ${(e as Error).message}`;
+    }
+  }
+
   /**
    * What the DNS server signs a master zone with, or null when it is not signed. Private keys are opened
    * with this node's KEK once and kept in memory; a node without the KEK (or with another one) throws.

@@ -3,7 +3,7 @@
  * their own, so a copy of the database alone does not hold usable keys. See docs/dnssec.md.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { KEK_BYTES } from '../model/dnssec.js';
 import { sqlitePath } from '../store/open.js';
 
@@ -41,12 +41,18 @@ function readKek(file: string): Buffer {
  * made on first start (mode 0600) and read afterwards; an in-memory database a throw-away key; PostgreSQL
  * none (null: DNSSEC cannot be turned on, and signed zones are not served signed by this node).
  */
-export function resolveKek(db: string, file: string | null | undefined): Kek | null {
+export function resolveKek(db: string, file: string | null | undefined, storeHasKeys: boolean): Kek | null {
   if (file) return { key: readKek(file), file, created: false };
   const path = sqlitePath(db);
   if (path === null) return null;
   if (path === ':memory:') return { key: randomBytes(KEK_BYTES), file: null, created: true };
   const beside = `${path}.kek`;
+  // A database restored without its KEK file: a new key would not open the stored ones, so make none.
+  if (storeHasKeys && !existsSync(beside)) {
+    throw new Error(
+      `the database holds DNSSEC keys but their key-encryption key file ${beside} is missing: restore it from the backup made with the database (if it is lost, see "Losing the KEK" in docs/dnssec.md)`,
+    );
+  }
   try {
     // 'wx': never overwrite a key that exists (another process may have just made it).
     writeFileSync(beside, `${randomBytes(KEK_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });

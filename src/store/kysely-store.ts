@@ -489,6 +489,11 @@ export class KyselyOps implements StoreOps {
     await q.execute();
   }
 
+  async anyDnssecKey(): Promise<StoredDnssecKey | undefined> {
+    const row = await this.db.selectFrom('dnssec_keys').selectAll().orderBy('id').limit(1).executeTakeFirst();
+    return row && toDnssecKey(row);
+  }
+
   async dnssecPending(): Promise<number[]> {
     const rows = await this.db
       .selectFrom('dnssec_zones')

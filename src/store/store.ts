@@ -157,6 +157,8 @@ export interface StoreOps {
   setDnssecKeyState(id: number, state: DnssecKeyState, now: number): Promise<void>;
   /** Deletes keys of the domain: these ids, or every one. */
   deleteDnssecKeys(domainId: number, ids?: number[]): Promise<void>;
+  /** Any one DNSSEC key of any zone (to check at start that the key-encryption key opens the stored keys). */
+  anyDnssecKey(): Promise<StoredDnssecKey | undefined>;
   /** Domains with a DNSSEC step to come: a zone being turned off, or keys in a rollover. */
   dnssecPending(): Promise<number[]>;
 

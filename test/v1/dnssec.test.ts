@@ -441,6 +441,12 @@ describe('keys at rest and the key-encryption key', () => {
       await node.close();
       await expect(startServer(config(url, { keyEncryptionKeyFile: join(dir, 'short') }))).rejects.toThrow(/32 bytes/);
       await expect(startServer(config(url, { keyEncryptionKeyFile: join(dir, 'missing') }))).rejects.toThrow(/cannot read/);
+      if (path !== null) {
+        // A database restored without its KEK file: no new key is made in its place, the start stops and says why.
+        rmSync(`${path}.kek`);
+        await expect(startServer(config(url))).rejects.toThrow(/DNSSEC keys.*\.kek is missing/);
+        expect(existsSync(`${path}.kek`)).toBe(false);
+      }
     } finally {
       await cleanup();
     }
