@@ -321,7 +321,7 @@ export const Event = Type.Object(
     object_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The domain or record changed' }),
     serial: Type.Integer({ description: 'The zone serial after the change (0 for a deletion of the domain)' }),
     key_label: Type.String({ description: 'Label of the API key used' }),
-    interface: Type.String({ description: 'v3 (interface A), v1 (interface B), cli or dns' }),
+    interface: Type.String({ description: 'v3 (interface A), v1 (interface B), cli, dns, or system (the server itself, e.g. a timed DNSSEC step)' }),
     remote_addr: Type.String({ description: 'Client address of the request' }),
     before: Type.Unknown({ description: 'The object before the change (canonical storage form), or null' }),
     after: Type.Unknown({ description: 'The object after the change (canonical storage form), or null' }),
