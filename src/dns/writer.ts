@@ -8,7 +8,7 @@ import { checkName, keyOfLabels, splitName, WireError } from '../model/labels.js
 import { rdataLatin1, recordType, recordTypeByCode, type RdataWriter, type RecordFields, type RecordType } from '../model/records/index.js';
 import { wireTtl } from '../model/ttl.js';
 import type { ZoneRecord } from '../model/zone.js';
-import { CLASS_ANY, CLASS_IN, EDNS_DO, FLAG_AA, FLAG_CD, FLAG_QR, FLAG_RD, FLAG_TC, TCP_MAX, TYPE } from './message.js';
+import { CLASS_IN, EDNS_DO, FLAG_AA, FLAG_CD, FLAG_QR, FLAG_RD, FLAG_TC, TCP_MAX, TYPE } from './message.js';
 
 /**
  * One record's rdata as the writer takes it. Types whose names a response may compress (RFC 1035's: NS,

@@ -4,17 +4,15 @@
  * The DNS door (src/dns/update.ts) turns the message into prerequisites and updates and the outcome into an rcode.
  */
 import { isServedMaster, type StoredDomain } from '../model/domain.js';
-import { LimitError } from '../model/errors.js';
 import { keyOf } from '../model/labels.js';
-import { checkRecord, recordType, type RecordData, type StoredRecord } from '../model/records/index.js';
+import { checkRecord, recordType, type RecordData } from '../model/records/index.js';
 import { updatesName, updatesRecord, type StoredTsigKey } from '../model/tsig-key.js';
 import { checkPrerequisites, opName, planUpdate, type AtName, type Prerequisite, type UpdateOp } from '../model/update.js';
 import { zoneContent } from '../model/zone.js';
-import { checkAtName } from '../model/zone-rules.js';
 import type { StoreOps } from '../store/store.js';
 import type { Actor, Limits } from './actor.js';
+import { applyBatch } from './record-batch.js';
 import type { ZoneWriter } from './write.js';
-import { checkNameServerAddresses, touchesNameServers } from './zone-checks.js';
 
 /** The zone is not one of our master zones (a mirror, or not ours at all): NOTAUTH. */
 export class NotAuthoritative extends Error {}
@@ -73,19 +71,9 @@ export class UpdateService {
       for (const r of [...plan.remove, ...plan.add]) {
         if (!updatesRecord(key.update, r.name, r.type)) throw new UpdateRefused(`the key ${key.name}. may not update ${r.type} at ${r.name || '@'}`);
       }
-      if (plan.remove.length === 0 && plan.add.length === 0) return { value: { serial: domain.serial }, change: null, journal: [] };
-      if (plan.add.length > plan.remove.length && (await tx.countRecords(domain.id)) + plan.add.length - plan.remove.length > this.limits.recordsPerDomain) {
-        throw new LimitError('records', `A domain may hold at most ${this.limits.recordsPerDomain} records.`);
-      }
-      for (const r of plan.remove) await tx.deleteRecord(r.id);
-      const added: StoredRecord[] = [];
-      for (const r of plan.add) added.push(await tx.insertRecord(domain.id, r, now));
-      await this.checkRules(tx, domain, [...plan.remove, ...plan.add]);
-      return {
-        value: { serial: 0 },
-        change: { domainId: domain.id, domain: zone, kind: 'records.changed' },
-        journal: [{ action: 'record.batch', objectId: null, before: plan.remove, after: added }],
-      };
+      const { journal } = await applyBatch(tx, domain, plan, this.limits, now);
+      if (!journal) return { value: { serial: domain.serial }, change: null, journal: [] };
+      return { value: { serial: 0 }, change: { domainId: domain.id, domain: zone, kind: 'records.changed' }, journal: [journal] };
     }).then(({ value, serial }) => ({ serial: serial || value.serial }));
   }
 
@@ -99,18 +87,5 @@ export class UpdateService {
       if (!names.has(key)) names.set(key, { stored: await tx.recordsAt(domain.id, name), service: key === '' ? apexService : [] });
     }
     return (name) => names.get(keyOf(name)) as AtName;
-  }
-
-  /** The zone rules at each name the write changed, as it leaves them, and the apex name servers' addresses. */
-  private async checkRules(tx: StoreOps, domain: StoredDomain, changed: readonly RecordData[]): Promise<void> {
-    const seen = new Set<string>();
-    for (const r of changed) {
-      const key = keyOf(r.name);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const problem = checkAtName(await tx.recordsAt(domain.id, r.name), domain.domain);
-      if (problem) throw problem;
-    }
-    if (changed.some(touchesNameServers)) await checkNameServerAddresses(tx, domain.id, domain.domain, null);
   }
 }

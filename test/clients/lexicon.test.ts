@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { domain, records } from '../v3/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { py, pyOk } from './support.js';
+import { py } from './support.js';
 
 let server: TestServer;
 let key: string;

@@ -8,7 +8,7 @@ import { startServer } from '../../src/server.js';
 import { transfer } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { client } from '../v1/support.js';
-import { call, data } from '../v3/support.js';
+import { data } from '../v3/support.js';
 import { createDomain, createRecord, dig, kdig, rrs, udpExchange } from './support.js';
 
 let server: TestServer;

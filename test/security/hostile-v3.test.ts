@@ -9,12 +9,11 @@ import { checkAllZones } from '../support/zonefile.js';
 
 let server: TestServer;
 let key: string;
-let domainId: number;
 
 beforeAll(async () => {
   server = await startTestServer();
   key = (await server.user('alice')).key;
-  domainId = (await v3(server.base, { api_action: 'domain.create', api_key: key, Domain: 'hostile.example', Type: 'master', SOA_Email: 'h@hostile.example' })).DATA.DomainID;
+  await v3(server.base, { api_action: 'domain.create', api_key: key, Domain: 'hostile.example', Type: 'master', SOA_Email: 'h@hostile.example' });
 });
 afterAll(() => server.close());
 

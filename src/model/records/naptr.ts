@@ -10,7 +10,7 @@ import { Type } from '@sinclair/typebox';
 import { WireError } from '../labels.js';
 import { hostField, nameField, presentHost, rootAsDot, ttlField, uint16Field, validateHost, validateUint } from './common.js';
 import { noMore, parseName, parseUint, PresentationError, quoteString, unescape, type Token } from './presentation.js';
-import type { RdataReader, RdataWriter, RecordFields, RecordType } from './types.js';
+import type { RdataReader, RdataWriter, RecordType } from './types.js';
 
 /** A character-string's longest content (RFC 1035 3.3: one length octet). */
 const MAX_STRING = 255;

@@ -12,7 +12,7 @@ import { canonicalIPv6, isIPv4Address, isIPv6Address } from '../names.js';
 import { ipv6Bytes } from './aaaa.js';
 import { hostField, nameField, presentHost, ttlField, uint16Field, validateHost, validateUint } from './common.js';
 import { parseName, parseUint, PresentationError, quoteString, unescape, type Token } from './presentation.js';
-import type { RecordFields, RecordType } from './types.js';
+import type { RecordType } from './types.js';
 
 /** One SvcParamKey's value: its JSON schema, its rules and its three other forms. Rules throw PresentationError. */
 interface ParamKind {
