@@ -88,6 +88,8 @@ export async function buildApp(services: Services, opts: HttpOptions): Promise<F
     // Interface A is case-insensitive about parameter names, not paths, but /API/ should still work.
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
     return503OnClosing: true,
+    // Compiling every route's schemas takes a second or two; on a busy machine Fastify's 10 s default can pass.
+    pluginTimeout: 120_000,
   }) as unknown as FastifyInstance;
 
   // Every method Node parses reaches a route, so each interface answers it in its own format (interface A's
