@@ -31,7 +31,8 @@ async function start(): Promise<{ base: string; proc: ChildProcess }> {
     stdio: 'ignore',
   });
   const base = `http://127.0.0.1:${http}`;
-  for (let i = 0; i < 150; i++) {
+  // Up to a minute: a busy machine (CI runs other suites beside this one) starts slowly.
+  for (let i = 0; i < 600; i++) {
     if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) return { base, proc };
     await new Promise((r) => setTimeout(r, 100));
   }
