@@ -1,6 +1,7 @@
 /**
  * DNS UPDATE (RFC 2136) as a write: the key's scope, the prerequisites, the updates, then the zone rules on
- * the names it touched, all in one transaction with one serial increase and one journal entry naming the key.
+ * the names it touched, applied whole or not at all, with at most one serial increase and one journal entry
+ * naming the key.
  * The DNS door (src/dns/update.ts) turns the message into prerequisites and updates and the outcome into an rcode.
  */
 import { isServedMaster, type StoredDomain } from '../model/domain.js';
@@ -12,7 +13,7 @@ import { zoneContent } from '../model/zone.js';
 import type { StoreOps } from '../store/store.js';
 import type { Actor, Limits } from './actor.js';
 import { applyBatch } from './record-batch.js';
-import type { ZoneWriter } from './write.js';
+import type { JournalEntry, ZoneWriter } from './write.js';
 
 /** The zone is not one of our master zones (a mirror, or not ours at all): NOTAUTH. */
 export class NotAuthoritative extends Error {}
@@ -32,49 +33,121 @@ export interface UpdateRequest {
 /** The label the journal gives changes made with a TSIG key. */
 export const tsigKeyLabel = (key: StoredTsigKey): string => `tsig:${key.name}.`;
 
+/** Messages applied in one transaction at most (a burst beyond it waits for the next). */
+const MAX_GROUP = 100;
+
+interface Queued {
+  key: StoredTsigKey;
+  req: UpdateRequest;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+const actorOf = (q: Queued): Actor => ({ accountId: q.key.accountId, username: '', keyLabel: tsigKeyLabel(q.key), iface: 'dns', remoteAddr: q.req.remoteAddr });
+
 export class UpdateService {
+  /** Per zone name, the messages waiting for the write under way. */
+  private readonly queues = new Map<string, Queued[]>();
+
   constructor(
     private readonly writer: ZoneWriter,
     private readonly limits: Limits,
   ) {}
 
-  /** Applies one UPDATE message signed with `key`; the zone's serial afterwards. */
-  async apply(key: StoredTsigKey, req: UpdateRequest): Promise<{ serial: number }> {
-    const actor: Actor = { accountId: key.accountId, username: '', keyLabel: tsigKeyLabel(key), iface: 'dns', remoteAddr: req.remoteAddr };
-    return this.writer.write(actor, async (tx, now) => {
-      const found = await tx.domainByName(req.zone);
-      if (!found || !isServedMaster(found)) throw new NotAuthoritative(`${req.zone} is not a zone this server is the primary for`);
-      await tx.lockDomain(found.id);
-      const domain = await tx.domainById(found.id);
-      if (!domain || domain.kind !== 'master') throw new NotAuthoritative(`${req.zone} is not a zone this server is the primary for`);
-      if (domain.accountId !== key.accountId || !key.domains.includes(domain.id) || key.update === false) {
-        throw new UpdateRefused(`the key ${key.name}. may not update ${req.zone}`);
+  /**
+   * Applies one UPDATE message signed with `key`. Messages for a zone that arrive while a write to it is under
+   * way wait and are then applied together: one transaction and one commit for all of them (the zone's lock
+   * would make them wait in turn anyway), each in its own savepoint, so each is applied whole or not at all and
+   * answered with its own outcome, in the order they came, each with its own journal entry naming its key.
+   */
+  apply(key: StoredTsigKey, req: UpdateRequest): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const item = { key, req, resolve, reject };
+      const queue = this.queues.get(req.zone);
+      if (queue) return void queue.push(item);
+      this.queues.set(req.zone, [item]);
+      void this.drain(req.zone);
+    });
+  }
+
+  /** Applies what is queued for a zone, a group at a time, until nothing is. */
+  private async drain(zone: string): Promise<void> {
+    for (;;) {
+      const queue = this.queues.get(zone) as Queued[];
+      if (queue.length === 0) return void this.queues.delete(zone);
+      const group = queue.splice(0, MAX_GROUP);
+      try {
+        const outcomes = await this.applyGroup(group);
+        group.forEach((item, i) => {
+          const failure = outcomes[i];
+          if (failure) item.reject(failure);
+          else item.resolve();
+        });
+      } catch (e) {
+        for (const item of group) item.reject(e);
       }
-      const zone = domain.domain;
-      for (const p of req.prerequisites) {
-        if (!updatesName(key.update, p.name)) throw new UpdateRefused(`the key ${key.name}. may not look at ${p.name || '@'}`);
+    }
+  }
+
+  /** One write for a group of messages to one zone: per message, null when applied, or why not. */
+  private async applyGroup(group: readonly Queued[]): Promise<(unknown | null)[]> {
+    let outcomes: (unknown | null)[] = [];
+    const first = group[0] as Queued;
+    await this.writer.write(actorOf(first), async (tx, now) => {
+      // Run again from the start should PostgreSQL retry the transaction.
+      outcomes = [];
+      const journal: JournalEntry[] = [];
+      let changed: StoredDomain | null = null;
+      for (const item of group) {
+        try {
+          const done = await tx.savepoint(() => this.applyOne(tx, now, item.key, item.req));
+          if (done) {
+            changed = done.domain;
+            journal.push({ ...done.journal, actor: actorOf(item) });
+          }
+          outcomes.push(null);
+        } catch (e) {
+          outcomes.push(e);
+        }
       }
-      for (const op of req.updates) {
-        // An SOA added is ignored (planUpdate), not checked as a customer's record.
-        if (op.kind !== 'add' || recordType(op.record.type)?.hosted === false) continue;
-        checkRecord(op.record, { zone, remoteAddr: req.remoteAddr }).throwIfAny();
-      }
-      const at = await this.namesOf(tx, domain, req);
-      checkPrerequisites(req.prerequisites, at);
-      const plan = planUpdate(req.updates, at, (t) => recordType(t)?.hosted !== false && recordType(t) !== undefined, (t) => recordType(t)?.nameServer === true);
-      // Every name and type the message touches, whether or not it changes anything.
-      for (const op of req.updates) {
-        const type = op.kind === 'add' || op.kind === 'delete-record' ? op.record.type : op.kind === 'delete-rrset' ? op.type : null;
-        const allowed = type === null ? updatesName(key.update, opName(op)) : updatesRecord(key.update, opName(op), type);
-        if (!allowed) throw new UpdateRefused(`the key ${key.name}. may not update ${type ?? 'records'} at ${opName(op) || '@'}`);
-      }
-      for (const r of [...plan.remove, ...plan.add]) {
-        if (!updatesRecord(key.update, r.name, r.type)) throw new UpdateRefused(`the key ${key.name}. may not update ${r.type} at ${r.name || '@'}`);
-      }
-      const { journal } = await applyBatch(tx, domain, plan, this.limits, now);
-      if (!journal) return { value: { serial: domain.serial }, change: null, journal: [] };
-      return { value: { serial: 0 }, change: { domainId: domain.id, domain: zone, kind: 'records.changed' }, journal: [journal] };
-    }).then(({ value, serial }) => ({ serial: serial || value.serial }));
+      return { value: null, change: changed && { domainId: changed.id, domain: changed.domain, kind: 'records.changed' }, journal };
+    });
+    return outcomes;
+  }
+
+  /** One message inside the group's transaction: what it wrote, or null when it changed nothing; throws why it is refused. */
+  private async applyOne(tx: StoreOps, now: number, key: StoredTsigKey, req: UpdateRequest): Promise<{ domain: StoredDomain; journal: JournalEntry } | null> {
+    const found = await tx.domainByName(req.zone);
+    if (!found || !isServedMaster(found)) throw new NotAuthoritative(`${req.zone} is not a zone this server is the primary for`);
+    await tx.lockDomain(found.id);
+    const domain = await tx.domainById(found.id);
+    if (!domain || domain.kind !== 'master') throw new NotAuthoritative(`${req.zone} is not a zone this server is the primary for`);
+    if (domain.accountId !== key.accountId || !key.domains.includes(domain.id) || key.update === false) {
+      throw new UpdateRefused(`the key ${key.name}. may not update ${req.zone}`);
+    }
+    const zone = domain.domain;
+    for (const p of req.prerequisites) {
+      if (!updatesName(key.update, p.name)) throw new UpdateRefused(`the key ${key.name}. may not look at ${p.name || '@'}`);
+    }
+    for (const op of req.updates) {
+      // An SOA added is ignored (planUpdate), not checked as a customer's record.
+      if (op.kind !== 'add' || recordType(op.record.type)?.hosted === false) continue;
+      checkRecord(op.record, { zone, remoteAddr: req.remoteAddr }).throwIfAny();
+    }
+    const at = await this.namesOf(tx, domain, req);
+    checkPrerequisites(req.prerequisites, at);
+    const plan = planUpdate(req.updates, at, (t) => recordType(t)?.hosted !== false && recordType(t) !== undefined, (t) => recordType(t)?.nameServer === true);
+    // Every name and type the message touches, whether or not it changes anything.
+    for (const op of req.updates) {
+      const type = op.kind === 'add' || op.kind === 'delete-record' ? op.record.type : op.kind === 'delete-rrset' ? op.type : null;
+      const allowed = type === null ? updatesName(key.update, opName(op)) : updatesRecord(key.update, opName(op), type);
+      if (!allowed) throw new UpdateRefused(`the key ${key.name}. may not update ${type ?? 'records'} at ${opName(op) || '@'}`);
+    }
+    for (const r of [...plan.remove, ...plan.add]) {
+      if (!updatesRecord(key.update, r.name, r.type)) throw new UpdateRefused(`the key ${key.name}. may not update ${r.type} at ${r.name || '@'}`);
+    }
+    const { journal } = await applyBatch(tx, domain, plan, this.limits, now);
+    return journal && { domain, journal };
   }
 
   /** The records at every name the message names, read once, with the SOA and the service's NS records at the apex. */

@@ -12,6 +12,8 @@ export interface JournalEntry {
   objectId: number | null;
   before: unknown;
   after: unknown;
+  /** Who made this change, when a write carries several people's (UPDATE messages applied together); the write's actor otherwise. */
+  actor?: Actor | null;
 }
 
 /**
@@ -48,16 +50,17 @@ export class ZoneWriter {
       if (!res.change) return res.value;
       const serial = res.change.kind === 'domain.deleted' ? 0 : await tx.bumpSerial(res.change.domainId, this.serialFloor());
       for (const j of res.journal) {
+        const who = j.actor === undefined ? actor : j.actor;
         await tx.appendChange({
           domainId: res.change.domainId,
-          accountId: actor?.accountId ?? null,
+          accountId: who?.accountId ?? null,
           serial,
           at: now,
           action: j.action,
           objectId: j.objectId,
-          keyLabel: actor?.keyLabel ?? '',
-          iface: actor?.iface ?? 'dns',
-          remoteAddr: actor?.remoteAddr ?? '',
+          keyLabel: who?.keyLabel ?? '',
+          iface: who?.iface ?? 'dns',
+          remoteAddr: who?.remoteAddr ?? '',
           before: j.before,
           after: j.after,
         });

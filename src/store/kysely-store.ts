@@ -307,6 +307,22 @@ export class KyselyOps implements StoreOps {
     await this.db.deleteFrom('domains').where('id', '=', id).execute();
   }
 
+  private savepoints = 0;
+
+  async savepoint<T>(fn: () => Promise<T>): Promise<T> {
+    const name = sql.id(`sp${++this.savepoints}`);
+    await sql`savepoint ${name}`.execute(this.db);
+    try {
+      const value = await fn();
+      await sql`release savepoint ${name}`.execute(this.db);
+      return value;
+    } catch (e) {
+      await sql`rollback to savepoint ${name}`.execute(this.db);
+      await sql`release savepoint ${name}`.execute(this.db);
+      throw e;
+    }
+  }
+
   async lockDomain(id: number): Promise<void> {
     if (isPostgres(this.db)) await this.db.selectFrom('domains').select('id').where('id', '=', id).forNoKeyUpdate().execute();
   }

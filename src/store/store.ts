@@ -114,6 +114,12 @@ export interface StoreOps {
    * lock; on SQLite this does nothing, because BEGIN IMMEDIATE already serialises every writer.
    */
   lockDomain(id: number): Promise<void>;
+  /**
+   * Inside a transaction: runs `fn` so that, should it throw, what it wrote is undone and the transaction
+   * goes on (SQL SAVEPOINT): several independent changes — DNS UPDATE messages queued for one zone — share one
+   * transaction and one commit, each kept or dropped on its own.
+   */
+  savepoint<T>(fn: () => Promise<T>): Promise<T>;
   lockAccount(id: number): Promise<void>;
   /**
    * Inside a transaction: queues writers that add or rename domains, across nodes, so two of them never

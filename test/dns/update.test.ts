@@ -142,6 +142,20 @@ describe('nsupdate signed with a key that may update the whole zone', () => {
     expect(await nsupdate(FULL, ['update add www.other.example 300 A 192.0.2.1'])).toMatchObject({ ok: false, output: expect.stringContaining('NOTZONE') });
   });
 
+  it('applies concurrent messages each on its own: a refused one changes nothing, the others land, each in its own journal entry', async () => {
+    const eventsBefore = (await events()).length;
+    const outcomes = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        nsupdate(FULL, [...(i % 3 === 0 ? ['prereq yxdomain missing.upd.example'] : []), `update add c${i}.upd.example 300 A 192.0.2.${100 + i}`]),
+      ),
+    );
+    outcomes.forEach((o, i) => expect(o.ok, `message ${i}: ${o.output}`).toBe(i % 3 !== 0));
+    for (let i = 0; i < 12; i++) expect(await answer(`c${i}`, 'A')).toHaveLength(i % 3 === 0 ? 0 : 1);
+    const added = (await events()).slice(eventsBefore);
+    expect(added).toHaveLength(8);
+    expect(added.every((e) => e.action === 'record.batch' && e.key_label === 'tsig:full.key.')).toBe(true);
+  });
+
   it('works over TCP as over UDP (nsupdate -v)', async () => {
     expect(await client([], 'nsupdate', FULL, [`zone ${ZONE}`, 'prereq nxdomain tcp.upd.example', 'update add tcp.upd.example 300 A 192.0.2.90'], ['-v'])).toEqual({ ok: true, output: '' });
     expect(await answer('tcp', 'A')).toEqual([`tcp.${ZONE}. 300 A 192.0.2.90`]);
