@@ -2,7 +2,7 @@
  * The rules that span records of one zone, as pure functions: every writer (the API services, zone mirrors,
  * and next DNS UPDATE, zone-file imports and bulk changes) checks its result with these.
  *
- * - A CNAME is alone at its name (RFC 1034 3.6.2, RFC 2181 10.1).
+ * - A CNAME is alone at its name (RFC 1034 3.6.2, RFC 2181 10.1), but for its DNSSEC records (RFC 4035 2.5).
  * - No record twice: two records of a type are one when DNS would serve the same data (RFC 2181 5).
  * - An RRset fits one DNS message.
  * - A type that needs another at its name has it (DS only at a delegation: RFC 4034 5).
@@ -140,7 +140,8 @@ export function distinctData<T extends RecordData>(records: readonly T[], seen =
 
 /**
  * A whole zone's records as a master sent them (a mirror) or a file gives them: duplicates dropped (RFC 2181
- * 5), and an error for a CNAME beside other data or a type missing the type it needs at its name.
+ * 5), and an error for a CNAME beside other data (DNSSEC's records aside: RRSIG, NSEC and NSEC3 may sit
+ * beside it) or a type missing the type it needs at its name.
  */
 export function checkZone(records: readonly RecordData[], zone: string): { kept: RecordData[]; error: string | null } {
   const kept = distinctData(records);
@@ -152,8 +153,10 @@ export function checkZone(records: readonly RecordData[], zone: string): { kept:
     else byName.set(owner, [r]);
   }
   for (const [, at] of byName) {
-    if (at.length > 1 && at.some((r) => recordType(r.type)?.exclusive)) {
-      return { kept, error: `${ownerLabel(at[0]?.name ?? '', zone)}: a CNAME cannot share its name with other records (${at.map((r) => r.type).join(', ')})` };
+    // A signed zone's RRSIG and NSEC records sit beside its CNAMEs (RFC 4035 2.5, RFC 2181 10.1).
+    const data = at.filter((r) => !recordType(r.type)?.dnssec);
+    if (data.length > 1 && data.some((r) => recordType(r.type)?.exclusive)) {
+      return { kept, error: `${ownerLabel(data[0]?.name ?? '', zone)}: a CNAME cannot share its name with other records (${data.map((r) => r.type).join(', ')})` };
     }
     const missing = missingAtName(at, zone);
     if (missing) return { kept, error: missing.message };

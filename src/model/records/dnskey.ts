@@ -20,6 +20,7 @@ export function dnssecKey(type: string, code: number, description: string, child
     code,
     description,
     hosted: false,
+    dnssec: true,
     apexAllowed: true,
     v1Fields: {
       name: nameField,

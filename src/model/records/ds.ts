@@ -25,7 +25,7 @@ export function delegationSigner(type: string, code: number, description: string
     type,
     code,
     description,
-    ...(child ? { hosted: false as const, apexAllowed: true } : { apexAllowed: false, requires: 'NS' }),
+    ...(child ? { hosted: false as const, dnssec: true as const, apexAllowed: true } : { apexAllowed: false, requires: 'NS' }),
     v1Fields: {
       name: nameField,
       key_tag: uint16Field(`Key tag of the ${child ? "zone's" : "child zone's"} DNSKEY record`),

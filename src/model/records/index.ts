@@ -93,7 +93,8 @@ export const V3_TYPES: readonly RecordType[] = RECORD_TYPES.filter((t) => t.v3);
 export function checkRecord(rec: RecordData, ctx: RecordContext): Problems {
   const p = new Problems();
   const t = recordType(rec.type);
-  if (!t || t.hosted === false) {
+  // DNSSEC's types only as a master sent them to a zone mirror; SOA never (a zone's SOA is checked apart).
+  if (!t || (t.hosted === false && !(t.dnssec && ctx.transferred))) {
     p.add('type', `The record type '${rec.type}' is not supported; use one of ${RECORD_TYPE_NAMES.join(', ')}.`);
     return p;
   }

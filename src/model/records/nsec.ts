@@ -18,6 +18,7 @@ export const NSEC: RecordType = {
   code: 47,
   description: 'Next secure: the next name of a signed zone and the types at this one (RFC 4034), made by the signer',
   hosted: false,
+  dnssec: true,
   apexAllowed: true,
   caseSensitiveNames: true,
   v1Fields: {

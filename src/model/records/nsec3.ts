@@ -23,6 +23,7 @@ export const NSEC3: RecordType = {
   code: 50,
   description: 'Hashed next secure: the next hashed owner name of a signed zone and the types at this one (RFC 5155), made by the signer',
   hosted: false,
+  dnssec: true,
   apexAllowed: false,
   v1Fields: {
     name: nameField,

@@ -67,6 +67,7 @@ export const NSEC3PARAM: RecordType = {
   code: 51,
   description: "NSEC3 parameters: at a signed zone's apex, how its NSEC3 records' names were hashed (RFC 5155), made by the signer",
   hosted: false,
+  dnssec: true,
   apexAllowed: true,
   v1Fields: { name: nameField, ...paramV1Fields('Flags: 0 (RFC 5155 4.1.2: resolvers ignore a record with others)'), ttl: ttlField },
   v1Required: [...PARAM_FIELDS],

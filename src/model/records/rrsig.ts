@@ -41,6 +41,7 @@ export const RRSIG: RecordType = {
   code: 46,
   description: 'DNSSEC signature over the records of one type at a name (RFC 4034), made by the signer',
   hosted: false,
+  dnssec: true,
   apexAllowed: true,
   v1Fields: {
     name: nameField,

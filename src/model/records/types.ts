@@ -112,6 +112,12 @@ export interface RecordType {
    * (DNSKEY, CDNSKEY, CDS, RRSIG, NSEC, NSEC3, NSEC3PARAM: made by the signer, carried by mirrors).
    */
   readonly hosted?: false;
+  /**
+   * Made by DNSSEC signing (DNSKEY, CDNSKEY, CDS, RRSIG, NSEC, NSEC3, NSEC3PARAM; all `hosted: false`): never
+   * written by customers, through any interface; zone mirrors carry them from their masters as received
+   * (`checkRecord` takes them only with `ctx.transferred`), and may hold them beside a CNAME (RFC 4035 2.5).
+   */
+  readonly dnssec?: true;
   /** A CNAME-like type that cannot share its owner name with any other data. */
   readonly exclusive?: boolean;
   /** An address of its owner name (A, AAAA): what a host name in NS, MX or SRV data resolves to. */
