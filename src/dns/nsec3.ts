@@ -1,7 +1,8 @@
 /**
- * NSEC3 (RFC 5155) with RFC 9276's parameters — SHA-1, no extra iterations, no salt, no opt-out: the hashed
- * chain of a signed zone's names, and the records that prove a name or a type is not there (closest
- * encloser, next closer name, wildcard: RFC 5155 7.2).
+ * NSEC3 (RFC 5155): the hash of a name with any parameters (a mirrored master's chain may use a salt and
+ * iterations); our own signed zones' chain with RFC 9276's parameters — SHA-1, no extra iterations, no salt,
+ * no opt-out; and the names a proof that a name or a type is not there speaks of (closest encloser, next
+ * closer name, wildcard: RFC 5155 7.2).
  */
 import { createHash } from 'node:crypto';
 import { nameOfLabels, splitName } from '../model/labels.js';
@@ -10,8 +11,41 @@ import { base32hex } from '../model/records/common.js';
 import type { RecordFields } from '../model/records/index.js';
 import { typeName } from './message.js';
 
-/** The NSEC3 hash of a name (presentation form, or its lookup key): SHA-1 of its canonical wire form, once. */
-export const nsec3Hash = (name: string): Buffer => createHash('sha1').update(canonicalName(name)).digest();
+const NO_SALT = Buffer.alloc(0);
+
+/**
+ * The NSEC3 hash of a name (presentation form, or its lookup key), RFC 5155 5: SHA-1 of its canonical wire
+ * form and the salt, then `iterations` times more of the hash and the salt. Our own zones use neither.
+ */
+export function nsec3Hash(name: string, iterations = 0, salt: Buffer = NO_SALT): Buffer {
+  let hash = createHash('sha1').update(canonicalName(name)).update(salt).digest();
+  for (let i = 0; i < iterations; i++) hash = createHash('sha1').update(hash).update(salt).digest();
+  return hash;
+}
+
+/** The index of the first of `sorted` (by hash) whose hash is not below `hash` (binary search). */
+function lowerBound(sorted: readonly { hash: Buffer }[], hash: Buffer): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (Buffer.compare((sorted[mid] as { hash: Buffer }).hash, hash) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** In a chain sorted by hash: the index of the entry with this hash, or -1. */
+export function matchingHash(sorted: readonly { hash: Buffer }[], hash: Buffer): number {
+  const i = lowerBound(sorted, hash);
+  return sorted[i]?.hash.equals(hash) ? i : -1;
+}
+
+/** In a chain sorted by hash: the index of the entry whose span covers `hash` (the last one below it, wrapping round); -1 when empty. */
+export function coveringHash(sorted: readonly { hash: Buffer }[], hash: Buffer): number {
+  if (sorted.length === 0) return -1;
+  return (lowerBound(sorted, hash) + sorted.length - 1) % sorted.length;
+}
 
 /** One name of the chain. */
 export interface ChainEntry {
@@ -33,29 +67,14 @@ export class Nsec3Chain {
     this.entries = [...names].map(([name, types]) => ({ hash: nsec3Hash(name), name, types: [...types].sort((a, b) => a - b) })).sort((a, b) => Buffer.compare(a.hash, b.hash));
   }
 
-  /** The entry of the first hash not below `hash` (binary search). */
-  private lowerBound(hash: Buffer): number {
-    let lo = 0;
-    let hi = this.entries.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (Buffer.compare((this.entries[mid] as ChainEntry).hash, hash) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
   /** The index of the entry whose hash is the name's, or -1. */
   matching(name: string): number {
-    const hash = nsec3Hash(name);
-    const i = this.lowerBound(hash);
-    return this.entries[i]?.hash.equals(hash) ? i : -1;
+    return matchingHash(this.entries, nsec3Hash(name));
   }
 
   /** The index of the entry whose span covers the name's hash (the last one below it, wrapping round): proves the name absent. */
   covering(name: string): number {
-    const i = this.lowerBound(nsec3Hash(name));
-    return (i + this.entries.length - 1) % this.entries.length;
+    return coveringHash(this.entries, nsec3Hash(name));
   }
 
   /** The NSEC3 record of entry `i`: owner, and data as the registry's NSEC3 module takes it. */

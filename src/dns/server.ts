@@ -172,7 +172,7 @@ export class DnsHandler {
       const { result, zone } = answerQuery(this.zones, q, now);
       const signed = zone && q.edns?.dnssecOk ? this.zones.signed(zone) : undefined;
       // A signed answer is kept only until its signatures are due to be made anew.
-      const staleAt = zone && signed ? secure(zone, signed, result, this.signatures, Math.floor(now / 1000)) * 1000 : Infinity;
+      const staleAt = zone && signed ? secure(zone, signed, result, Math.floor(now / 1000)) * 1000 : Infinity;
       hit = { response: this.encode(q, result, zone, limit), zone };
       this.responses.put(q, hit.response, limit, zone, staleAt);
     }
@@ -318,13 +318,13 @@ function serveTcp(socket: Socket, handler: DnsHandler, log: Logger, idleMs: numb
 
 export async function startDns(services: Services, opts: DnsOptions): Promise<RunningDns> {
   const responses = new ResponseCache();
-  const zones = new ZoneCache(services, { nameservers: opts.nameservers, log: opts.log, changed: () => responses.clear() });
+  const signatures = new SignatureCache();
+  const zones = new ZoneCache(services, { nameservers: opts.nameservers, log: opts.log, changed: () => responses.clear(), signatures });
   await zones.start();
   const gauges = [
     services.metrics.gauge('zonehost_dns_zones', 'Zones the DNS server answers for from memory.', () => zones.size),
     services.metrics.gauge('zonehost_dns_zones_loading', 'Zones listed at start that are not in memory yet (0 once the start-up load is done).', () => zones.loading),
   ];
-  const signatures = new SignatureCache();
   gauges.push(services.metrics.gauge('zonehost_dnssec_signatures_made', 'RRSIG records this node has made since it started (signatures are cached: this grows with changes, not with queries).', () => signatures.signed));
   const handler = new DnsHandler(services, zones, responses, signatures, opts.nameservers, opts.log, opts.notifyTarget);
   const onUdp = (msg: Buffer, from: { address: string; port: number }, socket: UdpSocket) => {

@@ -12,7 +12,9 @@ import { keyOf, parentKey } from '../model/labels.js';
 import type { Services } from '../services/index.js';
 import type { ServedZone, ZoneBatch } from '../services/zones.js';
 import { dnssecApex } from '../model/dnssec.js';
-import { signZone, type SignedZone } from './secure.js';
+import { signZone } from './online.js';
+import type { SignedView } from './secure.js';
+import type { SignatureCache } from './sign.js';
 import { buildZone, type Zone } from './zone.js';
 
 const RETRY_MS = 5000;
@@ -41,6 +43,8 @@ export interface ZoneCacheOptions {
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   /** Called when a change is heard and again when a zone has been replaced (to drop derived caches). */
   changed?: () => void;
+  /** Where our signed zones' signatures are made and kept (shared with transfers). */
+  signatures: SignatureCache;
 }
 
 /**
@@ -50,8 +54,8 @@ export interface ZoneCacheOptions {
  */
 export class ZoneCache {
   private readonly byKey = new Map<string, Zone>();
-  /** The signed form of each zone version built with keys. */
-  private readonly signedZones = new WeakMap<Zone, SignedZone>();
+  /** The signed view of each zone version built with keys. */
+  private readonly signedZones = new WeakMap<Zone, SignedView>();
   private readonly byId = new Map<number, Zone>();
   /** Zone ids waiting for a load of their own, and the promise that settles when none are left. */
   private readonly queued = new Set<number>();
@@ -333,12 +337,13 @@ export class ZoneCache {
     // A signed zone also holds its DNSKEY, CDS, CDNSKEY and NSEC3PARAM records.
     const served = signing ? { soa: content.soa, answers: [...content.answers, ...dnssecApex(content.soa.name, signing)] } : content;
     const zone = buildZone(domain.id, served, expiresAt, (why) => this.opts.log.warn({ domain: domain.domain, why }, 'record not served'));
-    if (signing) this.signedZones.set(zone, signZone(zone, signing));
+    const view = signing ? signZone(zone, signing, this.opts.signatures) : undefined;
+    if (view) this.signedZones.set(zone, view);
     return zone;
   }
 
-  /** The signed form of a zone version, when the zone is signed. */
-  signed(zone: Zone): SignedZone | undefined {
+  /** The signed view of a zone version, when the zone is signed. */
+  signed(zone: Zone): SignedView | undefined {
     return this.signedZones.get(zone);
   }
 

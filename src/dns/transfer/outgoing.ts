@@ -11,7 +11,7 @@ import { zoneDiff } from '../../model/zone-diff.js';
 import { serialNewer, soaData, withRRsetTtls } from '../../model/zone.js';
 import type { Services } from '../../services/index.js';
 import { RCODE } from '../message.js';
-import { signedRecords } from '../secure.js';
+import { signedRecords } from '../online.js';
 import type { SignatureCache } from '../sign.js';
 import { addressIn, response, responses } from './wire.js';
 

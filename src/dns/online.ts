@@ -1,0 +1,137 @@
+/**
+ * Our own zones signed online: the signed view (secure.ts `SignedView`) of a master zone version with
+ * DNSSEC turned on — its keys and NSEC3 chain, built once per zone version (signZone), its RRSIG records
+ * made when first asked for and kept in the shared cache (sign.ts) — and the same zone signed in full for
+ * a transfer (signedRecords).
+ */
+import { parentKey } from '../model/labels.js';
+import { dnssecApex, type ZoneKey, type ZoneSigning } from '../model/dnssec.js';
+import { decodeRdata, rdataOf, recordType, recordTypeByCode, type RecordFields, type RecordType } from '../model/records/index.js';
+import type { Soa, ZoneContent, ZoneRecord } from '../model/zone.js';
+import { TYPE } from './message.js';
+import { Nsec3Chain } from './nsec3.js';
+import type { DenialChain, SignedView } from './secure.js';
+import type { SignatureCache } from './sign.js';
+import { encodeRdata, type Rdata } from './writer.js';
+import { buildZone, setOf, type RRset, type Zone } from './zone.js';
+
+const typeOf = (name: string): RecordType => recordType(name) as RecordType;
+
+/** The rdata of one served record in canonical form (RFC 4034 6.2), from what the writer keeps. */
+function canonical(t: RecordType, item: Rdata): Buffer {
+  if (typeof item !== 'string') return rdataOf(t, item, true);
+  const wire = Buffer.from(item, 'latin1');
+  return rdataOf(t, decodeRdata(t, wire, 0, wire.length), true);
+}
+
+/** Whether a name lies below a zone cut (glue, occluded data): not part of the signed zone. */
+function belowCut(zone: Zone, key: string): boolean {
+  for (let k = parentKey(key); k !== zone.key && k !== ''; k = parentKey(k)) if (setOf(zone.nodes.get(k) ?? null, TYPE.NS)) return true;
+  return false;
+}
+
+/** The NSEC3 chain of a zone version: every authoritative name, empty non-terminals and delegations included (no opt-out). */
+function chainOf(zone: Zone): Nsec3Chain {
+  const names = new Map<string, number[]>();
+  for (const [key, node] of zone.nodes) {
+    if (key !== zone.key && belowCut(zone, key)) continue;
+    const types: number[] = [];
+    const delegation = key !== zone.key && setOf(node, TYPE.NS) !== undefined;
+    for (let set = node; set; set = set.next) if (!delegation || set.type === TYPE.NS || set.type === TYPE.DS) types.push(set.type);
+    // At a delegation only the DS set is ours to sign.
+    if (types.length > 0 && (!delegation || types.includes(TYPE.DS))) types.push(TYPE.RRSIG);
+    names.set(key, types);
+  }
+  return new Nsec3Chain(zone.key, names);
+}
+
+/** The signed view of one of our zone versions: signatures made with its keys, proofs from its NSEC3 chain. */
+export class OnlineView implements SignedView, DenialChain {
+  readonly kind = 'nsec3' as const;
+  readonly chain: DenialChain = this;
+  private readonly nsec3Chain: Nsec3Chain;
+  /** TTL of NSEC3 records: that of negative answers, min(SOA TTL, MINIMUM) (RFC 9077). */
+  private readonly negativeTtl: number;
+  /** RRSIG sets already made for this version's RRsets, until their signatures are due to be made anew. */
+  private readonly rrsigs = new WeakMap<RRset, { set: RRset; refreshAt: number }>();
+  /** NSEC3 RRsets by chain index. */
+  private readonly nsec3 = new Map<number, RRset>();
+
+  constructor(
+    private readonly zone: Zone,
+    readonly keys: readonly ZoneKey[],
+    private readonly cache: SignatureCache,
+  ) {
+    this.nsec3Chain = chainOf(zone);
+    const soa = zone.soa.items[0] as unknown as Soa;
+    this.negativeTtl = Math.min(zone.soa.ttl, (soa.minimum ?? 0) >>> 0);
+  }
+
+  signatures(set: RRset, now: number): { set: RRset; refreshAt: number } {
+    const hit = this.rrsigs.get(set);
+    if (hit && hit.refreshAt > now) return hit;
+    const t = recordTypeByCode(set.type) as RecordType;
+    const made = this.cache.sign(this.zone.name, this.keys, { owner: set.owner, type: set.type, ttl: set.ttl, rdata: set.items.map((i) => canonical(t, i)) }, now);
+    const rrsigType = typeOf('RRSIG');
+    const sigSet: RRset = { type: TYPE.RRSIG, ttl: set.ttl, owner: set.owner, items: made.rrsigs.map((d) => encodeRdata(rrsigType, d)), additional: null, next: null };
+    const out = { set: sigSet, refreshAt: made.refreshAt };
+    this.rrsigs.set(set, out);
+    return out;
+  }
+
+  matching(name: string): RRset | undefined {
+    return this.record(this.nsec3Chain.matching(name));
+  }
+
+  covering(name: string): RRset | undefined {
+    return this.record(this.nsec3Chain.covering(name));
+  }
+
+  /** The NSEC3 RRset of chain entry `i` (made once per zone version). */
+  private record(i: number): RRset | undefined {
+    if (i < 0) return undefined;
+    let set = this.nsec3.get(i);
+    if (!set) {
+      const { owner, data } = this.nsec3Chain.record(i);
+      set = { type: TYPE.NSEC3, ttl: this.negativeTtl, owner, items: [encodeRdata(typeOf('NSEC3'), data as RecordFields)], additional: null, next: null };
+      this.nsec3.set(i, set);
+    }
+    return set;
+  }
+}
+
+/** The signed view of a zone version built with keys: its NSEC3 chain is worked out now, its signatures when asked for. */
+export function signZone(zone: Zone, signing: ZoneSigning, cache: SignatureCache): OnlineView {
+  return new OnlineView(zone, signing.keys, cache);
+}
+
+/**
+ * A signed zone as a transfer carries it (RFC 5936 with RFC 4035): its records, the DNSKEY, CDS, CDNSKEY and
+ * NSEC3PARAM records, an RRSIG for every authoritative RRset and the whole NSEC3 chain with its signatures,
+ * so a plain secondary serves it signed. `answers` carry their RRsets' TTLs (withRRsetTtls); the SOA stays
+ * apart (it opens and closes the transfer). Signatures come from the same cache as answers'.
+ */
+export function signedRecords(content: ZoneContent, signing: ZoneSigning, cache: SignatureCache, now: number): ZoneRecord[] {
+  const answers = [...content.answers, ...dnssecApex(content.soa.name, signing)];
+  const zone = buildZone(0, { soa: content.soa, answers }, null, () => undefined);
+  const chain = chainOf(zone);
+  const soa = zone.soa.items[0] as unknown as Soa;
+  const negativeTtl = Math.min(zone.soa.ttl, (soa.minimum ?? 0) >>> 0);
+  const out: ZoneRecord[] = [...answers];
+  const sign = (set: RRset, owner: string) => {
+    const t = recordTypeByCode(set.type) as RecordType;
+    const made = cache.sign(zone.name, signing.keys, { owner, type: set.type, ttl: set.ttl, rdata: set.items.map((i) => canonical(t, i)) }, now);
+    for (const data of made.rrsigs) out.push({ name: owner, type: 'RRSIG', ttl: set.ttl, data });
+  };
+  const apexNs = setOf(zone.nodes.get(zone.key) ?? null, TYPE.NS);
+  for (const [key, node] of zone.nodes) {
+    if (key !== zone.key && belowCut(zone, key)) continue;
+    for (let set = node; set; set = set.next) if (set.type !== TYPE.NS || set === apexNs) sign(set, set.owner);
+  }
+  for (let i = 0; i < chain.entries.length; i++) {
+    const { owner, data } = chain.record(i);
+    out.push({ name: owner, type: 'NSEC3', ttl: negativeTtl, data });
+    sign({ type: TYPE.NSEC3, ttl: negativeTtl, owner, items: [encodeRdata(typeOf('NSEC3'), data)], additional: null, next: null }, owner);
+  }
+  return out;
+}
