@@ -98,20 +98,27 @@ export function zoneContent(domain: StoredDomain, records: readonly StoredRecord
 }
 
 /**
- * The records with every RRset at the lowest TTL among its records (RFC 2181 5.2): the TTL queries are
+ * The records with every RRset at the lowest TTL among its records (RFC 2181 5.2; RRSIG records by the type
+ * they cover, RFC 4034 3, as a signed master sends them to a mirror): the TTL queries are
  * answered with (buildZone), which transfers and zone files must carry too. Records keep their own TTLs
  * in ZoneContent, which the server's start-up builds for every zone and which buildZone reduces itself.
  */
 export function withRRsetTtls(answers: readonly ZoneRecord[]): ZoneRecord[] {
   const lowest = new Map<string, number>();
   for (const a of answers) {
-    const key = rrsetKey(a);
+    const key = ttlKey(a);
     if (a.ttl < (lowest.get(key) ?? Infinity)) lowest.set(key, a.ttl);
   }
   return answers.map((a) => {
-    const ttl = lowest.get(rrsetKey(a)) as number;
+    const ttl = lowest.get(ttlKey(a)) as number;
     return ttl === a.ttl ? a : { ...a, ttl };
   });
+}
+
+/** The records that share one TTL: an RRset, or the part of it its type groups (a mirror's RRSIG records by type covered). */
+function ttlKey(a: ZoneRecord): string {
+  const group = recordType(a.type)?.ttlGroup;
+  return group ? `${rrsetKey(a)} ${group(a.data)}` : rrsetKey(a);
 }
 
 /** Text form of a zone (for a mirror's last good copy). */

@@ -43,6 +43,7 @@ export const RRSIG: RecordType = {
   hosted: false,
   dnssec: true,
   apexAllowed: true,
+  ttlGroup: (data) => String(data.type_covered).toUpperCase(),
   v1Fields: {
     name: nameField,
     type_covered: Type.String({ pattern: '^[A-Za-z0-9-]+$', maxLength: 10, description: 'The type of the records signed, by mnemonic (TYPE and a number for one without)' }),

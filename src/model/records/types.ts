@@ -135,6 +135,11 @@ export interface RecordType {
    * are compared and signed as written, and NSEC's next name too (RFC 6840 5.1).
    */
   readonly caseSensitiveNames?: true;
+  /**
+   * The records of this type at one name that share a TTL (RFC 2181 5.2), when not all of them do: RRSIG's
+   * by the type they cover, as each has the TTL of the RRset it signs (RFC 4034 3).
+   */
+  ttlGroup?(data: RecordFields): string;
   /** Allowed at the zone apex (CNAME is not). */
   readonly apexAllowed: boolean;
   /** Host names this record points at, for additional-section processing (MX, SRV, NS targets). */
