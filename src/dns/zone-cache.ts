@@ -13,6 +13,7 @@ import type { Services } from '../services/index.js';
 import type { ServedZone, ZoneBatch } from '../services/zones.js';
 import { dnssecApex } from '../model/dnssec.js';
 import { signZone } from './online.js';
+import { presigned } from './presigned.js';
 import type { SignedView } from './secure.js';
 import type { SignatureCache } from './sign.js';
 import { buildZone, type Zone } from './zone.js';
@@ -54,7 +55,7 @@ export interface ZoneCacheOptions {
  */
 export class ZoneCache {
   private readonly byKey = new Map<string, Zone>();
-  /** The signed view of each zone version built with keys. */
+  /** The signed view of each zone version that is signed: ours with our keys, a mirror's as its master signed it. */
   private readonly signedZones = new WeakMap<Zone, SignedView>();
   private readonly byId = new Map<number, Zone>();
   /** Zone ids waiting for a load of their own, and the promise that settles when none are left. */
@@ -337,7 +338,7 @@ export class ZoneCache {
     // A signed zone also holds its DNSKEY, CDS, CDNSKEY and NSEC3PARAM records.
     const served = signing ? { soa: content.soa, answers: [...content.answers, ...dnssecApex(content.soa.name, signing)] } : content;
     const zone = buildZone(domain.id, served, expiresAt, (why) => this.opts.log.warn({ domain: domain.domain, why }, 'record not served'));
-    const view = signing ? signZone(zone, signing, this.opts.signatures) : undefined;
+    const view = signing ? signZone(zone, signing, this.opts.signatures) : expiresAt !== null ? presigned(zone) : undefined;
     if (view) this.signedZones.set(zone, view);
     return zone;
   }

@@ -1,0 +1,216 @@
+/**
+ * Zone mirrors of signed zones, served as received: a knotd primary signs two zones itself (ECDSA P-256; one
+ * with NSEC3 — no extra iterations, a salt — one with NSEC) and zonehost mirrors them. delv, anchored on the
+ * DS of knotd's key, validates every kind of answer from zonehost: positive, CNAME, wildcard expansion and
+ * wildcard NODATA, NODATA, NXDOMAIN, empty non-terminal, DS at a secure delegation and its absence at an
+ * insecure one, DNSKEY. Answers without DO are those of the master; zonehost signs nothing; the mirror's AXFR
+ * carries every record as received.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dnskeyRdata, dsDigest, keyTag } from '../../src/model/dnssec.js';
+import { eventually, kdigAt, startKnot, transfer, type Knot } from '../support/knot.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { data } from '../v3/support.js';
+import { kdig } from './support.js';
+
+const run = promisify(execFile);
+
+const PRIMARY = '127.0.36.2';
+/** Where zonehost passes its mirrors on to (their axfr list). */
+const SECONDARY = '127.0.36.1';
+const NSEC3_ZONE = 'hashed.test';
+const NSEC_ZONE = 'ordered.test';
+
+const zoneFile = (zone: string) => `$ORIGIN ${zone}.
+$TTL 3600
+@        SOA   ns.${zone}. admin.${zone}. 1 3600 600 86400 300
+@        NS    ns.${zone}.
+@        MX    10 mail.${zone}.
+ns       A     192.0.2.53
+mail     A     192.0.2.25
+www  120 A     192.0.2.80
+www      AAAA  2001:db8::80
+alias    CNAME www.${zone}.
+*.wild   A     192.0.2.42
+deep.a.ent TXT "below an empty non-terminal"
+sub      NS    ns.sub.${zone}.
+ns.sub   A     192.0.2.54
+secure   NS    ns.elsewhere.example.
+secure   DS    12345 13 2 ${'AB'.repeat(32)}
+`;
+
+let server: TestServer;
+let key: string;
+let knot: Knot;
+let dir: string;
+const mirrors = new Map<string, number>();
+
+/** delv's verdict on `name` `type` from zonehost, anchored on the DS of the primary's key for `zone`. */
+async function delv(zone: string, name: string, type: string, at = { host: '127.0.0.1', port: server.dnsAddress?.port as number }): Promise<string> {
+  const keys = await kdigAt(knot, zone, 'DNSKEY');
+  const ksk = keys.answer.find((r) => r.type === 'DNSKEY' && r.data.startsWith('257 '));
+  if (!ksk) throw new Error(`no key-signing key for ${zone}:\n${keys.raw}`);
+  const [flags, , algorithm, ...b64] = ksk.data.split(/\s+/);
+  const rdata = dnskeyRdata(Number(flags), Number(algorithm), Buffer.from(b64.join(''), 'base64'));
+  const anchor = join(dir, `${zone}.delv.conf`);
+  writeFileSync(anchor, `trust-anchors {\n  "${zone}." static-ds ${keyTag(rdata)} ${algorithm} 2 "${dsDigest(zone, rdata)}";\n};\n`);
+  const out = await run('delv', ['-a', anchor, `+root=${zone}`, `@${at.host}`, '-p', String(at.port), name, type], { timeout: 20_000 }).catch((e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? '' }));
+  return `${out.stdout}${out.stderr}`;
+}
+
+const signaturesMade = async () => Number(/^zonehost_dnssec_signatures_made (\d+)$/m.exec(await (await fetch(`${server.base}/metrics`)).text())?.[1]);
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'zonehost-dnssec-mirror-'));
+  server = await startTestServer();
+  ({ key } = await server.user('mirror'));
+  const policy = (id: string, nsec3: string) => `  - id: ${id}
+    algorithm: ecdsap256sha256
+    single-type-signing: on
+    ${nsec3}
+`;
+  const zone = (name: string, policyId: string) => `  - domain: ${name}
+    file: "{dir}/${name}.zone"
+    notify: zonehost
+    acl: xfr
+    zonefile-sync: -1
+    dnssec-signing: on
+    dnssec-policy: ${policyId}
+`;
+  knot = await startKnot({
+    address: PRIMARY,
+    files: { [`${NSEC3_ZONE}.zone`]: zoneFile(NSEC3_ZONE), [`${NSEC_ZONE}.zone`]: zoneFile(NSEC_ZONE) },
+    config: `remote:
+  - id: zonehost
+    address: 127.0.0.1@${server.dnsAddress?.port}
+    via: {address}
+acl:
+  - id: xfr
+    address: 127.0.0.0/8
+    action: transfer
+policy:
+${policy('hashed', 'nsec3: on\n    nsec3-iterations: 0\n    nsec3-salt-length: 8')}${policy('ordered', 'nsec3: off')}zone:
+${zone(NSEC3_ZONE, 'hashed')}${zone(NSEC_ZONE, 'ordered')}`,
+  });
+  for (const z of [NSEC3_ZONE, NSEC_ZONE]) {
+    await eventually(`${z} signed by the primary\n${knot.log()}`, async () => (await kdigAt(knot, z, 'DNSKEY', '+dnssec')).answer.some((r) => r.type === 'RRSIG'));
+    const created = await data(server.base, { api_action: 'domain.create', api_key: key, Domain: z, Type: 'slave', master_ips: PRIMARY, axfr_ips: SECONDARY });
+    mirrors.set(z, created.DomainID);
+  }
+  for (const [z, id] of mirrors) {
+    await eventually(`the mirror of ${z} pulled\n${knot.log()}`, async () => {
+      const state = await server.services.mirrors.stateOf(id);
+      if (state.lastError) throw new Error(state.lastError);
+      return state.serial !== null;
+    });
+  }
+});
+
+afterAll(async () => {
+  await knot?.stop();
+  await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const CASES: [string, string, string, RegExp][] = [
+  ['a positive answer', 'www', 'A', /^; fully validated/m],
+  ['the apex DNSKEY set', '', 'DNSKEY', /^; fully validated/m],
+  ['an MX answer', '', 'MX', /^; fully validated/m],
+  ['a CNAME to an answer', 'alias', 'A', /^; fully validated/m],
+  ['a wildcard expansion', 'anything.wild', 'A', /^; fully validated/m],
+  ['NODATA at a wildcard', 'anything.wild', 'TXT', /negative response, fully validated/],
+  ['NODATA', 'www', 'TXT', /negative response, fully validated/],
+  ['NXDOMAIN', 'nothere', 'A', /negative response, fully validated/],
+  ['NXDOMAIN below an existing name', 'x.y.www', 'A', /negative response, fully validated/],
+  ['an empty non-terminal', 'a.ent', 'A', /negative response, fully validated/],
+  ['the DS of a secure delegation', 'secure', 'DS', /^; fully validated/m],
+  ['no DS at an insecure delegation', 'sub', 'DS', /negative response, fully validated/],
+];
+
+const fqdn = (label: string, zone: string) => (label ? `${label}.${zone}` : zone);
+
+for (const [zone, chain] of [
+  [NSEC3_ZONE, 'NSEC3'],
+  [NSEC_ZONE, 'NSEC'],
+] as const) {
+  describe(`a mirror of a zone its master signed with ${chain}`, () => {
+    it('is taken whole, signatures and chain included', async () => {
+      const state = await server.services.mirrors.stateOf(mirrors.get(zone) as number);
+      expect(state.lastError).toBeNull();
+      const signed = await kdig(server, fqdn('www', zone), 'A', '+dnssec');
+      expect(signed.answer.map((r) => r.type)).toEqual(['A', 'RRSIG']);
+      // The primary's own signature, not one of ours.
+      expect(signed.answer[1]?.data).toBe((await kdigAt(knot, fqdn('www', zone), 'A', '+dnssec')).answer.find((r) => r.type === 'RRSIG')?.data);
+      expect(await delv(zone, fqdn('www', zone), 'A', { host: PRIMARY, port: 53 })).toMatch(/^; fully validated/m);
+    });
+
+    for (const [what, label, type, verdict] of CASES) {
+      it(`validates with delv: ${what}`, async () => {
+        expect(await delv(zone, fqdn(label, zone), type)).toMatch(verdict);
+      });
+    }
+
+    it(`proves NXDOMAIN with the master's ${chain} records, and a referral with the proof of no DS`, async () => {
+      const nx = await kdig(server, fqdn('nothere', zone), 'A', '+dnssec');
+      expect(nx.status).toBe('NXDOMAIN');
+      const proofs = nx.authority.filter((r) => r.type === chain);
+      expect(proofs.length).toBeGreaterThanOrEqual(chain === 'NSEC3' ? 2 : 1);
+      const master = await kdigAt(knot, fqdn('nothere', zone), 'A', '+dnssec');
+      expect(proofs.map((r) => `${r.name} ${r.data}`).sort()).toEqual(master.authority.filter((r) => r.type === chain).map((r) => `${r.name} ${r.data}`).sort());
+      const referral = await kdig(server, fqdn('host.sub', zone), 'A', '+dnssec');
+      expect(referral.flags).not.toContain('aa');
+      expect(referral.authority.map((r) => r.type)).toEqual(['NS', chain, 'RRSIG']);
+      const secure = await kdig(server, fqdn('host.secure', zone), 'A', '+dnssec');
+      expect(secure.authority.map((r) => r.type)).toEqual(['NS', 'DS', 'RRSIG']);
+    });
+
+    it('answers queries without DO as the master does, with no DNSSEC records unless asked for by type', async () => {
+      for (const [label, type] of [
+        ['www', 'A'],
+        ['', 'MX'],
+        ['alias', 'A'],
+        ['anything.wild', 'A'],
+        ['www', 'TXT'],
+        ['nothere', 'A'],
+        ['a.ent', 'A'],
+        ['host.sub', 'A'],
+      ] as const) {
+        const ours = await kdig(server, fqdn(label, zone), type);
+        const theirs = await kdigAt(knot, fqdn(label, zone), type);
+        const shape = (a: typeof ours) => ({ status: a.status, answer: a.answer.map((r) => `${r.name} ${r.ttl} ${r.type} ${r.data}`), authority: a.authority.map((r) => `${r.name} ${r.type} ${r.data}`) });
+        expect(shape(ours), `${label} ${type}`).toEqual(shape(theirs));
+        expect([...ours.answer, ...ours.authority].filter((r) => ['RRSIG', 'NSEC', 'NSEC3'].includes(r.type))).toEqual([]);
+      }
+      expect((await kdig(server, fqdn('www', zone), 'RRSIG')).answer.map((r) => r.data.split(' ')[0]).sort()).toEqual(chain === 'NSEC' ? ['A', 'AAAA', 'NSEC'] : ['A', 'AAAA']);
+    });
+
+    it('passes its copy on by AXFR as received', async () => {
+      const ours = await transfer(server, SECONDARY, zone, 'AXFR');
+      expect(ours.status).toBe('NOERROR');
+      const theirs = await run('kdig', ['-p', '53', `@${PRIMARY}`, '+time=3', zone, 'AXFR'], { timeout: 20_000 });
+      const records = (text: string) =>
+        text
+          .split('\n')
+          .filter((l) => l.trim() !== '' && !l.startsWith(';'))
+          .map((l) => {
+            const [name = '', ttl, , type = '', ...rest] = l.split(/\s+/);
+            return `${name.toLowerCase()} ${ttl} ${type} ${rest.join(' ')}`;
+          });
+      expect(new Set(records(ours.raw))).toEqual(new Set(records(theirs.stdout)));
+      const file = join(dir, `${zone}.axfr`);
+      // The closing SOA left out: a zone file holds one.
+      writeFileSync(file, `${ours.raw.split('\n').filter((l) => l.trim() !== '' && !l.startsWith(';')).slice(0, -1).join('\n')}\n`);
+      const ldns = await run('ldns-verify-zone', [file]).catch((e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? '' }));
+      expect(`${ldns.stdout}${ldns.stderr}`).toMatch(/Zone is verified and complete/);
+    });
+  });
+}
+
+it('signs nothing of its own for mirrors', async () => {
+  expect(await signaturesMade()).toBe(0);
+});
