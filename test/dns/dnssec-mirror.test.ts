@@ -4,7 +4,9 @@
  * DS of knotd's key, validates every kind of answer from zonehost: positive, CNAME, wildcard expansion and
  * wildcard NODATA, NODATA, NXDOMAIN, empty non-terminal, DS at a secure delegation and its absence at an
  * insecure one, DNSKEY. Answers without DO are those of the master; zonehost signs nothing; the mirror's AXFR
- * carries every record as received.
+ * carries every record as received. A third zone, NSEC3 with opt-out and extra iterations, leaves its insecure
+ * delegation out of the chain: the mirror proves it with the closest provable encloser, as knotd does, and
+ * delv gives the mirror's answers the verdicts it gives the master's.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +27,8 @@ const PRIMARY = '127.0.36.2';
 const SECONDARY = '127.0.36.1';
 const NSEC3_ZONE = 'hashed.test';
 const NSEC_ZONE = 'ordered.test';
+/** NSEC3 with opt-out and extra iterations: its chain leaves out the insecure delegation. */
+const OPT_OUT_ZONE = 'optout.test';
 
 const zoneFile = (zone: string) => `$ORIGIN ${zone}.
 $TTL 3600
@@ -84,7 +88,7 @@ beforeAll(async () => {
 `;
   knot = await startKnot({
     address: PRIMARY,
-    files: { [`${NSEC3_ZONE}.zone`]: zoneFile(NSEC3_ZONE), [`${NSEC_ZONE}.zone`]: zoneFile(NSEC_ZONE) },
+    files: Object.fromEntries([NSEC3_ZONE, NSEC_ZONE, OPT_OUT_ZONE].map((z) => [`${z}.zone`, zoneFile(z)])),
     config: `remote:
   - id: zonehost
     address: 127.0.0.1@${server.dnsAddress?.port}
@@ -94,10 +98,10 @@ acl:
     address: 127.0.0.0/8
     action: transfer
 policy:
-${policy('hashed', 'nsec3: on\n    nsec3-iterations: 0\n    nsec3-salt-length: 8')}${policy('ordered', 'nsec3: off')}zone:
-${zone(NSEC3_ZONE, 'hashed')}${zone(NSEC_ZONE, 'ordered')}`,
+${policy('hashed', 'nsec3: on\n    nsec3-iterations: 0\n    nsec3-salt-length: 8')}${policy('ordered', 'nsec3: off')}${policy('optout', 'nsec3: on\n    nsec3-opt-out: on\n    nsec3-iterations: 3\n    nsec3-salt-length: 4')}zone:
+${zone(NSEC3_ZONE, 'hashed')}${zone(NSEC_ZONE, 'ordered')}${zone(OPT_OUT_ZONE, 'optout')}`,
   });
-  for (const z of [NSEC3_ZONE, NSEC_ZONE]) {
+  for (const z of [NSEC3_ZONE, NSEC_ZONE, OPT_OUT_ZONE]) {
     await eventually(`${z} signed by the primary\n${knot.log()}`, async () => (await kdigAt(knot, z, 'DNSKEY', '+dnssec')).answer.some((r) => r.type === 'RRSIG'));
     const created = await data(server.base, { api_action: 'domain.create', api_key: key, Domain: z, Type: 'slave', master_ips: PRIMARY, axfr_ips: SECONDARY });
     mirrors.set(z, created.DomainID);
@@ -210,6 +214,40 @@ for (const [zone, chain] of [
     });
   });
 }
+
+describe('a mirror of a zone signed with opt-out NSEC3 and extra iterations', () => {
+  it('has no NSEC3 record for the insecure delegation', async () => {
+    const param = await kdig(server, OPT_OUT_ZONE, 'NSEC3PARAM');
+    expect(param.answer.map((r) => r.data.split(' ').slice(0, 3).join(' '))).toEqual(['1 0 3']);
+    const axfr = await transfer(server, SECONDARY, OPT_OUT_ZONE, 'AXFR');
+    expect(axfr.records.filter((r) => / NSEC3 1 1 3 /.test(r)).length).toBeGreaterThan(0);
+  });
+
+  // Opt-out makes some answers insecure by design (a wildcard whose next closer name falls in an opt-out
+  // span, RFC 5155 9.2): delv's verdict from the mirror must be the one it gives the master, never bogus.
+  const verdict = (out: string) => out.split('\n')[0] ?? '';
+  for (const [what, label, type] of CASES) {
+    it(`gets delv's verdict the master gets: ${what}`, async () => {
+      const ours = await delv(OPT_OUT_ZONE, fqdn(label, OPT_OUT_ZONE), type);
+      expect(verdict(ours)).toBe(verdict(await delv(OPT_OUT_ZONE, fqdn(label, OPT_OUT_ZONE), type, { host: PRIMARY, port: 53 })));
+      expect(verdict(ours)).toMatch(/^; (fully validated|negative response, fully validated|unsigned answer)$/);
+    });
+  }
+
+  it('proves the insecure delegation with the closest provable encloser (RFC 5155 7.2.7), as the master does', async () => {
+    for (const [name, type] of [
+      [`sub.${OPT_OUT_ZONE}`, 'DS'],
+      [`host.sub.${OPT_OUT_ZONE}`, 'A'],
+    ] as const) {
+      const ours = await kdig(server, name, type, '+dnssec');
+      const theirs = await kdigAt(knot, name, type, '+dnssec');
+      const proof = (a: typeof ours) => a.authority.filter((r) => r.type === 'NSEC3').map((r) => `${r.name} ${r.data}`).sort();
+      expect(proof(ours).length, `${name} ${type}`).toBe(2);
+      expect(proof(ours), `${name} ${type}`).toEqual(proof(theirs));
+    }
+    expect(await delv(OPT_OUT_ZONE, `sub.${OPT_OUT_ZONE}`, 'DS')).toMatch(/^; negative response, fully validated/);
+  });
+});
 
 it('signs nothing of its own for mirrors', async () => {
   expect(await signaturesMade()).toBe(0);
