@@ -163,7 +163,8 @@ for (const [zone, chain] of [
       const nx = await kdig(server, fqdn('nothere', zone), 'A', '+dnssec');
       expect(nx.status).toBe('NXDOMAIN');
       const proofs = nx.authority.filter((r) => r.type === chain);
-      expect(proofs.length).toBeGreaterThanOrEqual(chain === 'NSEC3' ? 2 : 1);
+      // As many as the master sends: one record may prove several names (knotd's salt is random).
+      expect(proofs.length).toBeGreaterThanOrEqual(1);
       const master = await kdigAt(knot, fqdn('nothere', zone), 'A', '+dnssec');
       expect(proofs.map((r) => `${r.name} ${r.data}`).sort()).toEqual(master.authority.filter((r) => r.type === chain).map((r) => `${r.name} ${r.data}`).sort());
       const referral = await kdig(server, fqdn('host.sub', zone), 'A', '+dnssec');
@@ -242,7 +243,8 @@ describe('a mirror of a zone signed with opt-out NSEC3 and extra iterations', ()
       const ours = await kdig(server, name, type, '+dnssec');
       const theirs = await kdigAt(knot, name, type, '+dnssec');
       const proof = (a: typeof ours) => a.authority.filter((r) => r.type === 'NSEC3').map((r) => `${r.name} ${r.data}`).sort();
-      expect(proof(ours).length, `${name} ${type}`).toBe(2);
+      // One record when the apex's NSEC3 record also covers the delegation's hash (knotd's salt is random).
+      expect(proof(ours).length, `${name} ${type}`).toBeGreaterThanOrEqual(1);
       expect(proof(ours), `${name} ${type}`).toEqual(proof(theirs));
     }
     expect(await delv(OPT_OUT_ZONE, `sub.${OPT_OUT_ZONE}`, 'DS')).toMatch(/^; negative response, fully validated/);
