@@ -6,6 +6,7 @@
 import { cpus, totalmem } from 'node:os';
 import { apiBenchmark } from './api/index.js';
 import { dnsBenchmark } from './dns/index.js';
+import { dnssecBenchmark } from './dnssec/index.js';
 import { propagationBenchmark } from './propagation/index.js';
 import { scaleBenchmark } from './scale/index.js';
 import { updateBenchmark } from './update/index.js';
@@ -16,6 +17,7 @@ type Suite = (opts: BenchOptions, log: (line: string) => void) => Promise<string
 const SUITES: Record<string, Suite> = {
   api: apiBenchmark,
   dns: dnsBenchmark,
+  dnssec: dnssecBenchmark,
   propagation: propagationBenchmark,
   scale: scaleBenchmark,
   update: updateBenchmark,
