@@ -59,12 +59,25 @@ export interface ChainEntry {
 /** A zone's NSEC3 chain, sorted by hash. */
 export class Nsec3Chain {
   readonly entries: ChainEntry[];
+  /** Each name's hash, lent to the chain of the zone's next version (a name's hash never changes). */
+  readonly hashes = new Map<string, Buffer>();
 
+  /** `previous`: the chain of the zone's version before, whose hashes are taken rather than computed again. */
   constructor(
     readonly zone: string,
     names: ReadonlyMap<string, number[]>,
+    previous?: Nsec3Chain,
   ) {
-    this.entries = [...names].map(([name, types]) => ({ hash: nsec3Hash(name), name, types: [...types].sort((a, b) => a - b) })).sort((a, b) => Buffer.compare(a.hash, b.hash));
+    const known = previous?.zone === zone ? previous.hashes : undefined;
+    // Sorted on the hashes as latin1 strings: Buffer.compare's order, without a call into C++ per comparison.
+    const keyed: { order: string; entry: ChainEntry }[] = [];
+    for (const [name, types] of names) {
+      const hash = known?.get(name) ?? nsec3Hash(name);
+      this.hashes.set(name, hash);
+      keyed.push({ order: hash.toString('latin1'), entry: { hash, name, types: [...types].sort((a, b) => a - b) } });
+    }
+    keyed.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+    this.entries = keyed.map((k) => k.entry);
   }
 
   /** The index of the entry whose hash is the name's, or -1. */

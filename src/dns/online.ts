@@ -30,8 +30,11 @@ function belowCut(zone: Zone, key: string): boolean {
   return false;
 }
 
-/** The NSEC3 chain of a zone version: every authoritative name, empty non-terminals and delegations included (no opt-out). */
-function chainOf(zone: Zone): Nsec3Chain {
+/**
+ * The NSEC3 chain of a zone version: every authoritative name, empty non-terminals and delegations included
+ * (no opt-out); `previous`, the chain of the version before, lends the hashes of the names they share.
+ */
+function chainOf(zone: Zone, previous?: Nsec3Chain): Nsec3Chain {
   const names = new Map<string, number[]>();
   for (const [key, node] of zone.nodes) {
     if (key !== zone.key && belowCut(zone, key)) continue;
@@ -42,14 +45,14 @@ function chainOf(zone: Zone): Nsec3Chain {
     if (types.length > 0 && (!delegation || types.includes(TYPE.DS))) types.push(TYPE.RRSIG);
     names.set(key, types);
   }
-  return new Nsec3Chain(zone.key, names);
+  return new Nsec3Chain(zone.key, names, previous);
 }
 
 /** The signed view of one of our zone versions: signatures made with its keys, proofs from its NSEC3 chain. */
 export class OnlineView implements SignedView, DenialChain {
   readonly kind = 'nsec3' as const;
   readonly chain: DenialChain = this;
-  private readonly nsec3Chain: Nsec3Chain;
+  readonly nsec3Chain: Nsec3Chain;
   /** TTL of NSEC3 records: that of negative answers, min(SOA TTL, MINIMUM) (RFC 9077). */
   private readonly negativeTtl: number;
   /** RRSIG sets already made for this version's RRsets, until their signatures are due to be made anew. */
@@ -61,8 +64,9 @@ export class OnlineView implements SignedView, DenialChain {
     private readonly zone: Zone,
     readonly keys: readonly ZoneKey[],
     private readonly cache: SignatureCache,
+    previous?: OnlineView,
   ) {
-    this.nsec3Chain = chainOf(zone);
+    this.nsec3Chain = chainOf(zone, previous?.nsec3Chain);
     const soa = zone.soa.items[0] as unknown as Soa;
     this.negativeTtl = Math.min(zone.soa.ttl, (soa.minimum ?? 0) >>> 0);
   }
@@ -101,8 +105,8 @@ export class OnlineView implements SignedView, DenialChain {
 }
 
 /** The signed view of a zone version built with keys: its NSEC3 chain is worked out now, its signatures when asked for. */
-export function signZone(zone: Zone, signing: ZoneSigning, cache: SignatureCache): OnlineView {
-  return new OnlineView(zone, signing.keys, cache);
+export function signZone(zone: Zone, signing: ZoneSigning, cache: SignatureCache, previous?: SignedView): OnlineView {
+  return new OnlineView(zone, signing.keys, cache, previous instanceof OnlineView ? previous : undefined);
 }
 
 /**

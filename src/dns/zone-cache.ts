@@ -338,7 +338,9 @@ export class ZoneCache {
     // A signed zone also holds its DNSKEY, CDS, CDNSKEY and NSEC3PARAM records.
     const served = signing ? { soa: content.soa, answers: [...content.answers, ...dnssecApex(content.soa.name, signing)] } : content;
     const zone = buildZone(domain.id, served, expiresAt, (why) => this.opts.log.warn({ domain: domain.domain, why }, 'record not served'));
-    const view = signing ? signZone(zone, signing, this.opts.signatures) : expiresAt !== null ? presigned(zone) : undefined;
+    // A new version of a signed zone takes the NSEC3 hashes of the names it shares with the one served until now.
+    const before = this.byId.get(domain.id);
+    const view = signing ? signZone(zone, signing, this.opts.signatures, before && this.signedZones.get(before)) : expiresAt !== null ? presigned(zone) : undefined;
     if (view) this.signedZones.set(zone, view);
     return zone;
   }
