@@ -4,6 +4,7 @@
  * made when first asked for and kept in the shared cache (sign.ts) — and the same zone signed in full for
  * a transfer (signedRecords).
  */
+import { setImmediate } from 'node:timers/promises';
 import { parentKey } from '../model/labels.js';
 import { dnssecApex, type ZoneKey, type ZoneSigning } from '../model/dnssec.js';
 import { decodeRdata, rdataOf, recordType, recordTypeByCode, type RecordFields, type RecordType } from '../model/records/index.js';
@@ -104,6 +105,9 @@ export class OnlineView implements SignedView, DenialChain {
   }
 }
 
+/** How long signing a transfer runs before it lets queries in. */
+const YIELD_AFTER_MS = 5;
+
 /** The signed view of a zone version built with keys: its NSEC3 chain is worked out now, its signatures when asked for. */
 export function signZone(zone: Zone, signing: ZoneSigning, cache: SignatureCache, previous?: SignedView): OnlineView {
   return new OnlineView(zone, signing.keys, cache, previous instanceof OnlineView ? previous : undefined);
@@ -113,9 +117,10 @@ export function signZone(zone: Zone, signing: ZoneSigning, cache: SignatureCache
  * A signed zone as a transfer carries it (RFC 5936 with RFC 4035): its records, the DNSKEY, CDS, CDNSKEY and
  * NSEC3PARAM records, an RRSIG for every authoritative RRset and the whole NSEC3 chain with its signatures,
  * so a plain secondary serves it signed. `answers` carry their RRsets' TTLs (withRRsetTtls); the SOA stays
- * apart (it opens and closes the transfer). Signatures come from the same cache as answers'.
+ * apart (it opens and closes the transfer). Signatures come from the same cache as answers'. Signing a large
+ * zone takes seconds: it gives way to other work every few milliseconds, so queries are answered meanwhile.
  */
-export function signedRecords(content: ZoneContent, signing: ZoneSigning, cache: SignatureCache, now: number): ZoneRecord[] {
+export async function signedRecords(content: ZoneContent, signing: ZoneSigning, cache: SignatureCache, now: number): Promise<ZoneRecord[]> {
   const answers = [...content.answers, ...dnssecApex(content.soa.name, signing)];
   const zone = buildZone(0, { soa: content.soa, answers }, null, () => undefined);
   const chain = chainOf(zone);
@@ -127,12 +132,20 @@ export function signedRecords(content: ZoneContent, signing: ZoneSigning, cache:
     const made = cache.sign(zone.name, signing.keys, { owner, type: set.type, ttl: set.ttl, rdata: set.items.map((i) => canonical(t, i)) }, now);
     for (const data of made.rrsigs) out.push({ name: owner, type: 'RRSIG', ttl: set.ttl, data });
   };
+  let since = performance.now();
+  const giveWay = async () => {
+    if (performance.now() - since < YIELD_AFTER_MS) return;
+    await setImmediate();
+    since = performance.now();
+  };
   const apexNs = setOf(zone.nodes.get(zone.key) ?? null, TYPE.NS);
   for (const [key, node] of zone.nodes) {
     if (key !== zone.key && belowCut(zone, key)) continue;
     for (let set = node; set; set = set.next) if (set.type !== TYPE.NS || set === apexNs) sign(set, set.owner);
+    await giveWay();
   }
   for (let i = 0; i < chain.entries.length; i++) {
+    await giveWay();
     const { owner, data } = chain.record(i);
     out.push({ name: owner, type: 'NSEC3', ttl: negativeTtl, data });
     sign({ type: TYPE.NSEC3, ttl: negativeTtl, owner, items: [encodeRdata(typeOf('NSEC3'), data)], additional: null, next: null }, owner);

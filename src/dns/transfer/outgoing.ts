@@ -74,6 +74,6 @@ export async function handleTransfer(req: TransferRequest): Promise<Buffer[]> {
     const diffs = journal && !snapshot.signing ? zoneDiff(snapshot.domain, journal.records, journal.changes, clientSerial, req.nameservers, content.answers.length) : null;
     if (diffs) return responses(query, RCODE.NOERROR, [content.soa, ...diffs, content.soa]);
   }
-  const answers = snapshot.signing ? signedRecords(content, snapshot.signing, req.signatures, Math.floor(services.now() / 1000)) : content.answers;
+  const answers = snapshot.signing ? await signedRecords(content, snapshot.signing, req.signatures, Math.floor(services.now() / 1000)) : content.answers;
   return responses(query, RCODE.NOERROR, [content.soa, ...answers, content.soa]);
 }
