@@ -3,6 +3,7 @@ import type { Store } from '../store/store.js';
 import { DEFAULT_LIMITS, type Limits } from './actor.js';
 import { AccountService } from './accounts.js';
 import { AuditService } from './audit.js';
+import { ChangeService } from './changes.js';
 import { DnssecService, type DnssecOptions } from './dnssec.js';
 import { DomainService } from './domains.js';
 import { Metrics } from './metrics.js';
@@ -23,6 +24,8 @@ export class Services {
   readonly accounts: AccountService;
   readonly domains: DomainService;
   readonly records: RecordService;
+  /** Bulk record changes to one zone, all or none. */
+  readonly changes: ChangeService;
   readonly mirrors: MirrorService;
   /** TSIG keys: interface B manages them, the DNS side finds them by name. */
   readonly tsigKeys: TsigKeyService;
@@ -45,6 +48,7 @@ export class Services {
     this.accounts = new AccountService(store, limits, now);
     this.domains = new DomainService(store, this.writer, limits);
     this.records = new RecordService(store, this.writer, this.domains, limits);
+    this.changes = new ChangeService(this.writer, this.domains, limits);
     this.mirrors = new MirrorService(store, this.domains, this.bus, now);
     this.tsigKeys = new TsigKeyService(store, this.domains, limits, now);
     this.updates = new UpdateService(this.writer, limits);

@@ -16,6 +16,7 @@ import { domainRoutes, mirrorRoutes } from './domains.js';
 import { OPENAPI_INFO } from './openapi.js';
 import { fastifyProblem, HttpProblem, problem, problemFor, sendProblem } from './problem.js';
 import { recordRoutes } from './records.js';
+import { changeRoutes } from './changes.js';
 import { accountRoutes } from './account.js';
 import { metricsRoutes } from './metrics.js';
 import { tsigKeyRoutes } from './tsigkeys.js';
@@ -167,6 +168,7 @@ function api(services: Services): FastifyPluginAsync {
     domainRoutes(app, ctx);
     mirrorRoutes(app, ctx);
     recordRoutes(app, ctx);
+    changeRoutes(app, ctx);
     accountRoutes(app, ctx);
     tsigKeyRoutes(app, ctx);
     dnssecRoutes(app, ctx);
