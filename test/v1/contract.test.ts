@@ -171,6 +171,22 @@ describe('real responses match the published schemas', () => {
     }
     await run('GET', `/v1/domains/${id}/records`);
     await run('GET', `/v1/domains/${id}/records?type=SRV&limit=1`);
+    // Bulk changes: every op in successes, and a refused list (422)
+    const bulk = await run('POST', `/v1/domains/${id}/changes`, {
+      changes: [
+        { op: 'create', type: 'A', name: 'bulk', address: '192.0.2.8' },
+        { op: 'create', type: 'TXT', name: 'bulk', text: 'x' },
+      ],
+    });
+    expect(bulk.status, bulk.text).toBe(200);
+    const bulk2 = await run('POST', `/v1/domains/${id}/changes`, {
+      changes: [
+        { op: 'update', type: 'A', id: bulk.body.changes[0].id, ttl: 300 },
+        { op: 'delete', type: 'TXT', id: bulk.body.changes[1].id },
+      ],
+    });
+    expect(bulk2.status, bulk2.text).toBe(200);
+    expect((await run('POST', `/v1/domains/${id}/changes`, { changes: [{ op: 'create', type: 'A', address: 'x' }] })).status).toBe(422);
     // Last type first: a type another needs (NS, for DS) goes after the records that need it.
     for (const t of [...RECORD_TYPE_NAMES].reverse()) {
       const list = await run('GET', `/v1/domains/${id}/${t}`);
@@ -218,7 +234,7 @@ describe('real responses match the published schemas', () => {
     const big = await call(server.base, 'POST', '/v1/domains', { key, raw: JSON.stringify({ domain: 'x'.repeat(2 << 20) }), headers: { 'content-type': 'application/json' } });
     check('POST', '/v1/domains', big); // 413
     check('POST', '/v1/domains', await call(server.base, 'POST', '/v1/domains', { key, raw: 'x', headers: { 'content-type': 'text/plain' } })); // 415
-    for (const s of [400, 401, 404, 405, 409, 412, 413, 415]) expect(statusesSeen, `status ${s}`).toContain(s);
+    for (const s of [400, 401, 404, 405, 409, 412, 413, 415, 422]) expect(statusesSeen, `status ${s}`).toContain(s);
 
     // Read-only sub-resources of a domain or mirror (added by other features) are read with live ids.
     const live = { domains: a.DATA.DomainID, zonemirrors: (await run('POST', '/v1/zonemirrors', { domain: 'live-mirror.example', masters: ['192.0.2.1'] })).body.id };
