@@ -42,20 +42,33 @@ export async function applyBatch(tx: StoreOps, domain: StoredDomain, batch: Reco
     await tx.updateRecord(before.id, after, now);
     changed.push({ ...after, type: before.type, id: before.id, domainId: domain.id });
   }
-  const added: StoredRecord[] = [];
-  for (const r of batch.add) added.push(await tx.insertRecord(domain.id, r, now));
+  const added = await tx.insertRecords(domain.id, batch.add, now);
   await checkNames(tx, domain, [...batch.remove, ...change.map((c) => c.before), ...changed, ...added]);
   return { added, changed, journal: { action: 'record.batch', objectId: null, before: [...batch.remove, ...change.map((c) => c.before)], after: [...changed, ...added] } };
 }
 
+/** Above this many names touched, the zone's records are read once rather than name by name. */
+const NAMES_READ_ONE_BY_ONE = 32;
+
 /** The zone rules at each name the batch touched, as it leaves them, and the apex name servers' addresses. */
 async function checkNames(tx: StoreOps, domain: StoredDomain, touched: readonly RecordData[]): Promise<void> {
-  const seen = new Set<string>();
-  for (const r of touched) {
-    const key = keyOf(r.name);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    const problem = checkAtName(await tx.recordsAt(domain.id, r.name), domain.domain);
+  const names = new Map<string, string>();
+  for (const r of touched) if (!names.has(keyOf(r.name))) names.set(keyOf(r.name), r.name);
+  let atName: ((name: string) => Promise<StoredRecord[]>) | null = null;
+  if (names.size > NAMES_READ_ONE_BY_ONE) {
+    // One read of the zone as the batch leaves it, grouped by name (ordered by id, as recordsAt gives them).
+    const byName = new Map<string, StoredRecord[]>();
+    for (const r of await tx.listRecords(domain.id)) {
+      const key = keyOf(r.name);
+      if (!names.has(key)) continue;
+      const list = byName.get(key);
+      if (list) list.push(r);
+      else byName.set(key, [r]);
+    }
+    atName = async (name) => byName.get(keyOf(name)) ?? [];
+  } else atName = (name) => tx.recordsAt(domain.id, name);
+  for (const name of names.values()) {
+    const problem = checkAtName(await atName(name), domain.domain);
     if (problem) throw problem;
   }
   if (touched.some(touchesNameServers)) await checkNameServerAddresses(tx, domain.id, domain.domain, null);

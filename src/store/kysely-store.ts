@@ -93,6 +93,8 @@ function toDnssecKey(row: Selectable<DnssecKeysTable>): StoredDnssecKey {
 
 /** The columns a StoredRecord is made of (not the timestamps: nothing reads them back, and a bulk read pays for each). */
 const RECORD_COLUMNS = ['id', 'domain_id', 'type', 'name', 'ttl', 'data'] as const;
+/** Rows per INSERT of insertRecords: 7 parameters each stays far below SQLite's and PostgreSQL's limits. */
+const INSERT_CHUNK = 500;
 
 function toRecord(row: Pick<Selectable<RecordsTable>, (typeof RECORD_COLUMNS)[number]>): StoredRecord {
   return {
@@ -365,6 +367,20 @@ export class KyselyOps implements StoreOps {
       .returningAll()
       .executeTakeFirstOrThrow();
     return toRecord(row);
+  }
+
+  async insertRecords(domainId: number, rs: readonly RecordData[], now: number): Promise<StoredRecord[]> {
+    const out: StoredRecord[] = [];
+    for (let i = 0; i < rs.length; i += INSERT_CHUNK) {
+      const rows = await this.db
+        .insertInto('records')
+        .values(rs.slice(i, i + INSERT_CHUNK).map((r) => ({ domain_id: domainId, ...recordColumns(r), created_at: now, updated_at: now })))
+        .returning(RECORD_COLUMNS)
+        .execute();
+      // Ids grow in the order of the values (SQLite's rowids, PostgreSQL's sequence), whatever order RETURNING lists them in.
+      out.push(...rows.map(toRecord).sort((a, b) => a.id - b.id));
+    }
+    return out;
   }
 
   async record(domainId: number, id: number): Promise<StoredRecord | undefined> {

@@ -132,6 +132,8 @@ export interface StoreOps {
   bumpSerial(domainId: number, floor: number): Promise<number>;
 
   insertRecord(domainId: number, r: RecordData, now: number): Promise<StoredRecord>;
+  /** Inserts many records, a few hundred a statement; returns them stored, in the order given. */
+  insertRecords(domainId: number, rs: readonly RecordData[], now: number): Promise<StoredRecord[]>;
   record(domainId: number, id: number): Promise<StoredRecord | undefined>;
   recordById(id: number): Promise<StoredRecord | undefined>;
   /** Every record of the domain, ordered by id. */
