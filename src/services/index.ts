@@ -14,6 +14,7 @@ import { TsigKeyService } from './tsig-keys.js';
 import { UpdateService } from './updates.js';
 import { ZoneWriter } from './write.js';
 import { ZoneService } from './zones.js';
+import { ZoneFileService } from './zonefiles.js';
 
 export type { Actor, Limits } from './actor.js';
 export { ChangeBus } from './events.js';
@@ -37,12 +38,16 @@ export class Services {
   readonly zones: ZoneService;
   readonly audit: AuditService;
   readonly metrics: Metrics;
+  /** Zone files: a master domain's export, and imports that make its records a file's. */
+  readonly zonefiles: ZoneFileService;
 
   constructor(
     readonly store: Store,
     readonly limits: Limits = DEFAULT_LIMITS,
     readonly now: () => number = Date.now,
     dnssec: DnssecOptions = { kek: null },
+    /** The configured name servers (every master zone's SOA and apex NS), which zone files leave to the service. */
+    nameservers: readonly string[] = [],
   ) {
     this.writer = new ZoneWriter(store, this.bus, now);
     this.accounts = new AccountService(store, limits, now);
@@ -56,5 +61,6 @@ export class Services {
     this.zones = new ZoneService(store, now, this.dnssec);
     this.audit = new AuditService(store);
     this.metrics = new Metrics(this.bus, now);
+    this.zonefiles = new ZoneFileService(store, this.writer, this.domains, limits, nameservers);
   }
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { StoredDomain } from '../../src/model/domain.js';
 import type { StoredRecord } from '../../src/model/records/index.js';
 import { parseZone, serialiseZone, zoneContent } from '../../src/model/zone.js';
-import { zoneFile } from '../../src/dns/zonefile.js';
+import { zoneFile } from '../../src/model/zonefile.js';
 
 const domain: StoredDomain = {
   id: 1, accountId: 1, domain: 'example.com', kind: 'master', soaEmail: 'first.last@example.com', description: '',

@@ -1,5 +1,5 @@
 /**
- * The master-file export (src/dns/zonefile.ts): a zone holding every registry type, awkward TXT values, a
+ * The master-file export (src/model/zonefile.ts): a zone holding every registry type, awkward TXT values, a
  * wildcard and a delegation is accepted by named-checkzone, and holds the same RRsets our server sends by
  * AXFR (both read through named-compilezone into BIND's canonical text, then compared line by line).
  */
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zoneContent } from '../../src/model/zone.js';
-import { zoneFile } from '../../src/dns/zonefile.js';
+import { zoneFile } from '../../src/model/zonefile.js';
 import { RECORD_TYPE_NAMES } from '../../src/model/records/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { checkAllZones, namedCheckzone } from '../support/zonefile.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { zoneContent } from '../../src/model/zone.js';
-import { zoneFile } from '../../src/dns/zonefile.js';
+import { zoneFile } from '../../src/model/zonefile.js';
 import type { TestServer } from './server.js';
 
 const run = promisify(execFile);

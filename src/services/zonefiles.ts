@@ -1,0 +1,186 @@
+/**
+ * Zone files in and out of a master domain (`services.zonefiles`): the export is the zone as served
+ * (model/zone.ts's zoneContent written by model/zonefile.ts), and an import makes the domain's records
+ * exactly the file's, in one write: the difference by wire-data identity (zone-rules.ts's dataKey), applied
+ * by record-batch.ts's applyBatch (zone rules judged after all of it, the record limit, one `record.batch`
+ * journal entry), the SOA's e-mail, timers and TTL in the same write, and one serial increase.
+ *
+ * SOA: the file's RNAME is the domain's SOA e-mail, its refresh, retry and expire the domain's timers, and
+ * its TTL the domain's default TTL (rounded as every TTL). Its MNAME (the service's first name server), its
+ * serial (which only grows) and its minimum (the service's negative-caching TTL) are not taken. A file
+ * without an SOA keeps the domain's settings. A value the file gives that the domain already serves (0 =
+ * the default, served as that default) is left as stored.
+ *
+ * TTLs: a record whose TTL, after rounding, is the domain's default TTL is stored with TTL 0 (it follows the
+ * default); others keep their own. A record already in the zone with the same data stays as it is (the same
+ * id) when it is served with the TTL the file gives; otherwise only its TTL changes (`changed`).
+ */
+import { DOMAIN_DEFAULTS, withoutSecrets, type DomainData, type StoredDomain } from '../model/domain.js';
+import { ConflictError, LimitError } from '../model/errors.js';
+import type { RecordData, StoredRecord } from '../model/records/index.js';
+import { DEFAULT_TIMERS, MAX_TTL, roundTtl } from '../model/ttl.js';
+import { defaultTtl, zoneContent } from '../model/zone.js';
+import { dataKey } from '../model/zone-rules.js';
+import { checkFileRecords, MAX_LINE_PROBLEMS, parseZoneFile, zoneFile, ZoneFileError, type FileSoa, type LineProblem } from '../model/zonefile.js';
+import type { StoreOps, Store } from '../store/store.js';
+import type { Actor, Limits } from './actor.js';
+import type { DomainService } from './domains.js';
+import { applyBatch } from './record-batch.js';
+import type { JournalEntry, ZoneWriter } from './write.js';
+
+/** The domain settings an import may set from the file's SOA. */
+export interface ZoneFileSettings {
+  soaEmail: string;
+  refresh: number;
+  retry: number;
+  expire: number;
+  ttl: number;
+}
+
+/** What an import changes (or, with dryRun, would change). */
+export interface ZoneFileDiff {
+  /** Records the file adds (with ids after a real import). */
+  added: RecordData[] | StoredRecord[];
+  /** Records of the zone that the file does not have. */
+  removed: StoredRecord[];
+  /** Records with the file's data whose TTL changes: as they are and as they become. */
+  changed: { before: StoredRecord; after: StoredRecord }[];
+  /** Records the file leaves as they are. */
+  unchanged: StoredRecord[];
+  /** The domain settings after the import, and which of them the file changes. */
+  settings: ZoneFileSettings & { changed: (keyof ZoneFileSettings)[] };
+}
+
+const SETTINGS: (keyof ZoneFileSettings)[] = ['soaEmail', 'refresh', 'retry', 'expire', 'ttl'];
+
+/** A timer or TTL from a file as the domain stores it: rounded up to the allowed set, at most the longest. */
+const stored = (seconds: number): number => roundTtl(Math.min(Math.max(seconds, 1), MAX_TTL));
+/** A domain timer or TTL as served: 0 stands for the default. */
+const served = (value: number, dflt: number): number => (value > 0 ? value : dflt);
+
+/** The domain's settings with the file's SOA laid over them, where the served value differs. */
+function settingsOf(domain: StoredDomain, soa: FileSoa | null): { data: DomainData; changed: (keyof ZoneFileSettings)[] } {
+  const { id: _i, accountId: _a, serial: _s, ...data } = domain;
+  const next: DomainData = { ...data };
+  if (soa) {
+    if (soa.email.toLowerCase() !== domain.soaEmail.toLowerCase()) next.soaEmail = soa.email;
+    // Compared as served: a 0 stored stands for the default (model/zone.ts's soaOf).
+    for (const f of ['refresh', 'retry', 'expire'] as const) {
+      const v = stored(soa[f]);
+      if (v !== served(domain[f], DEFAULT_TIMERS[f])) next[f] = v;
+    }
+    if (soa.ttl !== null) {
+      const v = stored(soa.ttl);
+      if (v !== defaultTtl(domain)) next.ttl = v;
+    }
+  }
+  const changed = SETTINGS.filter((f) => next[f] !== data[f]);
+  return { data: next, changed };
+}
+
+export class ZoneFileService {
+  constructor(
+    private readonly store: Store,
+    private readonly writer: ZoneWriter,
+    private readonly domains: DomainService,
+    private readonly limits: Limits,
+    /** The configured name servers: the SOA and apex NS records every zone is served with. */
+    private readonly nameservers: readonly string[],
+  ) {}
+
+  /** The domain's zone as served, as a master file. */
+  async export(actor: Actor, domainId: number): Promise<string> {
+    const domain = await this.domains.get(actor, domainId);
+    refuseMirror(domain);
+    return zoneFile(zoneContent(domain, await this.store.listRecords(domain.id), this.nameservers));
+  }
+
+  /**
+   * Makes the domain's records those of `text` (a master file), or with `dryRun` only says what that would
+   * change. Throws ZoneFileError naming every bad line (nothing written), a ConflictError for a zone mirror,
+   * a LimitError when the file holds more records than a domain may.
+   */
+  async import(actor: Actor, domainId: number, text: string, opts: { dryRun?: boolean } = {}): Promise<ZoneFileDiff> {
+    const first = await this.domains.get(actor, domainId);
+    refuseMirror(first);
+    const parsed = parseZoneFile(text, first.domain);
+    const checked = checkFileRecords(parsed.records, first.domain, this.nameservers);
+    const problems = [...parsed.problems, ...checked.problems].sort((a, b) => a.line - b.line);
+    if (problems.length > 0) throw new ZoneFileError(capped(problems));
+    if (checked.records.length > this.limits.recordsPerDomain) {
+      throw new LimitError('records', `The file holds ${checked.records.length} records; a domain may hold at most ${this.limits.recordsPerDomain}.`);
+    }
+    const fileRecords = checked.records.map((r) => r.record);
+    if (opts.dryRun) return plan(first, await this.store.listRecords(first.id), fileRecords, parsed.soa);
+    const { value } = await this.writer.write(actor, async (tx, now) => {
+      const domain = await this.domains.locked(tx, actor, domainId);
+      refuseMirror(domain);
+      if (domain.domain !== first.domain) throw new ConflictError(null, 'The domain was renamed while the file was read; send it again.');
+      const diff = plan(domain, await tx.listRecords(domain.id), fileRecords, parsed.soa);
+      const journal: JournalEntry[] = [];
+      if (diff.settings.changed.length > 0) journal.push(await updateSettings(tx, domain, diff.settings, now));
+      const result = await applyBatch(
+        tx,
+        domain,
+        { remove: diff.removed, change: diff.changed.map((c) => ({ before: c.before, after: c.after })), add: diff.added },
+        this.limits,
+        now,
+      );
+      if (result.journal) journal.push(result.journal);
+      const out: ZoneFileDiff = { ...diff, added: result.added };
+      if (journal.length === 0) return { value: out, change: null, journal: [] };
+      const kind = diff.settings.changed.length > 0 ? 'domain.updated' : 'records.changed';
+      return { value: out, change: { domainId: domain.id, domain: domain.domain, kind, previousDomain: domain.domain }, journal };
+    });
+    return value;
+  }
+}
+
+function refuseMirror(domain: StoredDomain): void {
+  if (domain.kind !== 'master') {
+    throw new ConflictError(null, `${domain.domain} is a zone mirror: its records come from its masters by zone transfer, so it has no zone file to import or export here.`);
+  }
+}
+
+/** At most MAX_LINE_PROBLEMS problems, the last saying how many more lines are bad. */
+function capped(problems: LineProblem[]): LineProblem[] {
+  if (problems.length <= MAX_LINE_PROBLEMS) return problems;
+  const more = problems.length - MAX_LINE_PROBLEMS;
+  const last = problems[MAX_LINE_PROBLEMS] as LineProblem;
+  return [...problems.slice(0, MAX_LINE_PROBLEMS), { line: last.line, message: `and ${more} more problems from this line on (not listed)` }];
+}
+
+/** The difference between the zone's records and the file's, and the settings the file's SOA gives. */
+function plan(domain: StoredDomain, current: readonly StoredRecord[], file: readonly RecordData[], soa: FileSoa | null): ZoneFileDiff {
+  const settings = settingsOf(domain, soa);
+  const ttl = defaultTtl(settings.data);
+  const wanted = new Map<string, RecordData>();
+  for (const r of file) wanted.set(dataKey(r), { ...r, ttl: r.ttl === ttl ? 0 : r.ttl });
+  const removed: StoredRecord[] = [];
+  const changed: { before: StoredRecord; after: StoredRecord }[] = [];
+  const unchanged: StoredRecord[] = [];
+  for (const rec of current) {
+    const key = dataKey(rec);
+    const w = wanted.get(key);
+    if (!w) {
+      removed.push(rec);
+      continue;
+    }
+    wanted.delete(key);
+    if (served(rec.ttl, ttl) === served(w.ttl, ttl)) unchanged.push(rec);
+    else changed.push({ before: rec, after: { ...rec, ttl: w.ttl } });
+  }
+  const data = settings.data;
+  const out: ZoneFileSettings = { soaEmail: data.soaEmail, refresh: data.refresh, retry: data.retry, expire: data.expire, ttl: data.ttl };
+  return { added: [...wanted.values()], removed, changed, unchanged, settings: { ...out, changed: settings.changed } };
+}
+
+/** Writes the settings the file's SOA changed, journaled as a domain update. */
+async function updateSettings(tx: StoreOps, domain: StoredDomain, settings: ZoneFileSettings, now: number): Promise<JournalEntry> {
+  const { id: _i, accountId: _a, serial: _s, ...before } = domain;
+  const data: DomainData = { ...DOMAIN_DEFAULTS, ...before, ...pick(settings) };
+  await tx.updateDomain(domain.id, data, now);
+  return { action: 'domain.update', objectId: domain.id, before: withoutSecrets(before), after: withoutSecrets(data) };
+}
+
+const pick = (s: ZoneFileSettings): Pick<DomainData, keyof ZoneFileSettings> => ({ soaEmail: s.soaEmail, refresh: s.refresh, retry: s.retry, expire: s.expire, ttl: s.ttl });
