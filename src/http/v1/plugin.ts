@@ -21,6 +21,7 @@ import { accountRoutes } from './account.js';
 import { metricsRoutes } from './metrics.js';
 import { tsigKeyRoutes } from './tsigkeys.js';
 import { dnssecRoutes } from './dnssec.js';
+import { zonefileRoutes } from './zonefiles.js';
 import { allowOnly, type RouteContext } from './support.js';
 
 declare module 'fastify' {
@@ -172,6 +173,7 @@ function api(services: Services): FastifyPluginAsync {
     accountRoutes(app, ctx);
     tsigKeyRoutes(app, ctx);
     dnssecRoutes(app, ctx);
+    zonefileRoutes(app, ctx);
     metricsRoutes(app, ctx);
   };
 }

@@ -1,0 +1,173 @@
+/**
+ * /v1/domains/{id}/zonefile: a master domain's zone as a master file (RFC 1035 5, `text/dns`, RFC 4027).
+ * GET exports the zone as served; PUT makes the domain's records those of the file (services/zonefiles.ts),
+ * `?dry_run=true` only answers what it would change. The routes live in a plugin of their own, the one place
+ * of interface B that takes a body other than JSON.
+ */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { toV1, type RecordData, type StoredRecord } from '../../model/records/index.js';
+import { ZoneFileError } from '../../model/zonefile.js';
+import type { ZoneFileDiff, ZoneFileSettings } from '../../services/zonefiles.js';
+import { HttpProblem } from './problem.js';
+import { IdParams, problemResponse, success } from './schemas.js';
+import { allowOnly, type RouteContext } from './support.js';
+
+/** The largest zone file a PUT takes: ten times the API's usual body limit, room for some 100,000 records. */
+export const ZONEFILE_BODY_LIMIT = 10 * 1024 * 1024;
+/** The media type of zone files (RFC 4027); PUT also takes text/plain. */
+export const ZONEFILE_TYPE = 'text/dns';
+
+const DiffRecord = Type.Object(
+  {
+    id: Type.Optional(Type.Integer({ description: "The record's id; absent for a record a dry run would create" })),
+    type: Type.String({ description: 'The record type' }),
+  },
+  { additionalProperties: true, description: "A record as its type's path shows it (`GET /v1/domains/{id}/{TYPE}/{rid}`)" },
+);
+
+const Settings = Type.Object(
+  {
+    soa: Type.String({ description: "The SOA e-mail after the import (the file's SOA contact)" }),
+    default_ttl: Type.Integer({ description: "The domain's default TTL after the import (the file's SOA TTL, rounded); 0 = the server default" }),
+    refresh: Type.Integer({ description: 'SOA refresh after the import, seconds (0 = the default)' }),
+    retry: Type.Integer({ description: 'SOA retry after the import, seconds (0 = the default)' }),
+    expire: Type.Integer({ description: 'SOA expire after the import, seconds (0 = the default)' }),
+    changed: Type.Array(Type.String(), { description: 'The settings the file changes (names as in this object)' }),
+  },
+  { description: "The domain settings the file's SOA gives; without an SOA in the file, the domain's own" },
+);
+
+const Diff = Type.Object(
+  {
+    dry_run: Type.Boolean({ description: 'True when nothing was written' }),
+    added: Type.Array(DiffRecord, { description: "Records of the file the zone did not have (with their new ids after a real import)" }),
+    removed: Type.Array(DiffRecord, { description: 'Records of the zone the file does not have' }),
+    changed: Type.Array(Type.Object({ before: DiffRecord, after: DiffRecord }), { description: 'Records with the same data whose TTL the file changes (the same id)' }),
+    unchanged: Type.Array(DiffRecord, { description: 'Records the file leaves as they are' }),
+    domain: Settings,
+  },
+  { description: 'What the import changes (real PUT) or would change (dry run). Records are the same when their type, owner and wire data are (RFC 2181 5).' },
+);
+
+const DryRunQuery = Type.Object(
+  { dry_run: Type.Optional(Type.Boolean({ default: false, description: 'Answer the difference and write nothing' })) },
+  { additionalProperties: false },
+);
+
+const SETTING_NAMES: Record<keyof ZoneFileSettings, string> = { soaEmail: 'soa', ttl: 'default_ttl', refresh: 'refresh', retry: 'retry', expire: 'expire' };
+
+const shown = (r: RecordData | StoredRecord): { id?: number; type: string } => ({ ...('id' in r ? { id: r.id } : {}), type: r.type, ...toV1(r) });
+
+function v1Diff(d: ZoneFileDiff, dryRun: boolean) {
+  return {
+    dry_run: dryRun,
+    added: d.added.map(shown),
+    removed: d.removed.map(shown),
+    changed: d.changed.map((c) => ({ before: shown(c.before), after: shown(c.after) })),
+    unchanged: d.unchanged.map(shown),
+    domain: {
+      soa: d.settings.soaEmail,
+      default_ttl: d.settings.ttl,
+      refresh: d.settings.refresh,
+      retry: d.settings.retry,
+      expire: d.settings.expire,
+      changed: d.settings.changed.map((f) => SETTING_NAMES[f]),
+    },
+  };
+}
+
+/** A zone file's problems: 422, one entry per bad line (`field` is "line N"). */
+function fileProblem(e: ZoneFileError): HttpProblem {
+  const lines = e.problems.length;
+  return new HttpProblem(
+    422,
+    `The zone file has ${lines === 1 ? 'a bad line' : `${lines} bad lines`}; nothing was written.`,
+    e.problems.map((p) => ({ field: `line ${p.line}`, reason: p.message })),
+  );
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export function zonefileRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  // Registered in a context of its own: text bodies are taken here only, every other route keeps JSON only.
+  void app.register(async (scope) => {
+    const textParser = (req: FastifyRequest, body: Buffer, done: (err: Error | null, body?: unknown) => void): void => {
+      const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1];
+      const coding = req.headers['content-encoding'];
+      if ((charset && !/^(utf-?8|us-ascii)$/i.test(charset)) || (coding && coding.toLowerCase() !== 'identity')) {
+        return done(new HttpProblem(415, 'Send the zone file as uncompressed UTF-8 text (charset utf-8, us-ascii or none, no Content-Encoding).'));
+      }
+      try {
+        done(null, utf8.decode(body));
+      } catch {
+        done(new HttpProblem(400, 'The zone file is not valid UTF-8.'));
+      }
+    };
+    for (const type of [ZONEFILE_TYPE, 'text/plain']) scope.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: ZONEFILE_BODY_LIMIT }, textParser);
+
+    const r = scope.withTypeProvider<TypeBoxTypeProvider>();
+    const url = '/domains/:id/zonefile';
+    const { services } = ctx;
+
+    r.get(
+      url,
+      {
+        schema: {
+          tags: ['domains'],
+          summary: "Export a domain's zone file",
+          description:
+            'The zone as the DNS server serves it, as an RFC 1035 master file (text/dns, RFC 4027): the SOA first, the apex NS records ' +
+            '(the service\'s name servers and the domain\'s own), then every record, one a line, every name absolute, one TTL per RRset. ' +
+            'named-checkzone accepts it, and a PUT of it into another domain of the same name gives the same file back. A zone mirror is 409.',
+          params: IdParams,
+          response: {
+            200: { description: 'The zone file', content: { [`${ZONEFILE_TYPE}; charset=utf-8`]: { schema: Type.String() } } },
+            default: problemResponse,
+          },
+        },
+      },
+      async (req, reply) => {
+        const text = await services.zonefiles.export(ctx.actor(req), req.params.id);
+        return reply.type(`${ZONEFILE_TYPE}; charset=utf-8`).send(text);
+      },
+    );
+
+    r.put(
+      url,
+      {
+        bodyLimit: ZONEFILE_BODY_LIMIT,
+        schema: {
+          tags: ['domains'],
+          summary: "Replace a domain's records by a zone file",
+          description:
+            "Makes the domain's records exactly those of the file (body text/dns or text/plain, UTF-8, at most 10 MiB), in one transaction " +
+            'with one serial increase: records the zone lacks are added, records the file lacks removed, records whose TTL differs changed, ' +
+            "the rest left as they are (same ids). The file's SOA gives the domain's SOA e-mail, refresh, retry, expire and default TTL " +
+            "(never the serial); apex NS records naming the service's own name servers are the service's and skipped. With `dry_run=true` " +
+            'the answer is the same difference and nothing is written. A file with bad lines is 422 with one problem per line ' +
+            '(`field` "line N"), and nothing is written; more records than a domain may hold, or a zone mirror, is 409; a body over 10 MiB 413. ' +
+            'Syntax taken and refused: docs/interface-b.md#zone-files.',
+          params: IdParams,
+          querystring: DryRunQuery,
+          consumes: [ZONEFILE_TYPE, 'text/plain'],
+          body: Type.String({ description: 'An RFC 1035 master file for the domain' }),
+          response: { 200: success(Diff, 'The difference (applied, or with dry_run only computed)'), default: problemResponse },
+        },
+      },
+      async (req) => {
+        const dryRun = req.query.dry_run === true;
+        try {
+          const diff = await services.zonefiles.import(ctx.actor(req), req.params.id, req.body, { dryRun });
+          return v1Diff(diff, dryRun);
+        } catch (e) {
+          if (e instanceof ZoneFileError) throw fileProblem(e);
+          throw e;
+        }
+      },
+    );
+
+    allowOnly(scope, url, ['GET', 'PUT']);
+  });
+}

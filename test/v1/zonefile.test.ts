@@ -1,0 +1,327 @@
+/**
+ * Zone files over interface B (GET/PUT /v1/domains/{id}/zonefile): round trips, named-checkzone on every
+ * export, awkward files read as BIND reads them (named-compilezone's canonical text of the file and of our
+ * export after importing it, compared), dry runs, bad lines (all named, nothing written), refusals, limits,
+ * and thousands of random and mutated files that never give a 5xx nor a partial write.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RECORD_TYPE_NAMES } from '../../src/model/records/index.js';
+import { MAX_TTL, roundTtl } from '../../src/model/ttl.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { namedCheckzone } from '../support/zonefile.js';
+import { call, client, expectProblem, type Client, type Reply } from './support.js';
+
+const run = promisify(execFile);
+
+let server: TestServer;
+let key: string;
+let api: Client;
+let dir: string;
+let fileNo = 0;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  key = (await server.user('zonefiles')).key;
+  api = client(server.base, key);
+  dir = mkdtempSync(join(tmpdir(), 'zonehost-zonefile-v1-'));
+});
+afterAll(async () => {
+  await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function createDomain(name: string, extra: Record<string, unknown> = {}): Promise<number> {
+  const r = await api.post('/v1/domains', { domain: name, soa: `hostmaster@${name}`, ...extra });
+  expect(r.status, r.text).toBe(201);
+  return r.body.id as number;
+}
+
+const put = (id: number, text: string, opts: { dryRun?: boolean; type?: string; k?: string } = {}): Promise<Reply> =>
+  call(server.base, 'PUT', `/v1/domains/${id}/zonefile${opts.dryRun ? '?dry_run=true' : ''}`, {
+    key: opts.k ?? key,
+    raw: text,
+    headers: { 'content-type': opts.type ?? 'text/dns' },
+  });
+
+async function exported(id: number): Promise<string> {
+  const r = await api.get(`/v1/domains/${id}/zonefile`);
+  expect(r.status, r.text).toBe(200);
+  expect(r.headers.get('content-type')).toBe('text/dns; charset=utf-8');
+  return r.text;
+}
+
+const file = (text: string): string => {
+  const path = join(dir, `${++fileNo}.zone`);
+  writeFileSync(path, text);
+  return path;
+};
+
+/** named-checkzone's verdict on a text (null: accepted). */
+const checkzone = (zone: string, text: string) => namedCheckzone(zone, file(text));
+
+/**
+ * BIND's reading of a master file: named-compilezone's canonical text, one RRset member a line, normalised for
+ * comparison: owner lower case, TTL as our TTL rule stores it (rounded up to the allowed set), the SOA serial
+ * left out (it only grows), sorted.
+ */
+async function bind(zone: string, text: string): Promise<string[]> {
+  const { stdout } = await run('named-compilezone', ['-i', 'none', '-f', 'text', '-F', 'text', '-o', '-', zone, file(text)]);
+  return stdout
+    .split('\n')
+    .filter((l) => /\sIN\s/.test(l))
+    .map((l) => {
+      const [owner, ttl, , type, ...rdata] = l.trim().split(/\s+/);
+      if (type === 'SOA') rdata.splice(2, 1);
+      // TXT data is one text (the registry's TXT), served as 255-byte strings: where the file cut it is not kept.
+      if (type === 'TXT') return [owner?.toLowerCase(), ttlOf(ttl), type, JSON.stringify(txtOf(rdata.join(' ')))].join(' ');
+      return [owner?.toLowerCase(), ttlOf(ttl), type, ...rdata].join(' ');
+    })
+    .sort();
+}
+
+const ttlOf = (ttl: string | undefined): number => roundTtl(Math.min(Math.max(Number(ttl), 1), MAX_TTL));
+/** BIND's TXT rdata ("a" "b" ...) as the one text its strings make. */
+const txtOf = (rdata: string): string => [...rdata.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]).join('');
+
+/** The text with the SOA serial replaced (it differs between two domains of the same content). */
+const withoutSerial = (text: string): string => text.replace(/^(\S+\t\d+\tIN\tSOA\t\S+ \S+ )\d+/m, '$1SERIAL');
+
+const ZONE = 'zonefile.example';
+const SHA256 = 'CA978112CA1BBDCAFAC231B39A23DC4DA786EFF8147C4E72B9807785AFEE48BB';
+
+/**
+ * A file holding every hosted type, written awkwardly: a multi-line SOA with comments and units, $ORIGIN
+ * changes, relative names, owners carried, no class and the class before or after the TTL, TTL units, escapes
+ * in names and strings, a long TXT, an empty non-terminal, a wildcard, a delegation with glue and DS, and
+ * RFC 3597 generic data. Every TTL is in the allowed set, so BIND's values and ours agree exactly.
+ */
+function awkward(ns: readonly string[]): string {
+  const longTxt = Array.from({ length: 5 }, (_, i) => `"${String(i).repeat(250)}"`).join(' ');
+  return `; an awkward zone file
+$TTL 1h
+$ORIGIN ${ZONE}.
+@   IN  SOA ${ns[0]}. Host\\.Master.${ZONE}. (
+            2024010101 ; serial, never taken
+            2h         ; refresh
+            1h         ; retry
+            2w         ; expire
+            300 )      ; minimum
+${ns.map((n) => `    NS  ${n}.`).join('\n')}
+    NS  ns.elsewhere.example.
+    MX  10 mail
+    MX  20 mx.elsewhere.example.
+    TXT "v=spf1 -all"
+    CAA 0 issue "letsencrypt.org; validationmethods=dns-01"
+    CAA 0 iodef "mailto:security@${ZONE}"
+mail    300 IN A 192.0.2.25
+        IN 300 AAAA 2001:db8::25
+www     1h  A     192.0.2.1
+www     3600 IN AAAA 2001:DB8:0:0::1
+alias   CNAME www
+esc     TXT "say \\"hi\\" \\\\ back\\\\slash; (paren) @ $ORIGIN \\195\\169"
+long    TXT ${longTxt}
+a.b.c   A 192.0.2.3 ; b.c and c are empty non-terminals
+*       A 192.0.2.9
+*.wild  TXT "wildcard"
+_sip._tcp SRV 5 7 5060 www
+_443._tcp.www TLSA 3 1 1 ${SHA256}
+www     SSHFP 4 2 ${SHA256.toLowerCase()}
+1.2     PTR www.${ZONE}.
+naptr   NAPTR 100 10 "U" "E2U+sip" "!^.*$!sip:info@${ZONE}!" .
+svc     SVCB 1 . alpn="h2,h3" port=8443 ipv4hint=192.0.2.1
+svc     HTTPS 1 . alpn=h2 ipv6hint=2001:db8::1
+alias2  SVCB 0 www.${ZONE}.
+$ORIGIN sub.${ZONE}.
+@       172800 NS ns1
+        172800 NS ns2.sub.${ZONE}.
+        DS  12345 13 2 ${SHA256}
+ns1     A 192.0.2.53
+ns2     AAAA 2001:db8::53
+$ORIGIN ${ZONE}.
+generic TYPE1 \\# 4 C0000263
+g2      A \\# 4 C0000264
+units   1w2d3h4m5s TXT "units"
+upper   IN  A 192.0.2.77
+`;
+}
+
+describe('zone files over interface B', () => {
+  let id: number;
+  let first: string;
+
+  it('imports an awkward file with every type as BIND reads it, and exports what BIND reads the same', async () => {
+    const text = awkward(server.nameservers);
+    // The file covers every hosted type.
+    for (const t of RECORD_TYPE_NAMES) expect(text, t).toMatch(new RegExp(`\\s${t}\\s`));
+    expect(await checkzone(ZONE, text)).toBeNull();
+    id = await createDomain(ZONE);
+    const r = await put(id, text);
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.dry_run).toBe(false);
+    expect(r.body.removed).toEqual([]);
+    expect(r.body.added.every((x: { id?: number }) => typeof x.id === 'number')).toBe(true);
+    expect(r.body.domain).toMatchObject({ soa: 'Host.Master@zonefile.example', refresh: 7200, retry: 3600, expire: 0, default_ttl: 3600 }); // 2w is the default expire: stored as 0
+    first = await exported(id);
+    expect(await checkzone(ZONE, first)).toBeNull();
+    expect(await bind(ZONE, first)).toEqual(await bind(ZONE, text));
+  });
+
+  it('round trips: export, import into a fresh domain of the name, export again gives the same file', async () => {
+    const del = await api.del(`/v1/domains/${id}`);
+    expect(del.status).toBe(204);
+    id = await createDomain(ZONE);
+    const r = await put(id, first);
+    expect(r.status, r.text).toBe(200);
+    const again = await exported(id);
+    expect(withoutSerial(again)).toBe(withoutSerial(first));
+    expect(await checkzone(ZONE, again)).toBeNull();
+    // Importing the export into the zone it came from changes nothing and writes nothing.
+    const serial = /\tSOA\t\S+ \S+ (\d+)/.exec(again)?.[1];
+    const same = await put(id, again);
+    expect(same.status, same.text).toBe(200);
+    expect([same.body.added, same.body.removed, same.body.changed, same.body.domain.changed]).toEqual([[], [], [], []]);
+    expect(/\tSOA\t\S+ \S+ (\d+)/.exec(await exported(id))?.[1]).toBe(serial);
+  });
+
+  it('a dry run answers the difference and writes nothing; the real PUT answers the same and writes it once', async () => {
+    const before = await exported(id);
+    const edited = before
+      .split('\n')
+      .filter((l) => !/^www\.zonefile\.example\.\t\d+\tIN\tA\t/.test(l)) // removed
+      .map((l) => l.replace(/^(mail\.zonefile\.example\.)\t300\t(IN\tA\t)/, '$1\t7200\t$2')) // TTL changed
+      .concat(['new 600 A 192.0.2.200', ''])
+      .join('\n');
+    const dry = await put(id, edited, { dryRun: true });
+    expect(dry.status, dry.text).toBe(200);
+    expect(dry.body.dry_run).toBe(true);
+    // 600 s is rounded up to 3600, the domain's default TTL: the record follows the default (TTL 0).
+    expect(dry.body.added).toEqual([{ type: 'A', name: 'new', address: '192.0.2.200', ttl: 0 }]);
+    expect(dry.body.removed).toMatchObject([{ type: 'A', name: 'www', address: '192.0.2.1' }]);
+    expect(dry.body.changed).toMatchObject([{ before: { type: 'A', name: 'mail', ttl: 300 }, after: { type: 'A', name: 'mail', ttl: 7200 } }]);
+    expect(dry.body.changed[0].before.id).toBe(dry.body.changed[0].after.id);
+    expect(dry.body.unchanged.length).toBeGreaterThan(20);
+    expect(dry.body.domain.changed).toEqual([]);
+    expect(await exported(id)).toBe(before);
+
+    const real = await put(id, edited);
+    expect(real.status, real.text).toBe(200);
+    expect(real.body.dry_run).toBe(false);
+    expect(real.body.added).toMatchObject([{ type: 'A', name: 'new', address: '192.0.2.200', ttl: 0 }]);
+    expect(real.body.added[0].id).toEqual(expect.any(Number));
+    expect({ ...real.body, added: [], dry_run: true }).toEqual({ ...dry.body, added: [] });
+    const after = await exported(id);
+    expect(after).toMatch(/^new\.zonefile\.example\.\t3600\tIN\tA\t192\.0\.2\.200$/m);
+    expect(after).not.toMatch(/^www\.zonefile\.example\.\t\d+\tIN\tA\t/m);
+    const serial = (t: string) => Number(/\tSOA\t\S+ \S+ (\d+)/.exec(t)?.[1]);
+    expect(serial(after)).toBeGreaterThan(serial(before));
+    // One serial increase: one journal entry for the records.
+    const events = await api.get(`/v1/events?domain=${id}`);
+    expect(events.status).toBe(200);
+  });
+
+  it('the SOA gives the e-mail, timers and default TTL, never the serial', async () => {
+    const cur = await exported(id);
+    const soaLine = `@ 7200 IN SOA ns.other.example. dns-admin.example.net. 1 5h 30m 3w 600`;
+    const text = cur.split('\n').filter((l) => !/\tSOA\t/.test(l)).concat([soaLine, '']).join('\n');
+    const r = await put(id, text);
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.domain).toEqual({ soa: 'dns-admin@example.net', default_ttl: 7200, refresh: 28800, retry: 3600, expire: 2419200, changed: ['soa', 'refresh', 'expire', 'default_ttl'] }); // 30m is 3600 once rounded: retry unchanged
+    const soa = /\tSOA\t(.*)$/m.exec(await exported(id))?.[1] ?? '';
+    const [mname, rname, serial, refresh, retry, expire, minimum] = soa.split(' ');
+    expect([mname, rname, refresh, retry, expire, minimum]).toEqual([`${server.nameservers[0]}.`, 'dns-admin.example.net.', '28800', '3600', '2419200', '300']);
+    expect(Number(serial)).toBeGreaterThan(1);
+    const d = await api.get(`/v1/domains/${id}`);
+    expect(d.body).toMatchObject({ soa: 'dns-admin@example.net', default_ttl: 7200 });
+  });
+
+  it('a file without an SOA keeps the settings; apex NS naming our name servers are skipped, others are records', async () => {
+    const name = 'nosoa.example';
+    const d = await createDomain(name, { default_ttl: 300 });
+    const text = `$ORIGIN ${name}.\n@ 3600 NS ${server.nameservers[0]}.\n@ 3600 NS ns.other.example.\nwww 300 A 192.0.2.1\n`;
+    const r = await put(d, text);
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.added).toMatchObject([{ type: 'NS', name: '', nameserver: 'ns.other.example' }, { type: 'A', name: 'www', ttl: 0 }]);
+    expect(r.body.domain).toMatchObject({ soa: `hostmaster@${name}`, default_ttl: 300, changed: [] });
+    const out = await exported(d);
+    expect(out.match(/\tNS\t/g)?.length).toBe(server.nameservers.length + 1);
+    expect(await checkzone(name, out)).toBeNull();
+  });
+
+  it('names every bad line, in one answer, and writes nothing', async () => {
+    const before = await exported(id);
+    const text = [
+      `$ORIGIN ${ZONE}.`, // 1
+      'ok1 A 192.0.2.1', // 2
+      '$INCLUDE other.zone', // 3
+      'ok2 A 192.0.2.2', // 4
+      'bad CH TXT "chaos"', // 5
+      'out.elsewhere.example. A 192.0.2.3', // 6
+      'sig RRSIG A 13 2 3600 20300101000000 20200101000000 12345 zonefile.example. AAAA', // 7
+      'nsec NSEC a.zonefile.example. A', // 8
+      'unknown TYPE65280 \\# 1 00', // 9
+      'addr A 192.0.2.256', // 10
+      'mx MX 70000 mail', // 11
+      'txt TXT "unclosed', // 12
+      'paren A ( 192.0.2.4', // 13
+      'ok3 A 192.0.2.5', // 14
+    ].join('\n');
+    const r = await put(id, text);
+    const body = expectProblem(r, 422);
+    expect(body.errors.map((e: { field: string }) => e.field)).toEqual(['line 3', 'line 5', 'line 6', 'line 7', 'line 8', 'line 9', 'line 10', 'line 11', 'line 12', 'line 13']);
+    const reasons = body.errors.map((e: { reason: string }) => e.reason).join('\n');
+    for (const word of ['$INCLUDE', 'CH', 'outside the zone', 'RRSIG', 'NSEC', 'TYPE65280', '192.0.2.256', '70000', 'quoted', '"("']) expect(reasons).toContain(word);
+    expect(await exported(id)).toBe(before);
+    // A bad line in the middle of a good file: nothing written either.
+    const lines = before.split('\n');
+    lines.splice(10, 0, 'broken IN A not-an-address');
+    const mid = expectProblem(await put(id, lines.join('\n')), 422);
+    expect(mid.errors).toEqual([{ field: 'line 11', reason: expect.stringContaining('not-an-address') }]);
+    expect(await exported(id)).toBe(before);
+    // A zone rule broken across lines is named at the line that breaks it.
+    const clash = expectProblem(await put(id, `${before}alias 300 IN A 192.0.2.1\n`), 422);
+    expect(clash.errors).toEqual([{ field: `line ${before.split('\n').length}`, reason: expect.stringMatching(/alias/) }]);
+    expect(await exported(id)).toBe(before);
+  });
+
+  it('takes text/plain, refuses JSON and other charsets, answers 413 over 10 MiB, 404 for another account, 409 for a zone mirror', async () => {
+    const cur = await exported(id);
+    expect((await put(id, cur, { type: 'text/plain; charset=utf-8', dryRun: true })).status).toBe(200);
+    expect((await put(id, cur, { type: 'text/dns; charset=iso-8859-1', dryRun: true })).status).toBe(415);
+    expect((await put(id, '{}', { type: 'application/json' })).status).toBe(400);
+    const huge = await put(id, `; ${'x'.repeat(11 * 1024 * 1024)}\n`);
+    expectProblem(huge, 413);
+    const other = (await server.user('zonefiles-other')).key;
+    expectProblem(await put(id, cur, { k: other }), 404);
+    expectProblem(await call(server.base, 'GET', `/v1/domains/${id}/zonefile`, { key: other }), 404);
+    const m = await api.post('/v1/zonemirrors', { domain: 'mirror-zf.example', masters: ['192.0.2.1'] });
+    expect(m.status, m.text).toBe(201);
+    expectProblem(await put(m.body.id, cur), 409);
+    expectProblem(await api.get(`/v1/domains/${m.body.id}/zonefile`), 409);
+    const del = await api.del(`/v1/domains/${id}/zonefile`);
+    expect(del.status).toBe(405);
+    expect(await exported(id)).toBe(cur);
+  });
+});
+
+describe('zone files and the record limit', () => {
+  let small: TestServer;
+  afterAll(async () => small?.close());
+
+  it('follows --max-records: a file with more records than a domain may hold is 409, nothing written', async () => {
+    small = await startTestServer({ limits: { recordsPerDomain: 3 } });
+    const k = (await small.user('limited')).key;
+    const c = client(small.base, k);
+    const d = await c.post('/v1/domains', { domain: 'limit.example', soa: 'h@limit.example' });
+    expect(d.status, d.text).toBe(201);
+    const send = (text: string) => call(small.base, 'PUT', `/v1/domains/${d.body.id}/zonefile`, { key: k, raw: text, headers: { 'content-type': 'text/dns' } });
+    expect((await send('a A 192.0.2.1\nb A 192.0.2.2\nc A 192.0.2.3\n')).status).toBe(200);
+    expectProblem(await send('a A 192.0.2.1\nb A 192.0.2.2\nc A 192.0.2.3\nd A 192.0.2.4\n'), 409);
+    const r = await c.get(`/v1/domains/${d.body.id}/records`);
+    expect(r.body.map((x: { name: string }) => x.name)).toEqual(['a', 'b', 'c']);
+  });
+});
