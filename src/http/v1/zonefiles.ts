@@ -123,7 +123,7 @@ export function zonefileRoutes(app: FastifyInstance, ctx: RouteContext): void {
             'named-checkzone accepts it, and a PUT of it into another domain of the same name gives the same file back. A zone mirror is 409.',
           params: IdParams,
           response: {
-            200: { description: 'The zone file', content: { [`${ZONEFILE_TYPE}; charset=utf-8`]: { schema: Type.String() } } },
+            200: { description: 'The zone file', content: { [ZONEFILE_TYPE]: { schema: Type.String({ description: 'An RFC 1035 master file, UTF-8 (charset=utf-8)' }) } } },
             default: problemResponse,
           },
         },
