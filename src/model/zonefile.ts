@@ -289,8 +289,10 @@ export function parseZoneFile(text: string, zone: string): ParsedZoneFile {
           minimum: Number(data.minimum),
         };
         if (ttl !== null) lastTtl = ttl;
-        // BIND: without $TTL, a record without a TTL takes the SOA's minimum.
-        if (soa.ttl === null) soa.ttl = lastTtl = Number(data.minimum);
+        // As BIND: an SOA without a TTL, where no $TTL came before, takes its minimum, which then serves as
+        // the $TTL of the records after it; with a TTL of its own, later records without one take the last
+        // TTL given (RFC 1035 5.1).
+        if (soa.ttl === null) soa.ttl = defaultTtl = Number(data.minimum);
         continue;
       }
       if (t.hosted === false) throw new Error(`the type ${t.type} is not hosted here: the service makes it (DNSSEC records are made by signing the zone)`);

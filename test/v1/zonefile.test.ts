@@ -171,6 +171,25 @@ describe('zone files over interface B', () => {
     expect(await bind(ZONE, first)).toEqual(await bind(ZONE, text));
   });
 
+  it('gives records without a TTL the TTL BIND gives them (no $TTL: the last TTL given, or the SOA minimum)', async () => {
+    const cases = [
+      `@ 7200 IN SOA ns. h.ttl.example. 1 2h 1h 2w 300\n@ NS ns.ttl.example.\nns A 192.0.2.1\nb 300 A 192.0.2.2\nc A 192.0.2.3\n`,
+      `@ IN SOA ns. h.ttl.example. 1 2h 1h 2w 300\n@ NS ns.ttl.example.\nns A 192.0.2.1\nb 86400 A 192.0.2.2\nc A 192.0.2.3\n`,
+      // The apex NS RRset holds our name servers too, served at the domain's default TTL (the SOA's): the file's NS has that TTL.
+      `$TTL 1d\n@ 7200 IN SOA ns. h.ttl.example. 1 2h 1h 2w 300\n@ 2h NS ns.ttl.example.\nns 1h A 192.0.2.1\nc A 192.0.2.3\n`,
+    ];
+    for (const text of cases) {
+      const d = await createDomain('ttl.example');
+      const r = await put(d, text);
+      expect(r.status, r.text).toBe(200);
+      // BIND's reading of the file against its reading of our export, our name servers' NS records aside.
+      const ours = (await bind('ttl.example', await exported(d))).filter((l) => !server.nameservers.some((n) => l.endsWith(` NS ${n}.`)));
+      const theirs = (await bind('ttl.example', text)).map((l) => l.replace(/^(ttl\.example\. \d+ SOA )ns\./, `$1${server.nameservers[0]}.`));
+      expect(ours, text).toEqual(theirs);
+      expect((await api.del(`/v1/domains/${d}`)).status).toBe(204);
+    }
+  });
+
   it('round trips: export, import into a fresh domain of the name, export again gives the same file', async () => {
     const del = await api.del(`/v1/domains/${id}`);
     expect(del.status).toBe(204);
