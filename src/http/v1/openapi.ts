@@ -17,7 +17,7 @@ problem found (\`field\`, \`reason\`). Status codes: 400 invalid JSON, schema or
 are refused); 401 authentication; 404 no such object (another account's objects are indistinguishable from
 missing ones, and a record reached through the wrong type is 404); 405 method not allowed (with \`Allow\`);
 409 conflict (domain name taken, CNAME clash, duplicate record, a count limit reached); 412 If-Match mismatch;
-413 body too large; 415 body not JSON; 429 too many requests (with \`Retry-After\`).
+413 body too large; 415 body not JSON; 422 a zone file with bad lines (one problem per line); 429 too many requests (with \`Retry-After\`).
 
 **Lists** are JSON arrays of exactly the single-resource GET shape, ordered by id (stable). Pages hold
 \`limit\` items (default ${DEFAULT_PAGE}, at most ${MAX_PAGE}); when more follow, \`Link: <...>; rel="next"\`
@@ -38,6 +38,11 @@ exposed as resources (transfer the zone from the DNS server instead).
 **Records.** Each type (${RECORD_TYPE_NAMES.join(', ')}) has its own schema with its own named fields, generated
 from the server's record-type registry. Owner names (\`name\`) are relative to the domain ("" is the domain itself;
 a name ending in the domain is made relative). Host names in record data are stored without the trailing dot.
+
+**Zone files.** \`GET /v1/domains/{id}/zonefile\` exports the zone as an RFC 1035 master file (text/dns);
+\`PUT\` with a master file (text/dns or text/plain, at most 10 MiB) makes the domain's records the file's in one
+transaction, \`?dry_run=true\` only answers the difference. The syntax taken and refused, the SOA and NS rules:
+docs/interface-b.md, section "Zone files".
 `.trim();
 
 export const OPENAPI_INFO: FastifyDynamicSwaggerOptions['openapi'] = {
