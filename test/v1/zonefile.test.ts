@@ -146,6 +146,13 @@ $ORIGIN ${ZONE}.
 generic TYPE1 \\# 4 C0000263
 g2      A \\# 4 C0000264
 units   1w2d3h4m5s TXT "units"
+; TTLs with units that land on allowed values, so rounding cannot hide a wrong unit
+u1      60m A 192.0.2.61
+u2      3600S A 192.0.2.62
+u3      2D A 192.0.2.63
+u4      1W A 192.0.2.64
+u5      1h60m A 192.0.2.65
+u6      IN 240m A 192.0.2.66
 upper   IN  A 192.0.2.77
 `;
 }
@@ -238,9 +245,12 @@ describe('zone files over interface B', () => {
     expect(after).not.toMatch(/^www\.zonefile\.example\.\t\d+\tIN\tA\t/m);
     const serial = (t: string) => Number(/\tSOA\t\S+ \S+ (\d+)/.exec(t)?.[1]);
     expect(serial(after)).toBeGreaterThan(serial(before));
-    // One serial increase: one journal entry for the records.
-    const events = await api.get(`/v1/events?domain=${id}`);
+    // One write: one journal entry for all the records, at the one new serial.
+    const events = await api.get(`/v1/events?domain=${id}&limit=500`);
     expect(events.status).toBe(200);
+    const mine = events.body.filter((e: { serial: number }) => e.serial > serial(before));
+    expect(mine.map((e: { action: string; serial: number }) => [e.action, e.serial])).toEqual([['record.batch', serial(after)]]);
+    expect([mine[0].before.length, mine[0].after.length]).toEqual([2, 2]);
   });
 
   it('the SOA gives the e-mail, timers and default TTL, never the serial', async () => {
