@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECORD_TYPE_NAMES } from '../../src/model/records/index.js';
+import { dig } from '../dns/support.js';
 import { MAX_TTL, roundTtl } from '../../src/model/ttl.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { namedCheckzone } from '../support/zonefile.js';
@@ -245,6 +246,12 @@ describe('zone files over interface B', () => {
     expect(after).not.toMatch(/^www\.zonefile\.example\.\t\d+\tIN\tA\t/m);
     const serial = (t: string) => Number(/\tSOA\t\S+ \S+ (\d+)/.exec(t)?.[1]);
     expect(serial(after)).toBeGreaterThan(serial(before));
+    // The DNS server serves the import at once.
+    const served = await dig(server, 'new.zonefile.example', 'A');
+    expect(served.answer.map((a) => a.data)).toEqual(['192.0.2.200']);
+    expect((await dig(server, 'www.zonefile.example', 'A')).answer).toEqual([]);
+    const soa = await dig(server, 'zonefile.example', 'SOA');
+    expect(Number(soa.answer[0]?.data.split(' ')[2])).toBe(serial(after));
     // One write: one journal entry for all the records, at the one new serial.
     const events = await api.get(`/v1/events?domain=${id}&limit=500`);
     expect(events.status).toBe(200);
