@@ -19,7 +19,7 @@ interface Server {
   stop(): Promise<void>;
 }
 
-interface PerfResult {
+export interface PerfResult {
   qps: number;
   lost: string;
   latency: string;
@@ -122,14 +122,15 @@ function queryFile(dir: string, records: number): string {
 }
 
 /** The loads measured: a latency-bound one and a saturating one. */
-const LOADS = [
+export const LOADS = [
   { name: '1 client, 20 in flight', args: ['-c', '1', '-T', '1', '-q', '20'] },
   { name: '4 clients, 200 in flight', args: ['-c', '4', '-T', '2', '-q', '200'] },
 ] as const;
-type Load = (typeof LOADS)[number];
+export type Load = (typeof LOADS)[number];
 
-async function dnsperf(port: number, queries: string, seconds: number, load: Load): Promise<PerfResult> {
-  const { stdout } = await run('dnsperf', ['-s', '127.0.0.1', '-p', String(port), '-d', queries, '-l', String(seconds), '-t', '2', ...load.args], {
+/** One dnsperf run against 127.0.0.1:`port`; `extra` flags such as `-D` (the DO bit) go first. */
+export async function dnsperf(port: number, queries: string, seconds: number, load: Load, extra: readonly string[] = []): Promise<PerfResult> {
+  const { stdout } = await run('dnsperf', [...extra, '-s', '127.0.0.1', '-p', String(port), '-d', queries, '-l', String(seconds), '-t', '2', ...load.args], {
     timeout: (seconds + 30) * 1000,
   });
   const qps = Number(/Queries per second:\s+([\d.]+)/.exec(stdout)?.[1] ?? NaN);

@@ -21,6 +21,7 @@ import { freePort, haveProgram, startKnotd, table, tempDir, type BenchOptions, t
 import { DoClient, shape, type Answer } from './probe.js';
 import { signCost } from './sign-cost.js';
 import { MIX, loadZone, queryFile, sampleQuery, zoneRecords, type QueryKind } from './zone.js';
+import { dnsperf, LOADS, type Load, type PerfResult } from '../dns/index.js';
 
 const run = promisify(execFile);
 
@@ -42,24 +43,8 @@ acl:
     action: transfer
 `;
 
-interface PerfResult {
-  qps: number;
-  lost: string;
-  latency: string;
-}
-
-const LOADS = [
-  { name: '1 client, 20 in flight', args: ['-c', '1', '-T', '1', '-q', '20'] },
-  { name: '4 clients, 200 in flight', args: ['-c', '4', '-T', '2', '-q', '200'] },
-] as const;
-type Load = (typeof LOADS)[number];
-
-async function dnsperf(port: number, queries: string, seconds: number, load: Load): Promise<PerfResult> {
-  const { stdout } = await run('dnsperf', ['-D', '-s', '127.0.0.1', '-p', String(port), '-d', queries, '-l', String(seconds), '-t', '2', ...load.args], { timeout: (seconds + 30) * 1000 });
-  const qps = Number(/Queries per second:\s+([\d.]+)/.exec(stdout)?.[1] ?? NaN);
-  if (!Number.isFinite(qps)) throw new Error(`dnsperf output not understood:\n${stdout}`);
-  return { qps, lost: /Queries lost:\s+(\d+ \([\d.]+%\))/.exec(stdout)?.[1] ?? '-', latency: /Average Latency \(s\):\s+([\d.]+)/.exec(stdout)?.[1] ?? '-' };
-}
+/** dnsperf with the DO bit: every query asks for signatures. */
+const signedPerf = (port: number, queries: string, seconds: number, load: Load) => dnsperf(port, queries, seconds, load, ['-D']);
 
 /** A zone as `port` transfers it: its records as master-file lines (one SOA) and the count of each type. */
 async function axfr(port: number, zone: string): Promise<{ text: string; types: Map<string, number>; ms: number }> {
@@ -235,12 +220,12 @@ export async function dnssecBenchmark(opts: BenchOptions, log: (line: string) =>
       { name: 'knotd', port: knot.port },
     ];
     // The warm-up asks every query of the file at least once (zonehost signs on demand, knotd in advance).
-    for (const s of servers) await dnsperf(s.port, queries, opts.quick ? 1 : 3, LOADS[0]);
+    for (const s of servers) await signedPerf(s.port, queries, opts.quick ? 1 : 3, LOADS[0]);
     const runs = new Map<string, PerfResult[]>();
     for (const load of LOADS) {
       for (let round = 0; round < rounds; round++) {
         for (const s of servers) {
-          const r = await dnsperf(s.port, queries, seconds, load);
+          const r = await signedPerf(s.port, queries, seconds, load);
           log(`  ${s.name}, ${load.name}, round ${round + 1}: ${r.qps.toFixed(0)} qps (lost ${r.lost})`);
           runs.set(`${s.name}/${load.name}`, [...(runs.get(`${s.name}/${load.name}`) ?? []), r]);
         }

@@ -15,6 +15,7 @@ import { findTsig, sign, verify, type TsigSecret } from '../../src/dns/tsig.js';
 import type { Actor } from '../../src/services/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createDomain, createRecord, dig, rrs } from './support.js';
+import { prng } from '../support/random.js';
 
 const ZONE = 'hostile.example';
 const SECRET = Buffer.alloc(32, 0x5a);
@@ -57,20 +58,6 @@ beforeAll(async () => {
   }
 }, 60_000);
 afterAll(() => server?.close());
-
-// ---------------------------------------------------------------------------------------------------------
-// Deterministic randomness.
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // Building messages byte by byte, noting which bytes carry the message's structure (counts, owner-name

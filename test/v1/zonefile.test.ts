@@ -16,6 +16,7 @@ import { MAX_TTL, roundTtl } from '../../src/model/ttl.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { namedCheckzone } from '../support/zonefile.js';
 import { call, client, expectProblem, type Client, type Reply } from './support.js';
+import { prng } from '../support/random.js';
 
 const run = promisify(execFile);
 
@@ -362,17 +363,6 @@ describe('zone files and the record limit', () => {
   });
 });
 
-/** mulberry32: a small seeded PRNG, so a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('hostile zone files', () => {
   const SEED = 0x5eed18;
