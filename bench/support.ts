@@ -185,3 +185,36 @@ export function table(header: string[], rows: string[][]): string {
       .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
+
+/**
+ * Runs `measure` once per store — SQLite in a temporary directory, then PostgreSQL in a schema of its own —
+ * logging each store's name; a store that cannot be had is noted in `notes` and skipped. `prefix` names the
+ * temporary directory, the SQLite file and the schema.
+ */
+export async function forEachStore(prefix: string, log: (line: string) => void, notes: string[], measure: (store: string, db: string) => Promise<void>): Promise<void> {
+  const dir = tempDir(`zonehost-${prefix}-db-`);
+  try {
+    const stores: [string, () => Promise<{ db: string; done: () => Promise<void> } | { skipped: string }>][] = [
+      ['SQLite', async () => ({ db: `sqlite:${join(dir.path, `${prefix}.db`)}`, done: async () => {} })],
+      ['PostgreSQL', async () => {
+        const pg = await postgresSchema(`bench_${prefix}`);
+        return 'skipped' in pg ? pg : { db: pg.url, done: pg.drop };
+      }],
+    ];
+    for (const [name, open] of stores) {
+      const store = await open();
+      if ('skipped' in store) {
+        notes.push(`${name}: skipped, ${store.skipped}`);
+        continue;
+      }
+      log(` ${name}`);
+      try {
+        await measure(name, store.db);
+      } finally {
+        await store.done();
+      }
+    }
+  } finally {
+    dir.remove();
+  }
+}

@@ -5,9 +5,8 @@
  * each write this process polls both servers over UDP, one query in flight each, until they answer with
  * the new address. The next change starts when both have it. One unmeasured change goes first (see measure()).
  */
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { haveProgram, postgresSchema, startKnotd, table, tempDir, waitFor, type BenchOptions, type Child } from '../support.js';
+import { forEachStore, haveProgram, startKnotd, table, tempDir, waitFor, type BenchOptions, type Child } from '../support.js';
 import { addUser, apiKey, percentile, resolver, serve, v1, v3, type Resolver } from './zonehost.js';
 
 const ZONE = 'prop.example';
@@ -119,35 +118,13 @@ export async function propagationBenchmark(opts: BenchOptions, log: (line: strin
   const changes = opts.quick ? 20 : 200;
   const rows: string[][] = [];
   const notes: string[] = [];
-  const dir = tempDir('zonehost-propbench-db-');
-  try {
-    const backends: [string, () => Promise<{ db: string; done: () => Promise<void> } | { skipped: string }>][] = [
-      ['SQLite', async () => ({ db: `sqlite:${join(dir.path, 'prop.db')}`, done: async () => {} })],
-      ['PostgreSQL', async () => {
-        const pg = await postgresSchema('bench_prop');
-        return 'skipped' in pg ? pg : { db: pg.url, done: pg.drop };
-      }],
-    ];
-    for (const [backend, open] of backends) {
-      const store = await open();
-      if ('skipped' in store) {
-        notes.push(`${backend}: skipped, ${store.skipped}`);
-        continue;
-      }
-      log(` ${backend}`);
-      try {
-        for (const [via, s] of await measure(store.db, changes, log)) {
-          const ms = (xs: number[], p: number) => (xs.length ? percentile(xs, p).toFixed(2) : '-');
-          const missed = s.missed.own + s.missed.knot ? `${s.missed.own}/${s.missed.knot}` : '0';
-          rows.push([backend, via, String(changes), ms(s.own, 50), ms(s.own, 99), ms(s.knot, 50), ms(s.knot, 99), missed]);
-        }
-      } finally {
-        await store.done();
-      }
+  await forEachStore('prop', log, notes, async (backend, db) => {
+    for (const [via, s] of await measure(db, changes, log)) {
+      const ms = (xs: number[], p: number) => (xs.length ? percentile(xs, p).toFixed(2) : '-');
+      const missed = s.missed.own + s.missed.knot ? `${s.missed.own}/${s.missed.knot}` : '0';
+      rows.push([backend, via, String(changes), ms(s.own, 50), ms(s.own, 99), ms(s.knot, 50), ms(s.knot, 99), missed]);
     }
-  } finally {
-    dir.remove();
-  }
+  });
   return [
     `Propagation: ms from an API write returning until the new A record is answered over UDP (polled, one query in flight), one change at a time; the knotd secondary (${SECONDARY}@53) gets our NOTIFY, then IXFR`,
     table(['store', 'interface', 'changes', 'own p50', 'own p99', 'knotd p50', 'knotd p99', 'missed own/knotd'], rows),

@@ -14,7 +14,7 @@ import { tsigSecret, type TsigSecret } from '../../src/dns/tsig.js';
 import { RCODE } from '../../src/dns/message.js';
 import { Services, type Actor } from '../../src/services/index.js';
 import { openStore } from '../../src/store/open.js';
-import { freePort, haveProgram, postgresSchema, startKnotd, table, tempDir, waitFor, type BenchOptions, type Child } from '../support.js';
+import { forEachStore, freePort, haveProgram, startKnotd, table, tempDir, waitFor, type BenchOptions, type Child } from '../support.js';
 import { PASSWORD, percentile, resolver, serve } from '../propagation/zonehost.js';
 import { UpdateClient, type Change } from './client.js';
 
@@ -223,31 +223,9 @@ export async function updateBenchmark(opts: BenchOptions, log: (line: string) =>
   if (!haveProgram('knotd')) return 'UPDATE: skipped, knotd is missing (Debian package knot)';
   const cases: Case[] = [];
   const notes: string[] = [];
-  const dir = tempDir('zonehost-updatebench-db-');
-  try {
-    const backends: [string, () => Promise<{ db: string; done: () => Promise<void> } | { skipped: string }>][] = [
-      ['SQLite', async () => ({ db: `sqlite:${join(dir.path, 'update.db')}`, done: async () => {} })],
-      ['PostgreSQL', async () => {
-        const pg = await postgresSchema('bench_update');
-        return 'skipped' in pg ? pg : { db: pg.url, done: pg.drop };
-      }],
-    ];
-    for (const [backend, open] of backends) {
-      const store = await open();
-      if ('skipped' in store) {
-        notes.push(`${backend}: skipped, ${store.skipped}`);
-        continue;
-      }
-      log(` ${backend}`);
-      try {
-        cases.push(...(await measure(backend, store.db, opts, log)));
-      } finally {
-        await store.done();
-      }
-    }
-  } finally {
-    dir.remove();
-  }
+  await forEachStore('update', log, notes, async (store, db) => {
+    cases.push(...(await measure(store, db, opts, log)));
+  });
   const ms = (r: LoadResult) => `${percentile(r.latencies, 50).toFixed(2)} / ${percentile(r.latencies, 99).toFixed(2)}`;
   const rows = cases.map((c) => [c.store, `${c.clients}`, rate(c.zonehost).toFixed(0), ms(c.zonehost), rate(c.knot).toFixed(0), ms(c.knot), (rate(c.zonehost) / rate(c.knot)).toFixed(2), [errorText(c.zonehost), errorText(c.knot)].map((e) => e || '0').join(' / ')]);
   // Errors are loud: a wrong rcode or a bad signature from zonehost is a failure of the run, not a figure.
