@@ -5,20 +5,17 @@
  * which is served until the SOA expire time after the last successful check.
  */
 import { randomInt } from 'node:crypto';
-import type * as dnsPacket from 'dns-packet';
 import * as packet from 'dns-packet';
 import type { Logger } from 'pino';
 import type { StoredDomain } from '../../model/domain.js';
-import { absoluteName, MAX_NAME_LENGTH, relativeName } from '../../model/names.js';
-import { checkRecord, recordType, SOA_TYPE, type RecordData } from '../../model/records/index.js';
-import { checkZone } from '../../model/zone-rules.js';
-import { DEFAULT_TIMERS, wireTtl } from '../../model/ttl.js';
+import { SOA_TYPE } from '../../model/records/index.js';
+import { DEFAULT_TIMERS } from '../../model/ttl.js';
 import type { ZoneChange } from '../../model/events.js';
 import type { Services } from '../../services/index.js';
-import { parseZone, serialiseZone, serialNewer, soaData, type Soa, type ZoneContent, type ZoneRecord } from '../../model/zone.js';
-import { CLASS_IN, OPCODE } from '../message.js';
-import { SignedExchange, tsigSecret } from '../tsig.js';
-import { decodeStrict, queryFlags, rcodeOf, receivedAnswers, tcpExchange, truncated, udpExchange, type ReceivedRecord } from './wire.js';
+import { parseZone, serialiseZone, serialNewer, soaData, type Soa } from '../../model/zone.js';
+import { OPCODE } from '../message.js';
+import { checkSoa, pullZone, rcodeName, received, toMaster, type Received } from './pull.js';
+import { queryFlags, rcodeOf, tcpExchange, truncated, udpExchange } from './wire.js';
 
 /** Masters are given as bare addresses (the API's master_ips); they serve DNS on the standard port. */
 const MASTER_PORT = 53;
@@ -145,7 +142,7 @@ export class MirrorPuller {
           await this.services.mirrors.transferred(id, domain.domain, haveSoa.serial, text);
           return this.schedule(id, timer(masterSoa.refresh));
         }
-        const content = await pullZone(master, domain, this.services.limits.recordsPerDomain, this.abort.signal, this.now);
+        const content = await pullZone(master, MASTER_PORT, domain.domain, domain.masterTsig, { maxRecords: this.services.limits.recordsPerDomain, timeoutMs: AXFR_TIMEOUT_MS, maxBytes: AXFR_MAX_BYTES, signal: this.abort.signal }, this.now);
         const soa = soaData(content.soa);
         await this.services.mirrors.transferred(id, domain.domain, soa.serial, serialiseZone(content));
         this.failures.delete(id);
@@ -170,16 +167,6 @@ export class MirrorPuller {
 
 const timer = (seconds: number): number => Math.max(seconds, MIN_TIMER_S) * 1000;
 
-/**
- * A query to a master, signed with the mirror's key for its masters when it has one: the bytes to send and
- * the check of each answer message (which throws when the answer is not signed as it must be).
- */
-function toMaster(domain: StoredDomain, query: Buffer, now: () => number): { request: Buffer; check: (msg: Buffer) => void; complete: () => boolean } {
-  if (!domain.masterTsig) return { request: query, check: () => undefined, complete: () => true };
-  const exchange = new SignedExchange(query, tsigSecret(domain.masterTsig), now);
-  return { request: exchange.request, check: (msg) => exchange.check(msg), complete: () => exchange.complete };
-}
-
 /** The master's current SOA for the zone (UDP; TCP when the answer is truncated). */
 async function querySoa(master: string, domain: StoredDomain, now: () => number): Promise<Soa> {
   const zone = domain.domain;
@@ -194,114 +181,19 @@ async function querySoa(master: string, domain: StoredDomain, now: () => number)
     const p = received(msg);
     return p.packet.id === id && p.packet.type === 'response' ? p : null;
   };
-  let exchange = toMaster(domain, query, now);
+  let exchange = toMaster(domain.masterTsig, query, now);
   let answer = await udpExchange(master, MASTER_PORT, exchange.request, answers, SOA_TIMEOUT_MS);
   if (truncated(answer.packet.flags)) {
     let got: Received | null = null;
-    exchange = toMaster(domain, query, now);
+    exchange = toMaster(domain.masterTsig, query, now);
     await tcpExchange(master, MASTER_PORT, exchange.request, (buf) => ((got = received(buf)), true), { timeoutMs: SOA_TIMEOUT_MS, maxBytes: 70_000 });
     answer = got as unknown as Received;
   }
   exchange.check(answer.raw);
   const rcode = rcodeOf(answer.packet.flags);
-  if (rcode !== 0) throw new Error(`SOA query answered with rcode ${rcode}`);
+  if (rcode !== 0) throw new Error(`SOA query answered ${rcodeName(rcode)}`);
   const soa = answer.answers.find((a) => a.type === SOA_TYPE.type && a.name.toLowerCase() === zone);
   if (!soa) throw new Error('the master has no SOA for the zone');
   return soaData(checkSoa(soa, zone));
 }
 
-/** A message received from a master: its header (dns-packet's reading) and its answers (the registry's). */
-interface Received {
-  raw: Buffer;
-  packet: dnsPacket.Packet;
-  answers: ReceivedRecord[];
-}
-
-const received = (buf: Buffer): Received => ({ raw: buf, packet: decodeStrict(buf), answers: receivedAnswers(buf) });
-
-/** Pulls the whole zone by AXFR and validates it; throws on anything that is not a clean, complete zone. */
-async function pullZone(master: string, domain: StoredDomain, maxRecords: number, signal: AbortSignal, now: () => number): Promise<ZoneContent> {
-  const zone = domain.domain;
-  const id = randomInt(65536);
-  const query = packet.encode({
-    type: 'query',
-    id,
-    flags: queryFlags(OPCODE.QUERY),
-    questions: [{ type: 'AXFR', class: 'IN', name: zone }],
-  });
-  let soa: ZoneRecord | null = null;
-  const records: RecordData[] = [];
-  let complete = false;
-  const exchange = toMaster(domain, query, now);
-  await tcpExchange(
-    master,
-    MASTER_PORT,
-    exchange.request,
-    (buf) => {
-      const msg = received(buf);
-      if (msg.packet.id !== id || msg.packet.type !== 'response') throw new Error('the master sent a message that does not answer our query');
-      exchange.check(buf);
-      const rcode = rcodeOf(msg.packet.flags);
-      if (rcode !== 0) throw new Error(`the master refused the transfer (rcode ${rcode})`);
-      for (const a of msg.answers) {
-        if (complete) throw new Error('records after the closing SOA');
-        if (!soa) {
-          soa = checkSoa(a, zone);
-          continue;
-        }
-        if (a.type === SOA_TYPE.type) {
-          if (soaData(checkSoa(a, zone)).serial !== soaData(soa).serial) {
-            throw new Error('the closing SOA does not match the opening one');
-          }
-          complete = true;
-          continue;
-        }
-        if (records.length >= maxRecords) throw new Error(`the zone holds more than ${maxRecords} records`);
-        records.push(checkAnswer(a, zone));
-      }
-      // A signed transfer ends on a signed message (RFC 8945 5.3.1).
-      if (complete && !exchange.complete()) throw new Error("the transfer's last message is not signed");
-      return complete;
-    },
-    { timeoutMs: AXFR_TIMEOUT_MS, maxBytes: AXFR_MAX_BYTES, signal },
-  );
-  if (!soa) throw new Error('the transfer holds no SOA');
-  // The rules our own zones keep (model/zone-rules.ts): duplicates dropped, a CNAME alone at its name.
-  const { kept, error } = checkZone(records, zone);
-  if (error) throw new Error(error);
-  const answers = kept.map((r) => ({ name: absoluteName(r.name, zone), type: r.type, ttl: r.ttl, data: r.data }));
-  // Apex NS set first, as in the zones we build ourselves.
-  const apexNs = (a: ZoneRecord) => recordType(a.type)?.nameServer === true && a.name === zone;
-  return { soa, answers: [...answers.filter(apexNs), ...answers.filter((a) => !apexNs(a))] };
-}
-
-const isName = (s: unknown): s is string => typeof s === 'string' && s.length > 0 && s.length <= MAX_NAME_LENGTH;
-
-function checkSoa(a: ReceivedRecord, zone: string): ZoneRecord {
-  if (a.type !== SOA_TYPE.type || !a.data) throw new Error('the transfer does not start with an SOA');
-  if (a.name.toLowerCase() !== zone) throw new Error(`the transfer's SOA is for ${a.name}, not ${zone}`);
-  if (a.klass !== CLASS_IN) throw new Error(`the SOA's class ${a.klass} is not IN`);
-  const d = soaData(a);
-  if (!isName(d.mname) || !isName(d.rname)) throw new Error('the SOA record is malformed');
-  return { type: SOA_TYPE.type, name: zone, ttl: wireTtl(a.ttl), data: a.data };
-}
-
-/**
- * One received record, checked by its type module as an API write would be (less what only customers are
- * held to), and kept with the master's TTL (read as RFC 2181 8 says) and its data as the master sent it:
- * the type keeps what customers cannot set (the string boundaries of a TXT record, a CAA record's flags).
- */
-function checkAnswer(a: ReceivedRecord, zone: string): RecordData {
-  const label = `${a.name} ${a.type}`;
-  if (a.klass !== CLASS_IN) throw new Error(`${label}: class ${a.klass} is not IN`);
-  const name = relativeName(`${a.name}.`, zone);
-  if (name === null) throw new Error(`${label}: the name is outside the zone`);
-  const t = recordType(a.type);
-  // DNSSEC's types (a signed master's RRSIG, NSEC/NSEC3, DNSKEY...) are carried as received; SOA only opens and closes.
-  if (!t || (t.hosted === false && !t.dnssec) || !a.data) throw new Error(`${label}: record type ${a.type} is not supported`);
-  // TTL 0 here only skips our own TTL rounding; the master's TTL is set below.
-  const rec: RecordData = { type: t.type, name, ttl: 0, data: a.data };
-  const problems = checkRecord(rec, { zone, transferred: true });
-  if (!problems.empty) throw new Error(`${label}: ${problems.list.map((p) => p.message).join(' ')}`);
-  return { ...rec, ttl: wireTtl(a.ttl) };
-}
