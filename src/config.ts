@@ -31,6 +31,11 @@ export interface Config {
   tls?: TlsFiles | null;
   /** Requests per minute per client address and per API key (0 = unlimited). */
   rateLimits?: { perAddress: number; perKey: number };
+  /**
+   * Networks (CIDR) an import by AXFR may connect to although the destination rules refuse them (loopback,
+   * private...): --import-allow, ZONEHOST_IMPORT_ALLOW. See services/import-destinations.ts.
+   */
+  importAllow?: string[];
   /** Reverse proxies whose X-Forwarded-For is trusted. */
   trustProxy?: string[];
   /** Per-account size limits; DEFAULT_LIMITS (src/services/actor.ts) when absent. */

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import type { Config } from './config.js';
 import { startDns } from './dns/server.js';
-import { startTransfers } from './dns/transfer/index.js';
+import { axfrZoneSource, startTransfers } from './dns/transfer/index.js';
 import { buildApp } from './http/app.js';
 import { DEFAULT_LIMITS } from './services/actor.js';
 import { ClusterFeed } from './services/cluster.js';
@@ -35,7 +35,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
   }
   if (kek?.created && kek.file) logger.warn({ file: kek.file }, 'created the key-encryption key of DNSSEC private keys; back it up together with the database');
   if (!kek) logger.info('no key-encryption key (--key-encryption-key-file): DNSSEC cannot be turned on from this node');
-  const services = new Services(store, { ...DEFAULT_LIMITS, ...config.limits }, Date.now, { kek: kek?.key ?? null, ...(config.dnssec ? { timings: config.dnssec } : {}) }, config.nameservers);
+  const services = new Services(store, { ...DEFAULT_LIMITS, ...config.limits }, Date.now, { kek: kek?.key ?? null, ...(config.dnssec ? { timings: config.dnssec } : {}) }, config.nameservers, {
+    source: axfrZoneSource,
+    allow: config.importAllow ?? [],
+  });
   const kekProblem = await services.dnssec.kekProblem().catch((e: unknown) => (e as Error).message);
   if (kekProblem) logger.error(kekProblem);
   const closers: (() => Promise<void>)[] = [];

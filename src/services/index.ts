@@ -14,10 +14,11 @@ import { TsigKeyService } from './tsig-keys.js';
 import { UpdateService } from './updates.js';
 import { ZoneWriter } from './write.js';
 import { ZoneService } from './zones.js';
-import { ZoneFileService } from './zonefiles.js';
+import { ZoneFileService, type TransferOptions } from './zonefiles.js';
 
 export type { Actor, Limits } from './actor.js';
 export { ChangeBus } from './events.js';
+export type { ZoneSource, ZoneSourceLimits, TransferOptions } from './zonefiles.js';
 
 export class Services {
   readonly bus = new ChangeBus();
@@ -48,6 +49,8 @@ export class Services {
     dnssec: DnssecOptions = { kek: null },
     /** The configured name servers (every master zone's SOA and apex NS), which zone files leave to the service. */
     nameservers: readonly string[] = [],
+    /** Imports by AXFR: the DNS side's AXFR client (none: not available) and the operator's allowed networks. */
+    transfers: TransferOptions = {},
   ) {
     this.writer = new ZoneWriter(store, this.bus, now);
     this.accounts = new AccountService(store, limits, now);
@@ -61,6 +64,6 @@ export class Services {
     this.zones = new ZoneService(store, now, this.dnssec);
     this.audit = new AuditService(store);
     this.metrics = new Metrics(this.bus, now);
-    this.zonefiles = new ZoneFileService(store, this.writer, this.domains, limits, nameservers);
+    this.zonefiles = new ZoneFileService(store, this.writer, this.domains, limits, nameservers, transfers);
   }
 }

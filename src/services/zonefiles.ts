@@ -14,14 +14,23 @@
  * TTLs: a record whose TTL, after rounding, is the domain's default TTL is stored with TTL 0 (it follows the
  * default); others keep their own. A record already in the zone with the same data stays as it is (the same
  * id) when it is served with the TTL the file gives; otherwise only its TTL changes (`changed`).
+ *
+ * Import by AXFR (`transfer`): the zone pulled from the customer's current provider through a ZoneSource
+ * (the DNS side's AXFR client, given to Services by server.ts: services do not reach the network
+ * themselves), to a destination ImportDestinations allows, one transfer at a time per account, bounded in
+ * time, bytes and records. The DNSSEC records a signed primary sends are dropped (the zone is signed here,
+ * by us, when DNSSEC is on). What it received is written as a master file (model/zonefile.ts) and imported
+ * as a PUT of that file would be: the same checks, the same difference, the same write.
  */
 import { DOMAIN_DEFAULTS, withoutSecrets, type DomainData, type StoredDomain } from '../model/domain.js';
-import { ConflictError, LimitError } from '../model/errors.js';
+import { ConflictError, LimitError, Problems, ZoneHostError } from '../model/errors.js';
 import type { RecordData, StoredRecord } from '../model/records/index.js';
 import { DEFAULT_TIMERS, MAX_TTL, roundTtl } from '../model/ttl.js';
-import { defaultTtl, zoneContent } from '../model/zone.js';
+import { defaultTtl, zoneContent, type ZoneContent } from '../model/zone.js';
 import { dataKey } from '../model/zone-rules.js';
+import { checkKeyFields, type TsigKeyRef } from '../model/tsig-key.js';
 import { checkFileRecords, MAX_LINE_PROBLEMS, parseZoneFile, zoneFile, ZoneFileError, type FileSoa, type LineProblem } from '../model/zonefile.js';
+import { DEFAULT_TRANSFER_PORT, ImportDestinations } from './import-destinations.js';
 import type { StoreOps, Store } from '../store/store.js';
 import type { Actor, Limits } from './actor.js';
 import type { DomainService } from './domains.js';
@@ -51,6 +60,60 @@ export interface ZoneFileDiff {
   settings: ZoneFileSettings & { changed: (keyof ZoneFileSettings)[] };
 }
 
+/** The bounds of one transfer a ZoneSource must keep. */
+export interface ZoneSourceLimits {
+  /** Records at most, the SOA and the dropped DNSSEC records not counted. */
+  maxRecords: number;
+  /** The whole transfer, connection included. */
+  timeoutMs: number;
+  /** Bytes received at most. */
+  maxBytes: number;
+}
+
+/**
+ * Where an import by AXFR gets a zone: implemented by the DNS side (dns/transfer's AXFR client) and given to
+ * Services (dependency inversion: services never import the DNS code). `pull` connects to `server` (an IP
+ * address already checked by ImportDestinations) on `port`, asks for `zone` by AXFR (signed with `tsig` when
+ * given), drops DNSSEC records, and resolves with the zone's SOA and records (absolute names), or rejects
+ * with an Error saying what the server answered (REFUSED, NOTAUTH, a timeout, a connection refused...).
+ */
+export interface ZoneSource {
+  pull(server: string, port: number, zone: string, tsig: TsigKeyRef | null, limits: ZoneSourceLimits): Promise<ZoneContent>;
+}
+
+/** A transfer that did not give a zone: `message` says what the server answered. */
+export class ZoneTransferError extends ZoneHostError {
+  constructor(
+    readonly server: string,
+    readonly port: number,
+    readonly reason: string,
+  ) {
+    super(`The transfer from ${server} port ${port} failed: ${reason}. Nothing was written.`);
+  }
+}
+
+/** An import by AXFR: the server to pull from, its port (53 unless given) and the key it wants, if any. */
+export interface TransferRequest {
+  server: string;
+  port?: number;
+  tsig?: { name: string; algorithm: string; secret: string } | null;
+}
+
+/** Import-by-AXFR settings: the source, the operator's allowed networks, the bounds. */
+export interface TransferOptions {
+  /** Without one, imports by AXFR are not available on this node (409). */
+  source?: ZoneSource | null;
+  /** Networks the operator lets through the destination rules (--import-allow). */
+  allow?: readonly string[];
+  /** 60 s unless given. */
+  timeoutMs?: number;
+  /** 64 MiB unless given. */
+  maxBytes?: number;
+}
+
+export const TRANSFER_TIMEOUT_MS = 60_000;
+export const TRANSFER_MAX_BYTES = 64 * 1024 * 1024;
+
 const SETTINGS: (keyof ZoneFileSettings)[] = ['soaEmail', 'refresh', 'retry', 'expire', 'ttl'];
 
 /** A timer or TTL from a file as the domain stores it: rounded up to the allowed set, at most the longest. */
@@ -79,6 +142,10 @@ function settingsOf(domain: StoredDomain, soa: FileSoa | null): { data: DomainDa
 }
 
 export class ZoneFileService {
+  private readonly destinations: ImportDestinations;
+  /** Accounts with an import by AXFR under way on this node (one at a time each). */
+  private readonly transferring = new Set<number>();
+
   constructor(
     private readonly store: Store,
     private readonly writer: ZoneWriter,
@@ -86,7 +153,66 @@ export class ZoneFileService {
     private readonly limits: Limits,
     /** The configured name servers: the SOA and apex NS records every zone is served with. */
     private readonly nameservers: readonly string[],
-  ) {}
+    private readonly transfers: TransferOptions = {},
+  ) {
+    this.destinations = new ImportDestinations(transfers.allow ?? []);
+  }
+
+  /**
+   * Imports the zone as `req.server` transfers it by AXFR: checked and written as `import` does a file (or
+   * with `dryRun` only the difference). Throws DestinationRefusedError (before any connection) for a server
+   * or port the rules refuse, ValidationError for a bad key, ConflictError for a zone mirror, for another
+   * transfer of the account under way, or without a ZoneSource; ZoneTransferError when the transfer fails;
+   * ZoneFileError (problems naming the received records) when the zone received is not one we take.
+   */
+  async transfer(actor: Actor, domainId: number, req: TransferRequest, opts: { dryRun?: boolean } = {}): Promise<ZoneFileDiff> {
+    const domain = await this.domains.get(actor, domainId);
+    refuseMirror(domain);
+    const { server, port } = this.destinations.check(req.server, req.port ?? DEFAULT_TRANSFER_PORT);
+    let tsig: TsigKeyRef | null = null;
+    if (req.tsig) {
+      const key = { ...req.tsig };
+      const p = new Problems();
+      checkKeyFields(p, 'tsig.', key);
+      p.throwIfAny();
+      tsig = key as TsigKeyRef;
+    }
+    const source = this.transfers.source;
+    if (!source) throw new ConflictError(null, 'Imports by AXFR are not available on this node.');
+    const account = domain.accountId;
+    if (this.transferring.has(account)) {
+      throw new ConflictError(null, 'Another import by AXFR of this account is under way; try again when it has ended (each takes at most a minute).');
+    }
+    this.transferring.add(account);
+    try {
+      let content: ZoneContent;
+      try {
+        content = await source.pull(server, port, domain.domain, tsig, {
+          maxRecords: this.limits.recordsPerDomain,
+          timeoutMs: this.transfers.timeoutMs ?? TRANSFER_TIMEOUT_MS,
+          maxBytes: this.transfers.maxBytes ?? TRANSFER_MAX_BYTES,
+        });
+      } catch (e) {
+        throw new ZoneTransferError(server, port, e instanceof Error ? e.message : String(e));
+      }
+      let text: string;
+      try {
+        text = zoneFile(content);
+      } catch (e) {
+        throw new ZoneTransferError(server, port, `a record cannot be taken: ${(e as Error).message}`);
+      }
+      try {
+        return await this.import(actor, domainId, text, opts);
+      } catch (e) {
+        if (!(e instanceof ZoneFileError)) throw e;
+        // Problems name the record received (the line of the file it was written as), not a line number.
+        const lines = text.split('\n');
+        throw new ZoneFileError(e.problems.map((p) => ({ line: p.line, message: `${(lines[p.line - 1] ?? '').replaceAll('\t', ' ')}: ${p.message}` })));
+      }
+    } finally {
+      this.transferring.delete(account);
+    }
+  }
 
   /** The domain's zone as served, as a master file. */
   async export(actor: Actor, domainId: number): Promise<string> {

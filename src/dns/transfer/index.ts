@@ -3,11 +3,21 @@
  * messages to handleNotify; startTransfers runs the NOTIFY sender and the zone-mirror puller of a node.
  */
 import type { Logger } from 'pino';
-import type { Services } from '../../services/index.js';
+import type { Services, ZoneSource } from '../../services/index.js';
 import { MirrorPuller } from './mirror.js';
 import { NotifySender, type NotifyTarget } from './notify.js';
 
+import { pullZone } from './pull.js';
+
 export { handleTransfer, type TransferRequest } from './outgoing.js';
+
+/**
+ * Imports by AXFR (services/zonefiles.ts's ZoneSource): the mirrors' AXFR client, the DNSSEC records a
+ * signed primary sends dropped. server.ts gives it to Services.
+ */
+export const axfrZoneSource: ZoneSource = {
+  pull: (server, port, zone, tsig, limits) => pullZone(server, port, zone, tsig, { ...limits, dropDnssec: true }, () => Math.floor(Date.now() / 1000)),
+};
 export { handleNotify, type NotifyTarget } from './notify.js';
 
 export interface TransferOptions {
