@@ -1,7 +1,8 @@
 /**
  * /v1/domains/{id}/zonefile: a master domain's zone as a master file (RFC 1035 5, `text/dns`, RFC 4027).
  * GET exports the zone as served; PUT makes the domain's records those of the file (services/zonefiles.ts),
- * `?dry_run=true` only answers what it would change. The routes live in a plugin of their own, the one place
+ * `?dry_run=true` only answers what it would change; POST .../zonefile/transfer imports the zone by AXFR from
+ * the customer's current provider, checked and written as a PUT. The routes live in a plugin of their own, the one place
  * of interface B that takes a body other than JSON.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -9,7 +10,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { toV1, type RecordData, type StoredRecord } from '../../model/records/index.js';
 import { ZoneFileError } from '../../model/zonefile.js';
-import type { ZoneFileDiff, ZoneFileSettings } from '../../services/zonefiles.js';
+import { DestinationRefusedError } from '../../services/import-destinations.js';
+import { ZoneTransferError, type ZoneFileDiff, type ZoneFileSettings } from '../../services/zonefiles.js';
 import { HttpProblem } from './problem.js';
 import { IdParams, problemResponse, success } from './schemas.js';
 import { allowOnly, type RouteContext } from './support.js';
@@ -87,6 +89,34 @@ function fileProblem(e: ZoneFileError): HttpProblem {
     e.problems.map((p) => ({ field: `line ${p.line}`, reason: p.message })),
   );
 }
+
+/** A transferred zone's problems: 422, one entry per bad record (`field` "transfer", the record quoted). */
+function transferProblem(e: ZoneFileError): HttpProblem {
+  const n = e.problems.length;
+  return new HttpProblem(
+    422,
+    `The transferred zone has ${n === 1 ? 'a record' : `${n} records`} we do not take; nothing was written.`,
+    e.problems.map((p) => ({ field: 'transfer', reason: p.message })),
+  );
+}
+
+const TransferBody = Type.Object(
+  {
+    server: Type.String({ maxLength: 64, description: "The IP address (IPv4 or IPv6, not a host name) of the server to transfer from, e.g. the current provider's primary" }),
+    port: Type.Optional(Type.Integer({ default: 53, description: 'Its port: 53 (the default) or 1024-65535' })),
+    tsig: Type.Optional(
+      Type.Object(
+        {
+          name: Type.String({ maxLength: 255, description: 'The key name' }),
+          algorithm: Type.String({ maxLength: 32, description: 'hmac-sha256 (and -sha224, -sha384, -sha512, hmac-sha1)' }),
+          secret: Type.String({ maxLength: 1024, description: 'The shared secret, base64' }),
+        },
+        { additionalProperties: false, description: 'The TSIG key the server wants for the transfer (used for this transfer only, not stored)' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -169,5 +199,43 @@ export function zonefileRoutes(app: FastifyInstance, ctx: RouteContext): void {
     );
 
     allowOnly(scope, url, ['GET', 'PUT']);
+
+    const transferUrl = '/domains/:id/zonefile/transfer';
+    r.post(
+      transferUrl,
+      {
+        schema: {
+          tags: ['domains'],
+          summary: "Import a domain's zone by AXFR from its current provider",
+          description:
+            "Pulls the zone by AXFR (RFC 5936) from `server` (an IP address) on `port` (53 unless given), signed with `tsig` when given, and makes " +
+            "the domain's records those of the zone received, exactly as a PUT of its zone file would (same checks, same answer; `dry_run=true` " +
+            'writes nothing). DNSSEC records the server sends (RRSIG, NSEC, DNSKEY...) are dropped: the zone is signed here when DNSSEC is on. ' +
+            'Destinations refused before any connection (422, `field` server or port): host names, loopback, private, link-local, CGNAT, ' +
+            'multicast and reserved addresses unless the operator allows them, and ports other than 53 and 1024-65535. One transfer at a time ' +
+            'per account (409), at most 60 s and 64 MiB. A transfer that fails (REFUSED, NOTAUTH, a timeout, a connection refused, not the zone) ' +
+            'is 502 saying what the server answered; a zone with records we do not take is 422 naming them. Nothing is written on any error. ' +
+            'Rules: docs/interface-b.md#import-by-axfr.',
+          params: IdParams,
+          querystring: DryRunQuery,
+          body: TransferBody,
+          response: { 200: success(Diff, 'The difference (applied, or with dry_run only computed)'), default: problemResponse },
+        },
+      },
+      async (req) => {
+        const dryRun = req.query.dry_run === true;
+        const { server, port, tsig } = req.body;
+        try {
+          const diff = await services.zonefiles.transfer(ctx.actor(req), req.params.id, { server, ...(port === undefined ? {} : { port }), tsig: tsig ?? null }, { dryRun });
+          return v1Diff(diff, dryRun);
+        } catch (e) {
+          if (e instanceof ZoneFileError) throw transferProblem(e);
+          if (e instanceof DestinationRefusedError) throw new HttpProblem(422, e.message, [{ field: e.field, reason: e.message }]);
+          if (e instanceof ZoneTransferError) throw new HttpProblem(502, e.message, [{ field: 'server', reason: e.reason }]);
+          throw e;
+        }
+      },
+    );
+    allowOnly(scope, transferUrl, ['POST']);
   });
 }
