@@ -41,8 +41,10 @@ a name ending in the domain is made relative). Host names in record data are sto
 
 **Zone files.** \`GET /v1/domains/{id}/zonefile\` exports the zone as an RFC 1035 master file (text/dns);
 \`PUT\` with a master file (text/dns or text/plain, at most 10 MiB) makes the domain's records the file's in one
-transaction, \`?dry_run=true\` only answers the difference. The syntax taken and refused, the SOA and NS rules:
-docs/interface-b.md, section "Zone files".
+transaction, \`?dry_run=true\` only answers the difference. \`POST /v1/domains/{id}/zonefile/transfer\` imports the
+zone by AXFR from the current provider (an IP address, port 53 or 1024-65535, optional TSIG; private, loopback and
+other internal destinations refused) and writes it as a PUT would. The syntax taken and refused, the SOA and NS
+rules, the transfer's rules: docs/interface-b.md, section "Zone files".
 `.trim();
 
 export const OPENAPI_INFO: FastifyDynamicSwaggerOptions['openapi'] = {
