@@ -249,6 +249,7 @@ describe('real responses match the published schemas', () => {
     const text = (await call(server.base, 'GET', zonefile, { key })).text;
     check('PUT', `${zonefile}?dry_run=true`, await call(server.base, 'PUT', `${zonefile}?dry_run=true`, { key, raw: text, headers: { 'content-type': 'text/dns' } }));
     check('PUT', zonefile, await call(server.base, 'PUT', zonefile, { key, raw: 'bad A 192.0.2.256\n', headers: { 'content-type': 'text/dns' } })); // 422
+    check('POST', `${zonefile}/transfer`, await call(server.base, 'POST', `${zonefile}/transfer`, { key, body: { server: '10.0.0.1' } })); // 422, no connection
     const missing = operations()
       .map(({ path, method }) => `${method} ${path}`)
       .filter((o) => !covered.has(o));
