@@ -7,6 +7,7 @@ import { cpus, totalmem } from 'node:os';
 import { apiBenchmark } from './api/index.js';
 import { dnsBenchmark } from './dns/index.js';
 import { dnssecBenchmark } from './dnssec/index.js';
+import { importBenchmark } from './import/index.js';
 import { propagationBenchmark } from './propagation/index.js';
 import { scaleBenchmark } from './scale/index.js';
 import { updateBenchmark } from './update/index.js';
@@ -18,6 +19,7 @@ const SUITES: Record<string, Suite> = {
   api: apiBenchmark,
   dns: dnsBenchmark,
   dnssec: dnssecBenchmark,
+  import: importBenchmark,
   propagation: propagationBenchmark,
   scale: scaleBenchmark,
   update: updateBenchmark,

@@ -160,8 +160,20 @@ export async function startZonehost(db: string): Promise<System> {
 
 const PDNS_SCHEMAS = ['/usr/share/doc/pdns-backend-sqlite3/schema.sqlite3.sql', '/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql'];
 
-/** PowerDNS Authoritative (Debian's pdns-server + pdns-backend-sqlite3), or why it cannot run here. */
-export async function startPowerDns(): Promise<System | { skipped: string }> {
+export interface PowerDns {
+  url: string;
+  /** X-API-Key and the JSON content type. */
+  headers: Record<string, string>;
+  /** `fetch` under /api/v1/servers/localhost; throws on a non-2xx answer. */
+  api(method: string, path: string, body?: unknown): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * PowerDNS Authoritative (Debian's pdns-server + pdns-backend-sqlite3, default settings, its API on) with an
+ * empty SQLite database in a temporary directory, once its API answers; or why it cannot run here.
+ */
+export async function spawnPowerDns(): Promise<PowerDns | { skipped: string }> {
   const schema = PDNS_SCHEMAS.find((p) => existsSync(p));
   if (!haveProgram('pdns_server') || !schema) return { skipped: 'PowerDNS is not installed (apt-get install pdns-server pdns-backend-sqlite3)' };
   const dir = tempDir('zonehost-bench-pdns-');
@@ -184,11 +196,24 @@ export async function startPowerDns(): Promise<System | { skipped: string }> {
   };
   try {
     await started(child, 'PowerDNS', `${url}/api/v1/servers/localhost`);
-    const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
-    const api = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${url}/api/v1/servers/localhost${path}`, { method, headers, ...(body ? { body: JSON.stringify(body) } : {}) });
-      if (!res.ok) throw new Error(`PowerDNS ${method} ${path}: HTTP ${res.status} ${await res.text()}`);
-    };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${url}/api/v1/servers/localhost${path}`, { method, headers, ...(body ? { body: JSON.stringify(body) } : {}) });
+    if (!res.ok) throw new Error(`PowerDNS ${method} ${path}: HTTP ${res.status} ${await res.text()}`);
+  };
+  return { url, headers, api, stop };
+}
+
+/** PowerDNS seeded as zonehost is (see startZonehost), or why it cannot run here. */
+export async function startPowerDns(): Promise<System | { skipped: string }> {
+  const pdns = await spawnPowerDns();
+  if ('skipped' in pdns) return pdns;
+  const { headers, api, url, stop } = pdns;
+  try {
     const createZone = (name: string) => api('POST', '/zones', { name: `${name}.`, kind: 'Native', nameservers: ['ns1.bench.invalid.', 'ns2.bench.invalid.'] });
     await createZone('list.example');
     await api('PATCH', '/zones/list.example.', {
