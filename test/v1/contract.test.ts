@@ -7,6 +7,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECORD_TYPE_NAMES } from '../../src/model/records/index.js';
+import { startPrimary, type Knot } from '../support/knot.js';
 import { startTestServer, v3, type TestServer } from '../support/server.js';
 import { call, client, type Client, type Reply } from './support.js';
 
@@ -22,13 +23,20 @@ const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false }));
 const covered = new Set<string>();
 const statusesSeen = new Set<number>();
 
+/** A knotd primary that the zone-file transfer imports from (allowed by importAllow). */
+const PRIMARY = '127.0.38.2';
+let primary: Knot | undefined;
+
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ importAllow: [`${PRIMARY}/32`] });
   ({ key } = await server.user('alice', PASSWORD));
   api = client(server.base, key);
   doc = (await call(server.base, 'GET', '/v1/openapi.json')).body;
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await primary?.stop();
+  await server.close();
+});
 
 const operations = () =>
   Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
@@ -250,6 +258,10 @@ describe('real responses match the published schemas', () => {
     check('PUT', `${zonefile}?dry_run=true`, await call(server.base, 'PUT', `${zonefile}?dry_run=true`, { key, raw: text, headers: { 'content-type': 'text/dns' } }));
     check('PUT', zonefile, await call(server.base, 'PUT', zonefile, { key, raw: 'bad A 192.0.2.256\n', headers: { 'content-type': 'text/dns' } })); // 422
     check('POST', `${zonefile}/transfer`, await call(server.base, 'POST', `${zonefile}/transfer`, { key, body: { server: '10.0.0.1' } })); // 422, no connection
+    const imported = (await run('POST', '/v1/domains', { domain: 'xfr-contract.example', soa: 'h@xfr-contract.example' })).body.id;
+    primary = await startPrimary(PRIMARY, 'xfr-contract.example', '$ORIGIN xfr-contract.example.\n$TTL 3600\n@ SOA ns h 1 3600 600 86400 300\n@ NS ns.elsewhere.example.\nwww A 192.0.2.1\n', server.dnsAddress?.port);
+    const transfer = `/v1/domains/${imported}/zonefile/transfer`;
+    check('POST', `${transfer}?dry_run=true`, await call(server.base, 'POST', `${transfer}?dry_run=true`, { key, body: { server: PRIMARY } }));
     const missing = operations()
       .map(({ path, method }) => `${method} ${path}`)
       .filter((o) => !covered.has(o));
