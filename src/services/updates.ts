@@ -98,9 +98,22 @@ export class UpdateService {
       outcomes = [];
       const journal: JournalEntry[] = [];
       let changed: StoredDomain | null = null;
+      // Every message of a group is for one zone: its domain is read and locked once, before any savepoint (a
+      // lock taken inside one rolled back would go with it); only its records change meanwhile.
+      let zone: StoredDomain | NotAuthoritative;
+      try {
+        zone = await this.lockedZone(tx, first.req.zone);
+      } catch (e) {
+        if (!(e instanceof NotAuthoritative)) throw e;
+        zone = e;
+      }
+      const zoneOf = async () => {
+        if (zone instanceof NotAuthoritative) throw zone;
+        return zone;
+      };
       for (const item of group) {
         try {
-          const done = await tx.savepoint(() => this.applyOne(tx, now, item.key, item.req));
+          const done = await tx.savepoint(() => this.applyOne(tx, now, item.key, item.req, zoneOf));
           if (done) {
             changed = done.domain;
             journal.push({ ...done.journal, actor: actorOf(item) });
@@ -116,12 +129,8 @@ export class UpdateService {
   }
 
   /** One message inside the group's transaction: what it wrote, or null when it changed nothing; throws why it is refused. */
-  private async applyOne(tx: StoreOps, now: number, key: StoredTsigKey, req: UpdateRequest): Promise<{ domain: StoredDomain; journal: JournalEntry } | null> {
-    const found = await tx.domainByName(req.zone);
-    if (!found || !isServedMaster(found)) throw new NotAuthoritative(`${req.zone} is not a zone this server is the primary for`);
-    await tx.lockDomain(found.id);
-    const domain = await tx.domainById(found.id);
-    if (!domain || domain.kind !== 'master') throw new NotAuthoritative(`${req.zone} is not a zone this server is the primary for`);
+  private async applyOne(tx: StoreOps, now: number, key: StoredTsigKey, req: UpdateRequest, zoneOf: () => Promise<StoredDomain>): Promise<{ domain: StoredDomain; journal: JournalEntry } | null> {
+    const domain = await zoneOf();
     if (domain.accountId !== key.accountId || !key.domains.includes(domain.id) || key.update === false) {
       throw new UpdateRefused(`the key ${key.name}. may not update ${req.zone}`);
     }
@@ -148,6 +157,16 @@ export class UpdateService {
     }
     const { journal } = await applyBatch(tx, domain, plan, this.limits, now);
     return journal && { domain, journal };
+  }
+
+  /** The master zone of that name, locked for the transaction; NotAuthoritative when we are not its primary. */
+  private async lockedZone(tx: StoreOps, name: string): Promise<StoredDomain> {
+    const found = await tx.domainByName(name);
+    if (!found || !isServedMaster(found)) throw new NotAuthoritative(`${name} is not a zone this server is the primary for`);
+    await tx.lockDomain(found.id);
+    const domain = await tx.domainById(found.id);
+    if (!domain || domain.kind !== 'master') throw new NotAuthoritative(`${name} is not a zone this server is the primary for`);
+    return domain;
   }
 
   /** The records at every name the message names, read once, with the SOA and the service's NS records at the apex. */
