@@ -19,6 +19,7 @@ import { eventually, kdigAt, startKnot, transfer, type Knot } from '../support/k
 import { startTestServer, type TestServer } from '../support/server.js';
 import { data } from '../v3/support.js';
 import { kdig } from './support.js';
+import { delv as validator } from '../support/dnssec.js';
 
 const run = promisify(execFile);
 
@@ -61,10 +62,7 @@ async function delv(zone: string, name: string, type: string, at = { host: '127.
   if (!ksk) throw new Error(`no key-signing key for ${zone}:\n${keys.raw}`);
   const [flags, , algorithm, ...b64] = ksk.data.split(/\s+/);
   const rdata = dnskeyRdata(Number(flags), Number(algorithm), Buffer.from(b64.join(''), 'base64'));
-  const anchor = join(dir, `${zone}.delv.conf`);
-  writeFileSync(anchor, `trust-anchors {\n  "${zone}." static-ds ${keyTag(rdata)} ${algorithm} 2 "${dsDigest(zone, rdata)}";\n};\n`);
-  const out = await run('delv', ['-a', anchor, `+root=${zone}`, `@${at.host}`, '-p', String(at.port), name, type], { timeout: 20_000 }).catch((e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? '' }));
-  return `${out.stdout}${out.stderr}`;
+  return validator(zone, [`${keyTag(rdata)} ${algorithm} 2 ${dsDigest(zone, rdata)}`], at, name, type);
 }
 
 const signaturesMade = async () => Number(/^zonehost_dnssec_signatures_made (\d+)$/m.exec(await (await fetch(`${server.base}/metrics`)).text())?.[1]);
