@@ -1,6 +1,7 @@
 /** What every benchmark suite needs: free loopback ports, child processes it stops, temporary places, tables. */
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createSocket, type Socket } from 'node:dgram';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -217,4 +218,17 @@ export async function forEachStore(prefix: string, log: (line: string) => void, 
   } finally {
     dir.remove();
   }
+}
+
+/** A UDP socket connected to `host`:`port` (answers from anywhere else never reach it). */
+export async function connectedUdp(host: string, port: number): Promise<Socket> {
+  const socket = createSocket('udp4');
+  await new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.connect(port, host, () => {
+      socket.off('error', reject);
+      resolve();
+    });
+  });
+  return socket;
 }

@@ -4,7 +4,8 @@
  * rcode and the record types of its answer and authority sections.
  */
 import dnsPacket from 'dns-packet';
-import { createSocket, type Socket } from 'node:dgram';
+import type { Socket } from 'node:dgram';
+import { connectedUdp } from '../support.js';
 import { performance } from 'node:perf_hooks';
 
 export interface Answer {
@@ -24,15 +25,7 @@ export class DoClient {
   }
 
   static async open(port: number, host = '127.0.0.1'): Promise<DoClient> {
-    const socket = createSocket('udp4');
-    await new Promise<void>((resolve, reject) => {
-      socket.once('error', reject);
-      socket.connect(port, host, () => {
-        socket.off('error', reject);
-        resolve();
-      });
-    });
-    return new DoClient(socket);
+    return new DoClient(await connectedUdp(host, port));
   }
 
   /** Asks `name` `type`, with DO unless `dnssec` is false; null on timeout. */

@@ -4,7 +4,8 @@
  * waited for (and its TSIG checked) before the next is sent, over UDP as nsupdate sends them by default.
  */
 import dnsPacket from 'dns-packet';
-import { createSocket, type Socket } from 'node:dgram';
+import type { Socket } from 'node:dgram';
+import { connectedUdp } from '../support.js';
 import { performance } from 'node:perf_hooks';
 import { OPCODE } from '../../src/dns/message.js';
 import { findTsig, sign, verify, type TsigSecret } from '../../src/dns/tsig.js';
@@ -60,15 +61,7 @@ export class UpdateClient {
   }
 
   static async open(host: string, port: number, key: TsigSecret, timeoutMs = 2000): Promise<UpdateClient> {
-    const socket = createSocket('udp4');
-    await new Promise<void>((resolve, reject) => {
-      socket.once('error', reject);
-      socket.connect(port, host, () => {
-        socket.off('error', reject);
-        resolve();
-      });
-    });
-    return new UpdateClient(socket, key, timeoutMs);
+    return new UpdateClient(await connectedUdp(host, port), key, timeoutMs);
   }
 
   /** Signs and sends one UPDATE for `changes`; resolves with the outcome once answered (or timed out). */
