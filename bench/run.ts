@@ -5,6 +5,7 @@
  */
 import { cpus, totalmem } from 'node:os';
 import { apiBenchmark } from './api/index.js';
+import { catalogBenchmark } from './catalog/index.js';
 import { dnsBenchmark } from './dns/index.js';
 import { dnssecBenchmark } from './dnssec/index.js';
 import { importBenchmark } from './import/index.js';
@@ -17,6 +18,7 @@ type Suite = (opts: BenchOptions, log: (line: string) => void) => Promise<string
 
 const SUITES: Record<string, Suite> = {
   api: apiBenchmark,
+  catalog: catalogBenchmark,
   dns: dnsBenchmark,
   dnssec: dnssecBenchmark,
   import: importBenchmark,

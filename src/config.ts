@@ -1,6 +1,9 @@
 /** Command-line flags and environment variables, turned into one typed configuration object. */
+import { availableParallelism } from 'node:os';
 import type { DnssecTimings } from './model/dnssec.js';
+import { isIPAddress, normalizeZoneName, zoneNameProblem } from './model/names.js';
 import type { Limits } from './services/actor.js';
+import { DNS_PORT, type CatalogOptions } from './services/catalog.js';
 import type { StoreOptions } from './store/open.js';
 
 export interface HostPort {
@@ -20,6 +23,8 @@ export interface Config {
   http: HostPort | null;
   /** Where the DNS server listens (UDP and TCP); null when this node serves the APIs only. */
   dns: HostPort | null;
+  /** Threads answering DNS over UDP (--dns-threads; 1 unless given here, one per core from the command line). */
+  dnsThreads?: number;
   /** `sqlite:PATH` or `postgres://…` (optional `?schema=NAME`). */
   db: string;
   /** PostgreSQL pool size and start-up wait (connection log lines go to the server's logger). */
@@ -51,16 +56,21 @@ export interface Config {
   dnssec?: Partial<DnssecTimings>;
   /** How often the leader looks for due DNSSEC steps (1000 ms unless given; no flag, tests shorten it). */
   dnssecTickMs?: number;
+  /** The catalog zone (RFC 9432) and its secondaries (--catalog, --catalog-axfr, --catalog-tsig); none when absent. */
+  catalog?: CatalogOptions | null;
 }
 
 export const DEFAULTS = {
   http: '127.0.0.1:8080',
   dns: '127.0.0.1:5353',
+  // One per core (multi-threaded answering needs Node.js 22.12+; older runtimes use one and say so).
+  dnsThreads: String(availableParallelism()),
   db: 'sqlite:./zonehost.db',
   nameservers: 'ns1.zonehost.invalid,ns2.zonehost.invalid',
   logLevel: 'info',
   dbPool: '10',
   dbWait: '30',
+  dbTimeout: '10',
   rateLimitAddress: '1200',
   rateLimitKey: '600',
 } as const;
@@ -86,4 +96,33 @@ export function parseNameservers(value: string): string[] {
     .filter(Boolean);
   if (list.length === 0) throw new Error('--ns needs at least one name server host name');
   return list;
+}
+
+/**
+ * The catalog zone's configuration from its flags: a zone name, the secondaries' addresses (comma or space
+ * separated, each optionally @PORT where it takes NOTIFY) and a TSIG key name with the user name of the account
+ * that owns it. The secondaries' flags need --catalog: they open every zone of the catalog.
+ */
+export function parseCatalog(name: string | undefined, axfr: string | undefined, tsig: string | undefined, tsigOwner?: string): CatalogOptions | null {
+  const entries = (axfr ?? '').split(/[,\s]+/).filter(Boolean);
+  const key = tsig?.trim() ? normalizeZoneName(tsig) : null;
+  const owner = tsigOwner?.trim() || null;
+  if (!name?.trim()) {
+    if (entries.length > 0 || key || owner) throw new Error('--catalog-axfr and --catalog-tsig need --catalog NAME (the catalog zone they transfer)');
+    return null;
+  }
+  if (key && !owner) throw new Error('--catalog-tsig needs --catalog-tsig-owner USER: the account that made the key (anyone could make a key of a free name)');
+  if (owner && !key) throw new Error('--catalog-tsig-owner needs --catalog-tsig NAME');
+  const zone = normalizeZoneName(name);
+  const problem = zoneNameProblem(zone);
+  if (problem) throw new Error(`--catalog: the zone name '${zone}' ${problem}`);
+  const notify = entries.map((entry) => {
+    // ADDRESS@PORT, as Knot writes it (IPv6 addresses hold colons): a secondary listening on another port than 53.
+    const [address = '', port] = entry.split('@');
+    if (!isIPAddress(address) || (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) > 0 && Number(port) <= 65535))) {
+      throw new Error(`--catalog-axfr: '${entry}' is not an IPv4 or IPv6 address (optionally @PORT)`);
+    }
+    return { address, port: port === undefined ? DNS_PORT : Number(port) };
+  });
+  return { name: zone, axfr: [...new Set(notify.map((t) => t.address))], notify, tsig: key, tsigOwner: owner };
 }

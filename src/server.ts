@@ -25,7 +25,9 @@ export interface RunningServer {
 
 export async function startServer(config: Config): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel });
-  const store = await openStore(config.db, { ...config.store, log: (message) => logger.warn(message) });
+  // A DNS-only node has nothing to serve without its zones, so it waits for the database as long as it takes.
+  const wait = config.http ? {} : { connectTimeoutMs: Infinity };
+  const store = await openStore(config.db, { ...config.store, ...wait, log: (message) => logger.warn(message) });
   let kek: ReturnType<typeof resolveKek>;
   try {
     kek = resolveKek(config.db, config.keyEncryptionKeyFile, (await store.anyDnssecKey()) !== undefined);
@@ -38,7 +40,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const services = new Services(store, { ...DEFAULT_LIMITS, ...config.limits }, Date.now, { kek: kek?.key ?? null, ...(config.dnssec ? { timings: config.dnssec } : {}) }, config.nameservers, {
     source: axfrZoneSource,
     allow: config.importAllow ?? [],
-  });
+  }, config.catalog ?? null);
+  const catalogKey = config.catalog?.tsig;
+  // Only the owner's key of that name opens every zone; say so at start when it does not exist (yet).
+  if (catalogKey && !(await services.zones.isSecondariesKey((await services.tsigKeys.byName(catalogKey).catch(() => null)) ?? null))) {
+    logger.warn({ key: catalogKey, owner: config.catalog?.tsigOwner }, 'the --catalog-tsig key does not exist in the --catalog-tsig-owner account: make it there in /v1/tsigkeys');
+  }
   const kekProblem = await services.dnssec.kekProblem().catch((e: unknown) => (e as Error).message);
   if (kekProblem) logger.error(kekProblem);
   const closers: (() => Promise<void>)[] = [];
@@ -83,7 +90,14 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await services.dnssec.idle();
     });
     if (config.dns) {
-      const dns = await startDns(services, { host: config.dns.host, port: config.dns.port, nameservers: config.nameservers, log: logger, notifyTarget: transfers });
+      const dns = await startDns(services, {
+        host: config.dns.host,
+        port: config.dns.port,
+        nameservers: config.nameservers,
+        log: logger,
+        notifyTarget: transfers,
+        ...(config.dnsThreads ? { threads: config.dnsThreads } : {}),
+      });
       dnsAddress = dns.address;
       closers.push(() => dns.close());
     }

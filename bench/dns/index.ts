@@ -47,7 +47,7 @@ async function startZonehost(dir: string, records: number, log: (line: string) =
   ]);
   const url = `http://127.0.0.1:${http}/api/`;
   try {
-    await waitFor(`zonehost (${child.output()})`, () => answersHttp(`http://127.0.0.1:${http}/healthz`));
+    await waitFor(() => `zonehost (${child.output()})`, () => answersHttp(`http://127.0.0.1:${http}/healthz`));
     const v3 = async (args: Record<string, string | number>): Promise<any> => {
       const res = await fetch(url, { method: 'POST', body: new URLSearchParams(Object.entries(args).map(([k, v]): [string, string] => [k, String(v)])) });
       const envelope = (await res.json()) as { ERRORARRAY: { ERRORMESSAGE: string }[]; DATA: any };
@@ -96,7 +96,7 @@ async function exportZone(port: number): Promise<string> {
 async function startKnot(dir: string, zoneFile: string): Promise<Server> {
   const { child, port } = await spawnKnot(dir, ZONE, zoneFile);
   try {
-    await waitFor(`knotd (${child.output()})`, () => answers(port));
+    await waitFor(() => `knotd (${child.output()})`, () => answers(port));
   } catch (e) {
     await child.stop();
     throw e;

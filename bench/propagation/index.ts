@@ -69,7 +69,7 @@ async function measure(db: string, changes: number, log: (line: string) => void)
     const ridB = (await v1(zh.url, key, 'POST', `/domains/${id}/A`, { name: 'b', address: '10.0.0.0' })).id as number;
     knot = await startSecondary(dir.path, zh.dnsPort);
     const k = knot;
-    await waitFor(`knotd secondary to serve the zone (${k.output()})`, async () => {
+    await waitFor(() => `knotd secondary to serve the zone (${k.output()})`, async () => {
       if (k.proc.exitCode !== null) throw new Error(`knotd exited: ${k.output()}`);
       return (await secondary.query(`b.${ZONE}`, 'A', 300))?.includes('10.0.0.0') ?? false;
     });

@@ -21,13 +21,13 @@ export function addUser(db: string): void {
   runCommand(process.execPath, [ZONEHOST_BIN, 'user', 'add', 'bench', '--db', db], `${PASSWORD}\n`);
 }
 
-/** Starts `zonehost serve` on loopback (DNS on `dnsPort` when given); resolves once HTTP answers. */
-export async function serve(db: string, dnsPort?: number): Promise<Zonehost> {
+/** Starts `zonehost serve` on loopback (DNS on `dnsPort` when given, `extra` flags added); resolves once HTTP answers. */
+export async function serve(db: string, dnsPort?: number, extra: readonly string[] = []): Promise<Zonehost> {
   const http = await freePort();
   dnsPort ??= await freePort();
   const child = startChild(process.execPath, [
     ...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF] : []), ZONEHOST_BIN, 'serve', '--db', db, '--http', `127.0.0.1:${http}`, '--dns', `127.0.0.1:${dnsPort}`, '--log-level', 'warn',
-    '--rate-limit-address', '0', '--rate-limit-key', '0', '--max-records', '10000000', '--max-domains', '10000000',
+    '--rate-limit-address', '0', '--rate-limit-key', '0', '--max-records', '10000000', '--max-domains', '10000000', ...extra,
   ]);
   const url = `http://127.0.0.1:${http}`;
   try {
@@ -67,7 +67,16 @@ export async function v1(url: string, key: string, method: string, path: string,
   return text ? JSON.parse(text) : undefined;
 }
 
+/** A decoded answer: its rcode (number, as RCODE in src/dns/message.ts), AA flag and answer records. */
+export interface Reply {
+  rcode: number;
+  aa: boolean;
+  answers: dnsPacket.Answer[];
+}
+
 export interface Resolver {
+  /** The whole reply to `name`/`type`, or null on timeout. */
+  ask(name: string, type: 'A' | 'SOA', timeoutMs?: number): Promise<Reply | null>;
   /** The data of the answer records for `name`/`type` (strings as dns-packet decodes them), or null on timeout. */
   query(name: string, type: 'A' | 'SOA', timeoutMs?: number): Promise<string[] | null>;
   close(): void;
@@ -78,26 +87,31 @@ export function resolver(host: string, port: number): Resolver {
   const socket = createSocket('udp4');
   socket.unref();
   let id = 0;
-  let waiting: { id: number; resolve: (answers: string[] | null) => void } | null = null;
+  let waiting: { id: number; resolve: (reply: Reply | null) => void } | null = null;
   socket.on('message', (msg) => {
     const packet = dnsPacket.decode(msg);
     if (!waiting || packet.id !== waiting.id) return;
     const w = waiting;
     waiting = null;
-    w.resolve((packet.answers ?? []).map((a) => ('data' in a && typeof a.data === 'string' ? a.data : JSON.stringify(a))));
+    w.resolve({ rcode: (packet.flags ?? 0) & 0x0f, aa: packet.flag_aa, answers: packet.answers ?? [] });
   });
+  const ask = (name: string, type: 'A' | 'SOA', timeoutMs = 1000): Promise<Reply | null> => {
+    id = (id + 1) & 0xffff;
+    const packet = dnsPacket.encode({ type: 'query', id, questions: [{ name, type, class: 'IN' }] });
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        waiting = null;
+        resolve(null);
+      }, timeoutMs);
+      waiting = { id, resolve: (r) => (clearTimeout(timer), resolve(r)) };
+      socket.send(packet, port, host);
+    });
+  };
   return {
-    query(name, type, timeoutMs = 1000) {
-      id = (id + 1) & 0xffff;
-      const packet = dnsPacket.encode({ type: 'query', id, questions: [{ name, type, class: 'IN' }] });
-      return new Promise((resolve) => {
-        const timer = setTimeout(() => {
-          waiting = null;
-          resolve(null);
-        }, timeoutMs);
-        waiting = { id, resolve: (a) => (clearTimeout(timer), resolve(a)) };
-        socket.send(packet, port, host);
-      });
+    ask,
+    async query(name, type, timeoutMs) {
+      const reply = await ask(name, type, timeoutMs);
+      return reply && reply.answers.map((a) => ('data' in a && typeof a.data === 'string' ? a.data : JSON.stringify(a)));
     },
     close: () => socket.close(),
   };

@@ -47,7 +47,7 @@ const rcodeName = (rcode: number) => TSIG_NAMES.get(rcode) ?? RCODE_NAMES.get(rc
 async function serving(port: number, child: Child): Promise<void> {
   const r = resolver('127.0.0.1', port);
   try {
-    await waitFor(`${ZONE} SOA on port ${port} (${child.output()})`, async () => {
+    await waitFor(() => `${ZONE} SOA on port ${port} (${child.output()})`, async () => {
       if (child.proc.exitCode !== null) throw new Error(`exited: ${child.output()}`);
       return (await r.query(ZONE, 'SOA', 300)) !== null;
     });

@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import { createInterface } from 'node:readline';
 import { DEFAULT_DNSSEC_TIMINGS } from '../model/dnssec.js';
-import { DEFAULTS, parseCount, parseHostPort, parseNameservers, type Config } from '../config.js';
+import { DEFAULTS, parseCatalog, parseCount, parseHostPort, parseNameservers, type Config } from '../config.js';
 import { ValidationError } from '../model/errors.js';
 import { startServer } from '../server.js';
 import { DEFAULT_LIMITS } from '../services/actor.js';
@@ -13,12 +13,15 @@ interface DbOptions {
   db: string;
   dbPool: string;
   dbWait: string;
+  /** serve only. */
+  dbTimeout?: string;
 }
 
 interface ServeOptions extends DbOptions {
   /** false with --no-http / --no-dns. */
   http: string | false;
   dns: string | false;
+  dnsThreads: string;
   ns: string;
   logLevel: string;
   tlsCert?: string;
@@ -33,6 +36,10 @@ interface ServeOptions extends DbOptions {
   dnssecDnskeyTtl: string;
   dnssecDsTtl: string;
   dnssecPropagation: string;
+  catalog?: string;
+  catalogAxfr?: string;
+  catalogTsig?: string;
+  catalogTsigOwner?: string;
 }
 
 const program = new Command()
@@ -45,7 +52,21 @@ const dbPoolOption = () => new Option('--db-pool <n>', 'PostgreSQL connections p
 const dbWaitOption = () => new Option('--db-wait <seconds>', 'how long start-up waits for PostgreSQL').env('ZONEHOST_DB_WAIT').default(DEFAULTS.dbWait);
 
 function storeOptions(opts: DbOptions): StoreOptions {
-  return { poolSize: Math.max(1, parseCount(opts.dbPool, '--db-pool')), connectTimeoutMs: parseCount(opts.dbWait, '--db-wait') * 1000 };
+  return {
+    poolSize: Math.max(1, parseCount(opts.dbPool, '--db-pool')),
+    connectTimeoutMs: parseCount(opts.dbWait, '--db-wait') * 1000,
+    ...(opts.dbTimeout === undefined ? {} : { queryTimeoutMs: Math.max(1, parseCount(opts.dbTimeout, '--db-timeout')) * 1000 }),
+  };
+}
+
+const SHUTDOWN_LIMIT_S = 10;
+/** More threads than this only cost memory: each is a V8 isolate of its own. */
+const MAX_DNS_THREADS = 64;
+
+function dnsThreads(value: string): number {
+  const n = parseCount(value, '--dns-threads');
+  if (n < 1 || n > MAX_DNS_THREADS) throw new Error(`--dns-threads must be between 1 and ${MAX_DNS_THREADS}, not ${n}`);
+  return n;
 }
 
 /** Where one-shot commands report database waits and retries (serve uses its logger). */
@@ -58,9 +79,11 @@ program
   .addOption(new Option('--no-http', 'serve no HTTP APIs (a DNS-only node)'))
   .addOption(new Option('--dns <host:port>', 'DNS listen address (UDP and TCP)').env('ZONEHOST_DNS').default(DEFAULTS.dns))
   .addOption(new Option('--no-dns', 'serve no DNS (an API-only node)'))
+  .addOption(new Option('--dns-threads <n>', 'threads answering DNS over UDP (default: one per core; 1 before Node.js 22.12)').env('ZONEHOST_DNS_THREADS').default(DEFAULTS.dnsThreads))
   .addOption(dbOption())
   .addOption(dbPoolOption())
   .addOption(dbWaitOption())
+  .addOption(new Option('--db-timeout <seconds>', 'longest a PostgreSQL query may go unanswered before requests fail with "unavailable"').env('ZONEHOST_DB_TIMEOUT').default(DEFAULTS.dbTimeout))
   .addOption(new Option('--ns <names>', 'comma-separated name servers of every zone; the first is the SOA MNAME').env('ZONEHOST_NS').default(DEFAULTS.nameservers))
   .addOption(new Option('--tls-cert <file>', 'PEM certificate (chain): serve HTTPS instead of HTTP').env('ZONEHOST_TLS_CERT'))
   .addOption(new Option('--tls-key <file>', 'PEM private key for --tls-cert').env('ZONEHOST_TLS_KEY'))
@@ -74,12 +97,17 @@ program
   .addOption(new Option('--dnssec-dnskey-ttl <seconds>', 'TTL of DNSKEY/CDS/CDNSKEY; a rollover waits it before CDS names the new key').env('ZONEHOST_DNSSEC_DNSKEY_TTL').default(String(DEFAULT_DNSSEC_TIMINGS.dnskeyTtl)))
   .addOption(new Option('--dnssec-ds-ttl <seconds>', "the parent's DS TTL to wait before an old key goes or a zone stops signing").env('ZONEHOST_DNSSEC_DS_TTL').default(String(DEFAULT_DNSSEC_TIMINGS.dsTtl)))
   .addOption(new Option('--dnssec-propagation <seconds>', 'time for a change to reach every server of a zone, added to each wait').env('ZONEHOST_DNSSEC_PROPAGATION').default(String(DEFAULT_DNSSEC_TIMINGS.propagation)))
+  .addOption(new Option('--catalog <name>', 'serve a catalog zone (RFC 9432 version 2) of this name listing every active domain and every zone mirror with a copy, e.g. catalog.zonehost.invalid').env('ZONEHOST_CATALOG'))
+  .addOption(new Option('--catalog-axfr <addresses>', "comma-separated addresses of the secondaries: they may transfer the catalog and every zone in it, and get NOTIFY for all of them").env('ZONEHOST_CATALOG_AXFR'))
+  .addOption(new Option('--catalog-tsig <key name>', 'name of a TSIG key (made in /v1/tsigkeys) that may transfer the catalog and every zone in it').env('ZONEHOST_CATALOG_TSIG'))
+  .addOption(new Option('--catalog-tsig-owner <user>', 'the account whose --catalog-tsig key it must be').env('ZONEHOST_CATALOG_TSIG_OWNER'))
   .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug or trace').env('ZONEHOST_LOG_LEVEL').default(DEFAULTS.logLevel))
   .action(async (opts: ServeOptions) => {
     if (!opts.tlsCert !== !opts.tlsKey) throw new Error('--tls-cert and --tls-key must be given together');
     const config: Config = {
       http: opts.http === false ? null : parseHostPort(opts.http, '--http'),
       dns: opts.dns === false ? null : parseHostPort(opts.dns, '--dns'),
+      dnsThreads: dnsThreads(opts.dnsThreads),
       db: opts.db,
       store: storeOptions(opts),
       nameservers: parseNameservers(opts.ns),
@@ -95,6 +123,7 @@ program
         dsTtl: parseCount(opts.dnssecDsTtl, '--dnssec-ds-ttl'),
         propagation: parseCount(opts.dnssecPropagation, '--dnssec-propagation'),
       },
+      catalog: parseCatalog(opts.catalog, opts.catalogAxfr, opts.catalogTsig, opts.catalogTsigOwner),
     };
     const server = await startServer(config);
     let stopping = false;
@@ -102,6 +131,11 @@ program
       if (stopping) return;
       stopping = true;
       process.stderr.write(`zonehost: ${signal} received, shutting down\n`);
+      // A database that stopped answering leaves connections that never close: they must not hold the exit.
+      setTimeout(() => {
+        process.stderr.write(`zonehost: shutdown did not finish within ${SHUTDOWN_LIMIT_S} s; exiting\n`);
+        process.exit(1);
+      }, SHUTDOWN_LIMIT_S * 1000).unref();
       server.close().then(
         () => process.exit(0),
         (e: unknown) => {

@@ -3,7 +3,7 @@
  * OPT and TSIG placement, option lengths) and keeping the question's labels byte for byte.
  */
 import { keyOfLabels, readName, WireError } from '../model/labels.js';
-import { CLASS_ANY, EDNS_DO, FLAG_QR, TYPE } from './message.js';
+import { CLASS_ANY, EDNS_DO, FLAG_QR, OPCODE, TYPE } from './message.js';
 import { readTsigRdata, type Tsig } from './tsig.js';
 import { readRecord } from './wire-record.js';
 
@@ -107,4 +107,13 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
     if (e instanceof WireError) return malformed();
     throw e;
   }
+}
+
+/**
+ * The query when it is a plain question — opcode QUERY, unsigned, not a transfer, EDNS version 0 if any — which
+ * the zones (or a cache of their answers) answer at once; null for anything that needs the full handling.
+ */
+export function plainQuery(q: Query | Malformed | null): Query | null {
+  if (!q || 'malformed' in q || q.tsig || q.opcode !== OPCODE.QUERY || q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR || (q.edns && q.edns.version !== 0)) return null;
+  return q;
 }

@@ -8,14 +8,20 @@
 import type { Query } from './query.js';
 import type { Zone } from './zone.js';
 
-interface Entry {
+/** What an entry remembers of the zone that answered: the zone itself, or on a DNS worker thread its id and name. */
+export interface AnsweringZone {
+  /** A mirror's copy expires (epoch ms); null otherwise. */
+  expiresAt: number | null;
+}
+
+interface Entry<Z extends AnsweringZone> {
   /** AA, TC and RCODE bits of the header. */
   flags: number;
   /** QDCOUNT..ARCOUNT as written. */
   counts: Buffer;
   rest: Buffer;
   /** The zone that answered (null for REFUSED and the like). */
-  zone: Zone | null;
+  zone: Z | null;
   /** Epoch ms from which it is answered afresh (a signed answer whose signatures are due to be made anew). */
   staleAt: number;
 }
@@ -27,8 +33,8 @@ const QR = 0x8000;
 const FROM_QUERY = 0x7800 | 0x0100 | 0x0010;
 const FROM_ANSWER = 0x0400 | 0x0200 | 0x000f;
 
-export class ResponseCache {
-  private readonly entries = new Map<string, Entry>();
+export class ResponseCache<Z extends AnsweringZone = Zone> {
+  private readonly entries = new Map<string, Entry<Z>>();
 
   private static key(q: Query, limit: number): string {
     return `${q.key}\u0000${q.qtype}\u0000${q.qclass}\u0000${limit}\u0000${q.edns ? (q.edns.dnssecOk ? 2 : 1) : 0}`;
@@ -39,7 +45,7 @@ export class ResponseCache {
   }
 
   /** The answer to `q` built from the cache and the zone that gave it, or null. `raw` is the query message. */
-  get(q: Query, raw: Buffer, limit: number, now: number): { response: Buffer; zone: Zone | null } | null {
+  get(q: Query, raw: Buffer, limit: number, now: number): { response: Buffer; zone: Z | null; staleAt: number } | null {
     if (q.questionEnd === 0) return null;
     const e = this.entries.get(ResponseCache.key(q, limit));
     // A mirror's copy past its expiry is answered afresh (REFUSED).
@@ -50,11 +56,11 @@ export class ResponseCache {
     e.counts.copy(out, 4);
     raw.copy(out, 12, 12, q.questionEnd);
     e.rest.copy(out, q.questionEnd);
-    return { response: out, zone: e.zone };
+    return { response: out, zone: e.zone, staleAt: e.staleAt };
   }
 
   /** Keeps the rest of a response just built for `q`. */
-  put(q: Query, response: Buffer, limit: number, zone: Zone | null, staleAt = Infinity): void {
+  put(q: Query, response: Buffer, limit: number, zone: Z | null, staleAt = Infinity): void {
     if (q.questionEnd === 0 || response.length < q.questionEnd) return;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(ResponseCache.key(q, limit), {

@@ -3,8 +3,8 @@
  * NOTIFY handed to transfer/. Every message is handled in its own try/catch and every socket has an error
  * handler, so no input can take the process down.
  */
-import { createSocket, type Socket as UdpSocket } from 'node:dgram';
-import { createServer, isIPv6, type Server, type Socket } from 'node:net';
+import type { Socket as UdpSocket } from 'node:dgram';
+import { createServer, type Server, type Socket } from 'node:net';
 import type * as dnsPacket from 'dns-packet';
 import type { Logger } from 'pino';
 import { keyOfLabels } from '../model/labels.js';
@@ -17,13 +17,15 @@ import { SignatureCache } from './sign.js';
 import { handleNotify, handleTransfer, type NotifyTarget, type TransferRequest } from './transfer/index.js';
 import { decodeStrict } from './transfer/wire.js';
 import { CLASS_IN, OPCODE, RCODE, TCP_MAX, TYPE } from './message.js';
-import { parseQuery, type Malformed, type Query } from './query.js';
+import { parseQuery, plainQuery, type Malformed, type Query } from './query.js';
 import { badTimeOther, sign, tsigSecret, tsigSize, TSIG_ERROR, verify, withTsigError, type Tsig, type TsigSecret } from './tsig.js';
 import { handleUpdate } from './update.js';
 import { AnswerTooLarge, encodeResponse, udpLimit } from './response.js';
 import { emptyResult, type Result } from './result.js';
 import type { Zone } from './zone.js';
 import { ZoneCache } from './zone-cache.js';
+import { listenUdp } from './udp.js';
+import { singleThreadReason, startDnsThreads, type DnsThreads, type ThreadZone } from './threads.js';
 
 export interface DnsOptions {
   host: string;
@@ -35,6 +37,8 @@ export interface DnsOptions {
   tcpIdleMs?: number;
   /** Where NOTIFY accepted for a zone mirror goes: the node's transfers; without them it is acknowledged only. */
   notifyTarget?: NotifyTarget;
+  /** Threads answering UDP (threads.ts); 1 unless given, and 1 where the runtime cannot share the port. */
+  threads?: number;
 }
 
 export interface RunningDns {
@@ -159,13 +163,36 @@ export class DnsHandler {
 
   /** Answers a plain query at once (the hot path); null for anything that needs handle(). */
   answerNow(raw: Buffer, transport: Transport): Buffer | null {
-    const q = parseQuery(raw);
-    if (!q || 'malformed' in q || q.tsig || q.opcode !== OPCODE.QUERY || q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR || (q.edns && q.edns.version !== 0)) return null;
-    if (this.zones.pendingFor(q.key)) return null;
-    return this.answer(q, raw, transport === 'udp' ? udpLimit(q) : TCP_MAX);
+    return this.plainAnswer(raw, transport)?.response ?? null;
+  }
+
+  /**
+   * A DNS worker thread's message (threads.ts): its answers, and for a plain query what the worker may cache
+   * them under (the zone that answered, and until when).
+   */
+  async answerForThread(raw: Buffer, remoteAddress: string): Promise<{ outs: Buffer[]; cache: { zone: ThreadZone | null; staleAt: number } | null }> {
+    let plain: ReturnType<DnsHandler['plainAnswer']> = null;
+    try {
+      plain = this.plainAnswer(raw, 'udp');
+    } catch {
+      // handle() answers it again, logging why and sending SERVFAIL.
+    }
+    if (!plain) return { outs: await this.handle(raw, remoteAddress, 'udp'), cache: null };
+    const z = plain.zone;
+    return { outs: [plain.response], cache: { zone: z ? { id: z.id, name: z.name, expiresAt: z.expiresAt } : null, staleAt: plain.staleAt } };
+  }
+
+  private plainAnswer(raw: Buffer, transport: Transport): { response: Buffer; zone: Zone | null; staleAt: number } | null {
+    const q = plainQuery(parseQuery(raw));
+    if (!q || this.zones.pendingFor(q.key)) return null;
+    return this.answerEntry(q, raw, transport === 'udp' ? udpLimit(q) : TCP_MAX);
   }
 
   private answer(q: Query, raw: Buffer, limit: number): Buffer {
+    return this.answerEntry(q, raw, limit).response;
+  }
+
+  private answerEntry(q: Query, raw: Buffer, limit: number): { response: Buffer; zone: Zone | null; staleAt: number } {
     const now = this.services.now();
     let hit = this.responses.get(q, raw, limit, now);
     if (!hit) {
@@ -173,11 +200,11 @@ export class DnsHandler {
       const signed = zone && q.edns?.dnssecOk ? this.zones.signed(zone) : undefined;
       // A signed answer is kept only until its signatures are due to be made anew.
       const staleAt = zone && signed ? secure(zone, signed, result, Math.floor(now / 1000)) * 1000 : Infinity;
-      hit = { response: this.encode(q, result, zone, limit), zone };
+      hit = { response: this.encode(q, result, zone, limit), zone, staleAt };
       this.responses.put(q, hit.response, limit, zone, staleAt);
     }
     if (hit.zone) this.services.metrics.countQuery(hit.zone.id, hit.zone.name);
-    return hit.response;
+    return hit;
   }
 
   /** The encoded answer; SERVFAIL, logged, for one too large for any DNS message (cached like any other). */
@@ -222,21 +249,6 @@ class Signer {
       return message;
     });
   }
-}
-
-function listenUdp(host: string, port: number, onMessage: (msg: Buffer, from: { address: string; port: number }, socket: UdpSocket) => void): Promise<UdpSocket> {
-  return new Promise((resolve, reject) => {
-    const type = isIPv6(host) ? 'udp6' : 'udp4';
-    // Answers go to the address a query came from, always an IP: passed through as it is, so a send does
-    // not wait a tick for dns.lookup() to say so.
-    const socket = createSocket({ type, lookup: (address, _family, done) => done(null, address, type === 'udp6' ? 6 : 4) });
-    socket.once('error', reject);
-    socket.on('message', (msg, rinfo) => onMessage(msg, rinfo, socket));
-    socket.bind(port, host, () => {
-      socket.off('error', reject);
-      resolve(socket);
-    });
-  });
 }
 
 function listenTcp(server: Server, host: string, port: number): Promise<void> {
@@ -319,7 +331,16 @@ function serveTcp(socket: Socket, handler: DnsHandler, log: Logger, idleMs: numb
 export async function startDns(services: Services, opts: DnsOptions): Promise<RunningDns> {
   const responses = new ResponseCache();
   const signatures = new SignatureCache();
-  const zones = new ZoneCache(services, { nameservers: opts.nameservers, log: opts.log, changed: () => responses.clear(), signatures });
+  let threads: DnsThreads | null = null;
+  const zones = new ZoneCache(services, {
+    nameservers: opts.nameservers,
+    log: opts.log,
+    changed: () => {
+      responses.clear();
+      threads?.changed();
+    },
+    signatures,
+  });
   await zones.start();
   const gauges = [
     services.metrics.gauge('zonehost_dns_zones', 'Zones the DNS server answers for from memory.', () => zones.size),
@@ -368,10 +389,14 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
   tcp.maxConnections = TCP_MAX_CONNECTIONS;
   tcp.on('error', (e) => opts.log.warn({ err: e.message }, 'DNS TCP server error'));
 
+  const wanted = opts.threads ?? 1;
+  const oneThread = wanted > 1 ? singleThreadReason() : null;
+  if (oneThread) opts.log.warn(`DNS answers on one thread, not ${wanted}: ${oneThread}`);
+  const shared = wanted > 1 && !oneThread;
   // With port 0 the UDP port is chosen first and TCP takes the same number; retried if that one is busy.
   let udp: UdpSocket | null = null;
   for (let attempt = 0; ; attempt++) {
-    udp = await listenUdp(opts.host, opts.port, onUdp);
+    udp = await listenUdp(opts.host, opts.port, onUdp, shared);
     try {
       await listenTcp(tcp, opts.host, udp.address().port);
       break;
@@ -387,13 +412,26 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
   const udpSocket = udp;
   udpSocket.on('error', (e) => opts.log.warn({ err: e.message }, 'DNS UDP socket error'));
   const address = { host: opts.host, port: udpSocket.address().port };
-  opts.log.info({ dns: address, zones: zones.size }, 'DNS listening');
+  if (shared) {
+    try {
+      threads = await startDnsThreads(wanted, udpSocket, handler, services, opts.log);
+    } catch (e) {
+      zones.stop();
+      for (const off of gauges) off();
+      udpSocket.close();
+      tcp.close();
+      throw e;
+    }
+  }
+  const count = threads?.count ?? 1;
+  opts.log.info({ dns: address, zones: zones.size, threads: count }, `DNS listening (UDP on ${count === 1 ? 'one thread' : `${count} threads`})`);
   return {
     address,
     zones,
     async close() {
       zones.stop();
       for (const off of gauges) off();
+      await threads?.close();
       await new Promise<void>((resolve) => udpSocket.close(() => resolve()));
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => tcp.close(() => resolve()));

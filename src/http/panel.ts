@@ -6,7 +6,7 @@
  */
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const PANEL_PREFIX = '/manager/';
@@ -25,6 +25,12 @@ export async function registerPanel(app: FastifyInstance, dir = PANEL_DIR): Prom
     app.get('/manager', unbuilt); // also /manager/ (the router ignores a trailing slash)
     app.get(`${PANEL_PREFIX}*`, unbuilt);
     return;
+  }
+  // Browsers ask for /favicon.ico on every page of this origin that names no icon (API answers, the docs),
+  // so the panel's icon answers there too instead of a 404 in every console.
+  if (existsSync(`${dir}/favicon.ico`)) {
+    const icon = readFileSync(`${dir}/favicon.ico`);
+    app.get('/favicon.ico', async (_req, reply) => reply.type('image/x-icon').header('cache-control', 'public, max-age=86400').send(icon));
   }
   await app.register(fastifyStatic, {
     root: dir,

@@ -51,6 +51,20 @@ export class AuthError extends ZoneHostError {
   }
 }
 
+/**
+ * The API key's scope (model/key-scope.ts) does not allow this. `rule` names the scope field that refuses
+ * (`read_only`, `records.names`, `records.types`, `records`, `domains`, `subnets`, `expires`). Domains outside
+ * a key's scope are NotFoundError instead, like another account's.
+ */
+export class ScopeError extends ZoneHostError {
+  constructor(
+    readonly rule: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** A count limit was reached (keys per account, records per domain, ...). */
 export class LimitError extends ZoneHostError {
   constructor(
@@ -65,6 +79,19 @@ export class LimitError extends ZoneHostError {
 export class RateLimitedError extends ZoneHostError {
   constructor(readonly retryAfterSeconds: number) {
     super('API rate limit exceeded');
+  }
+}
+
+/**
+ * The database cannot be reached (stopped, restarting, cut off): nothing this request asked for is known to
+ * have happened. Interfaces answer it as a temporary failure to retry after the given number of seconds.
+ */
+export class UnavailableError extends ZoneHostError {
+  constructor(
+    override readonly cause: unknown,
+    readonly retryAfterSeconds = 2,
+  ) {
+    super('The database cannot be reached');
   }
 }
 

@@ -1,5 +1,5 @@
 /** Name, address and e-mail rules shared by every record type and both interfaces. */
-import { isIPv4, isIPv6, SocketAddress } from 'node:net';
+import { isIP, isIPv4, isIPv6, SocketAddress } from 'node:net';
 
 export const MAX_NAME_LENGTH = 253; // presentation form without the trailing dot (255 octets on the wire)
 export const MAX_LABEL_LENGTH = 63;
@@ -75,6 +75,23 @@ export function normalizeTarget(raw: string): string {
 export const isIPv4Address = (s: string): boolean => isIPv4(s);
 export const isIPv6Address = (s: string): boolean => isIPv6(s) && !s.includes('%');
 export const isIPAddress = (s: string): boolean => isIPv4Address(s) || isIPv6Address(s);
+
+/** A network: its address as written (host bits are ignored where it is matched), prefix length and family. */
+export interface Cidr {
+  address: string;
+  prefix: number;
+  family: 'ipv4' | 'ipv6';
+}
+
+/** "ADDRESS/PREFIX" or a bare address (the host's own network), or null when it is neither. */
+export function cidrOf(text: string): Cidr | null {
+  const [address = '', prefixText, extra] = text.trim().split('/');
+  const v = isIP(address);
+  const max = v === 4 ? 32 : 128;
+  const prefix = prefixText === undefined ? max : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
+  if (v === 0 || address.includes('%') || extra !== undefined || !(prefix >= 0 && prefix <= max)) return null;
+  return { address, prefix, family: v === 4 ? 'ipv4' : 'ipv6' };
+}
 
 /**
  * An IPv6 address (isIPv6Address) in the canonical text of RFC 5952: lower case, no leading zeros, the

@@ -3,9 +3,8 @@
  * found by its name alone (the TSIG record carries nothing else), so names are unique in the service.
  */
 import { Problems } from './errors.js';
-import { keyOf } from './labels.js';
 import { hostnameProblem } from './names.js';
-import { recordType } from './records/index.js';
+import { checkScopeNames, checkScopeTypes, nameCovered } from './name-scope.js';
 
 /** The HMAC algorithms we accept, by their TSIG names (RFC 8945 6), with node:crypto's hash and the MAC size. */
 export const TSIG_ALGORITHMS = {
@@ -26,8 +25,8 @@ export const MIN_SECRET_BYTES = 16;
 
 /**
  * What a key may write by DNS UPDATE: nothing, anything in its domains, or only these owner names (relative
- * to the domain, `@` the apex, `*.x` the name `*.x` and everything below `x`) and these types. A list that is
- * left out does not restrict.
+ * to the domain, `@` the apex, `*.x` the name `*.x` and everything below `x`; name-scope.ts, shared with API
+ * key scopes) and these types. A list that is left out does not restrict.
  */
 export type UpdateScope = boolean | { names?: string[]; types?: string[] };
 
@@ -93,39 +92,10 @@ export function checkTsigKey(k: TsigKeyData & { secret?: string }): Problems {
   checkKeyFields(p, '', k);
   if (typeof k.update === 'object') {
     const { names, types } = k.update;
-    if (names !== undefined) {
-      if (names.length === 0) p.add('update.names', 'List at least one name, or leave names out to allow every name.');
-      k.update.names = names.map((n) => n.trim().replace(/\.$/, '').toLowerCase());
-      for (const n of k.update.names) {
-        const problem = n === '@' ? null : hostnameProblem(n, { underscore: true, wildcard: true });
-        if (problem) p.add('update.names', `The name '${n}' ${problem}; names are relative to the domain (@ is its apex).`);
-      }
-    }
-    if (types !== undefined) {
-      if (types.length === 0) p.add('update.types', 'List at least one type, or leave types out to allow every type.');
-      k.update.types = types.map((t) => t.trim().toUpperCase());
-      for (const t of k.update.types) {
-        const rt = recordType(t);
-        if (!rt || rt.hosted === false) p.add('update.types', `The record type '${t}' is not one the service hosts.`);
-      }
-    }
+    if (names !== undefined) k.update.names = checkScopeNames(p, 'update.names', names);
+    if (types !== undefined) k.update.types = checkScopeTypes(p, 'update.types', types);
   }
   return p;
-}
-
-/**
- * Whether a scope's name pattern covers `name` (relative to the domain, "" the apex): `@` the apex, `*.x`
- * the name `*.x` and everything below `x`, anything else itself. Letter case aside.
- */
-export function nameCovered(pattern: string, name: string): boolean {
-  const n = keyOf(name);
-  if (pattern === '@') return n === '';
-  if (pattern === '*') return n !== '';
-  if (pattern.startsWith('*.')) {
-    const base = pattern.slice(2);
-    return n === pattern || n.endsWith('.' + base);
-  }
-  return n === pattern;
 }
 
 /** Whether a key may update the name (relative to its domain) at all: the scope's names allow it. */

@@ -11,15 +11,38 @@
 import { ConflictError } from './errors.js';
 import { keyOf } from './labels.js';
 import { absoluteName, relativeName } from './names.js';
-import { mainField, MAX_RRSET_BYTES, recordType, rrsetWireSize, wireDataKey, type RecordData } from './records/index.js';
+import { mainField, MAX_RRSET_BYTES, recordType, recordWireSize, rrsetWireSize, wireDataKey, type RecordData, type RecordType } from './records/index.js';
 
 /** Which RRset a record belongs to: its owner (letter case aside) and type. */
 export const rrsetKey = (a: { name: string; type: string }): string => `${keyOf(a.name)} ${a.type}`;
 
 /** A record's identity as data: two records with the same key are the same record (RFC 2181 5). */
-export function dataKey(rec: RecordData): string {
+export const dataKey = (rec: RecordData): string => identity(rec).key;
+
+/**
+ * dataKey, and the length of the record's rdata (its canonical form is as long as its plain one: only the
+ * letter case of names differs), from one encoding.
+ */
+function identity(rec: RecordData): { key: string; rdataLength: number } {
   const t = recordType(rec.type);
-  return `${rrsetKey(rec)} ${t ? wireDataKey(t, rec.data) : JSON.stringify(rec.data)}`;
+  if (!t) return { key: `${rrsetKey(rec)} ${JSON.stringify(rec.data)}`, rdataLength: 0 };
+  const wire = canonicalWire(t, rec.data);
+  return { key: `${rrsetKey(rec)} ${wire}`, rdataLength: wire.length };
+}
+
+/**
+ * Canonical wire data, kept with the data object it was made from: an import or a bulk change asks for the
+ * same records' identity several times (duplicates in the file, the rules at each name, the difference with
+ * the zone, the rules again after the write). Data is never changed in place once validated (a type's
+ * `validate` builds a new object), so a kept key stays right.
+ */
+const wireKeys = new WeakMap<object, { t: RecordType; wire: string }>();
+function canonicalWire(t: RecordType, data: RecordData['data']): string {
+  const kept = wireKeys.get(data);
+  if (kept?.t === t) return kept.wire;
+  const wire = wireDataKey(t, data);
+  wireKeys.set(data, { t, wire });
+  return wire;
 }
 
 const ownerLabel = (name: string, zone: string): string => absoluteName(name, zone);
@@ -69,8 +92,8 @@ export function checkAtName(records: readonly RecordData[], zone: string): Confl
   let exclusive: RecordData | undefined;
   for (let i = 0; i < records.length; i++) {
     const rec = records[i] as RecordData;
-    const key = dataKey(rec);
-    const size = (sizes.get(rec.type) ?? 0) + rrsetWireSize([rec], zone);
+    const { key, rdataLength } = identity(rec);
+    const size = (sizes.get(rec.type) ?? 0) + recordWireSize(rec.name, zone, rdataLength);
     if (i > 0) {
       if (recordType(rec.type)?.exclusive) return aliasBesideData(rec, records[0] as RecordData, zone);
       if (exclusive) return dataBesideAlias(rec, exclusive, zone);

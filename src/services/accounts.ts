@@ -1,8 +1,9 @@
 /** Accounts and API keys. */
-import { AuthError, LimitError, ValidationError } from '../model/errors.js';
+import { AuthError, LimitError, ScopeError, ValidationError } from '../model/errors.js';
+import { allowsAddress, checkKeyScope, checkManage, widens, type KeyScope } from '../model/key-scope.js';
 import type { ApiKeyRow, Store } from '../store/store.js';
 import { UniqueViolation } from '../store/store.js';
-import type { Actor, Limits } from './actor.js';
+import { scopeOf, type Actor, type Limits } from './actor.js';
 import { generateKey, hashKey, KEY_PREFIX_LENGTH } from './keys.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { LoginThrottle } from './throttle.js';
@@ -57,41 +58,80 @@ export class AccountService {
     return { id: account.id, username: account.username };
   }
 
-  /** Issues a key after checking the password. `expiresHours` 0 means the key never expires. */
-  async issueKey(username: string, password: string, opts: { label?: string; expiresHours?: number; remoteAddr?: string } = {}): Promise<IssuedKey> {
+  /**
+   * Issues a key after checking the password. `expiresHours` 0 means the key never expires. `scope` (not yet
+   * checked) limits the key. `creator`, the actor of an API key sent along, caps the new key: its scope
+   * may not be wider (absent, the creator's is taken) and it expires no later than the creator's key.
+   */
+  async issueKey(
+    username: string,
+    password: string,
+    opts: { label?: string; expiresHours?: number; remoteAddr?: string; scope?: unknown; creator?: Actor } = {},
+  ): Promise<IssuedKey> {
     const hours = opts.expiresHours ?? DEFAULT_KEY_HOURS;
     if (!Number.isInteger(hours) || hours < 0 || hours > MAX_KEY_HOURS) {
       throw ValidationError.one('expires', `The expiry must be a whole number of hours between 0 and ${MAX_KEY_HOURS} (0 means never).`);
     }
     const label = opts.label ?? '';
     if (label.length > MAX_LABEL) throw ValidationError.one('label', `The key label must be at most ${MAX_LABEL} characters long.`);
+    let scope: KeyScope = {};
+    if (opts.scope !== undefined) {
+      const checked = checkKeyScope(opts.scope);
+      checked.problems.throwIfAny();
+      scope = checked.scope;
+    }
     const account = await this.checkPassword(username, password, opts.remoteAddr);
-    const key = generateKey();
     const now = this.now();
+    let expiresAt = hours === 0 ? null : now + hours * 3_600_000;
+    const creator = opts.creator;
+    if (creator) {
+      // The key sent along is the account's own: a key of another account proves nothing here.
+      if (creator.accountId !== account.id) throw new AuthError();
+      const limit = scopeOf(creator);
+      if (opts.scope === undefined) scope = limit;
+      const wider = widens(scope, limit);
+      if (wider) throw new ScopeError(wider, `A key made with a key gets at most its scope; the new key's scope.${wider} allows more than that of the key sent in Authorization.`);
+      const until = creator.key?.expiresAt ?? null;
+      if (until !== null && (expiresAt === null || expiresAt > until)) expiresAt = until;
+    }
+    // Domains asked for now must be the account's; inherited ones were checked when the creator was made.
+    if (opts.scope !== undefined && scope.domains) {
+      const missing: number[] = [];
+      for (const id of scope.domains) if (!(await this.store.domain(account.id, id))) missing.push(id);
+      if (missing.length) throw ValidationError.one('scope.domains', `There is no domain with id ${missing.join(', ')} in this account.`);
+    }
+    const key = generateKey();
     const row = await this.store.transaction(async (tx) => {
       await tx.lockAccount(account.id);
       if ((await tx.countActiveKeys(account.id, now)) >= this.limits.keysPerAccount) {
         throw new LimitError('keys', `The number of active API keys is limited to ${this.limits.keysPerAccount}; revoke one first.`);
       }
-      return tx.insertKey(account.id, hashKey(key), key.slice(0, KEY_PREFIX_LENGTH), label, now, hours === 0 ? null : now + hours * 3_600_000);
+      return tx.insertKey(account.id, hashKey(key), key.slice(0, KEY_PREFIX_LENGTH), label, now, expiresAt, scope);
     });
     return { ...row, key, username: account.username };
   }
 
-  /** The actor for an API key; throws AuthError for unknown or expired keys. */
+  /**
+   * The actor for an API key; throws AuthError for unknown or expired keys, and for a key used from an
+   * address outside its scope's subnets (as for a wrong key: the caller learns nothing of the key).
+   */
   async authenticate(key: string, iface: Actor['iface'], remoteAddr: string): Promise<Actor> {
     if (key.length === 0 || key.length > 256) throw new AuthError();
     const row = await this.store.keyByHash(hashKey(key), this.now());
-    if (!row) throw new AuthError();
-    return { accountId: row.accountId, username: row.username, keyLabel: row.label, iface, remoteAddr };
+    if (!row || !allowsAddress(row.scope, remoteAddr)) throw new AuthError();
+    return { accountId: row.accountId, username: row.username, keyLabel: row.label, key: { id: row.id, scope: row.scope, expiresAt: row.expiresAt }, iface, remoteAddr };
   }
 
-  listKeys(actor: Actor): Promise<ApiKeyRow[]> {
-    return this.store.listKeys(actor.accountId, this.now());
+  /** The account's active keys the actor's key could have made: those whose scope is within its own. */
+  async listKeys(actor: Actor): Promise<ApiKeyRow[]> {
+    const scope = scopeOf(actor);
+    return (await this.store.listKeys(actor.accountId, this.now())).filter((k) => widens(k.scope, scope) === null);
   }
 
-  /** Revokes one of the actor's keys; false when there is no such key of this account. */
-  revokeKey(actor: Actor, keyId: number): Promise<boolean> {
+  /** Revokes one of the keys the actor sees; false when there is no such key. Any key may revoke itself (signing out). */
+  async revokeKey(actor: Actor, keyId: number): Promise<boolean> {
+    if (actor.key?.id !== keyId) checkManage(scopeOf(actor), 'API keys');
+    if (!(await this.listKeys(actor)).some((k) => k.id === keyId)) return false;
     return this.store.deleteKey(actor.accountId, keyId);
   }
 }

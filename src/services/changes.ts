@@ -13,9 +13,10 @@ import { ConflictError, LimitError, ValidationError, ZoneHostError } from '../mo
 import { keyOf } from '../model/labels.js';
 import { checkRecord, fromV1, recordType, toV1, type RecordData, type RecordType, type StoredRecord } from '../model/records/index.js';
 import { checkAtName, hasAddress, inZoneNameServers, nameServerWithoutAddress } from '../model/zone-rules.js';
-import type { Actor, Limits } from './actor.js';
+import { checkRecordWrite, checkWrite } from '../model/key-scope.js';
+import { scopeOf, type Actor, type Limits } from './actor.js';
 import type { DomainService } from './domains.js';
-import { applyBatch, type BatchResult } from './record-batch.js';
+import { applyBatch, wholeZone, type BatchResult } from './record-batch.js';
 import type { Precondition, ZoneWriter } from './write.js';
 import { touchesNameServers } from './zone-checks.js';
 
@@ -87,10 +88,16 @@ export class ChangeService {
       if (domain.kind !== 'master') {
         throw ValidationError.one('domain', `The domain ${domain.domain} is a zone mirror (type slave); its records come from its masters and cannot be edited.`);
       }
+      const scope = scopeOf(actor);
+      checkWrite(scope);
       await opts.precondition?.(domain, tx);
       if (items.length === 0) return { value: { outcomes: [] as ChangeOutcome[], serial: domain.serial }, change: null, journal: [] };
       const stored = await tx.listRecords(domain.id);
       const judged = this.judge(domain, stored, items, opts);
+      // The key's scope is one rule for the whole list (403), not a problem of one item.
+      for (const r of [...judged.remove.map((x) => x.before), ...judged.change.flatMap((x) => [x.before, x.after]), ...judged.add.map((x) => x.rec)]) {
+        checkRecordWrite(scope, r.name, r.type);
+      }
       this.checkZone(domain, stored, judged, items.length);
       let result: BatchResult;
       try {
@@ -100,6 +107,7 @@ export class ChangeService {
           { remove: judged.remove.map((r) => r.before), change: judged.change.map(({ before, after }) => ({ before, after })), add: judged.add.map((a) => a.rec) },
           this.limits,
           now,
+          wholeZone(stored),
         );
       } catch (e) {
         // The checks above judge what applyBatch judges; should it still refuse, the list as a whole is at fault.

@@ -63,6 +63,8 @@ export class ClusterFeed {
   }
 
   private track(c: ZoneChange): void {
+    // The catalog is no stored domain: each node derives its events from the domains' own.
+    if (c.kind === 'catalog.changed') return;
     if (c.kind === 'domain.deleted') {
       this.known.delete(c.domainId);
       this.transfers.delete(c.domainId);

@@ -35,7 +35,8 @@ import {
 } from '../model/dnssec.js';
 import { ConflictError, NotFoundError } from '../model/errors.js';
 import type { Store, StoreOps } from '../store/store.js';
-import type { Actor } from './actor.js';
+import { checkManage } from '../model/key-scope.js';
+import { scopeOf, type Actor } from './actor.js';
 import type { DomainService } from './domains.js';
 import type { ChangeBus } from './events.js';
 import type { JournalEntry, ZoneWriter } from './write.js';
@@ -349,9 +350,11 @@ export class DnssecService {
     return d;
   }
 
+  /** For a change to the zone's DNSSEC: the actor's master zone, locked, if the actor's key may manage it. */
   private async lockedMaster(tx: StoreOps, actor: Actor, id: number): Promise<StoredDomain> {
     const d = await this.domains.locked(tx, actor, id);
     if (d.kind !== 'master') throw new NotFoundError('domain');
+    checkManage(scopeOf(actor), 'DNSSEC');
     return d;
   }
 }

@@ -1,9 +1,11 @@
 /** Domain (master zone) and zone-mirror (slave zone) use cases, with ownership checks. */
 import { checkDomain, DOMAIN_DEFAULTS, withoutSecrets, type DomainData, type StoredDomain } from '../model/domain.js';
 import { ConflictError, LimitError, NotFoundError } from '../model/errors.js';
+import { checkCreateDomain, checkManage, seesDomain } from '../model/key-scope.js';
 import type { DomainFilter, StoreOps, Store } from '../store/store.js';
 import { UniqueViolation } from '../store/store.js';
-import type { Actor, Limits } from './actor.js';
+import { scopeOf, type Actor, type Limits } from './actor.js';
+import type { CatalogService } from './catalog.js';
 import { checkNameServerAddresses } from './zone-checks.js';
 import type { Precondition, ZoneWriter } from './write.js';
 
@@ -33,19 +35,29 @@ export class DomainService {
     private readonly store: Store,
     private readonly writer: ZoneWriter,
     private readonly limits: Limits,
+    /** The catalog zone, whose name and the names inside it no domain may take. */
+    private readonly catalog: Pick<CatalogService, 'covers'> | null = null,
   ) {}
+
+  private checkNotCatalog(name: string): void {
+    if (this.catalog?.covers(name)) throw new ConflictError('domain', `The name '${name}' belongs to this service's catalog zone.`);
+  }
 
   get(actor: Actor, id: number): Promise<StoredDomain> {
     return this.owned(this.store, actor, id);
   }
 
-  list(actor: Actor, filter?: DomainFilter): Promise<StoredDomain[]> {
-    return this.store.listDomains(actor.accountId, filter);
+  /** The actor's domains and mirrors; a key limited to some domains lists only those. */
+  list(actor: Actor, filter: DomainFilter = {}): Promise<StoredDomain[]> {
+    const ids = scopeOf(actor).domains;
+    return this.store.listDomains(actor.accountId, ids ? { ...filter, ids } : filter);
   }
 
   async create(actor: Actor, input: DomainInput): Promise<StoredDomain> {
+    checkCreateDomain(scopeOf(actor));
     const data: DomainData = { ...DOMAIN_DEFAULTS, ...input };
     checkDomain(data).throwIfAny();
+    this.checkNotCatalog(data.domain);
     try {
       const { value, serial } = await this.writer.write(actor, async (tx, now) => {
         await tx.lockAccount(actor.accountId);
@@ -79,12 +91,14 @@ export class DomainService {
     try {
       await this.writer.write(actor, async (tx, now) => {
         const current = await this.locked(tx, actor, id);
+        checkManage(scopeOf(actor), current.kind === 'slave' ? 'zone mirrors' : 'domain settings');
         await precondition?.(current, tx);
         const { id: _id, accountId: _a, serial: _s, ...before } = current;
         const data: DomainData = { ...before, ...patch };
         checkDomain(data).throwIfAny();
         name = data.domain;
         if (data.domain !== current.domain) {
+          this.checkNotCatalog(data.domain);
           await tx.lockDomainNames();
           if (await tx.domainByName(data.domain)) throw duplicate(data.domain);
           await checkNesting(tx, actor, data.domain);
@@ -114,6 +128,7 @@ export class DomainService {
   async delete(actor: Actor, id: number, precondition?: Precondition<StoredDomain>): Promise<StoredDomain> {
     const { value } = await this.writer.write(actor, async (tx) => {
       const current = await this.locked(tx, actor, id);
+      checkManage(scopeOf(actor), current.kind === 'slave' ? 'zone mirrors' : 'domains');
       await precondition?.(current, tx);
       await tx.deleteDomain(id);
       return {
@@ -131,9 +146,12 @@ export class DomainService {
     return this.owned(tx, actor, id);
   }
 
-  /** The actor's domain, or NotFoundError (also for another account's: they look the same). */
+  /**
+   * The actor's domain, or NotFoundError (also for another account's, and for one outside the actor's key's
+   * scope: they all look the same).
+   */
   async owned(ops: StoreOps, actor: Actor, id: number): Promise<StoredDomain> {
-    const d = Number.isSafeInteger(id) && id > 0 ? await ops.domain(actor.accountId, id) : undefined;
+    const d = Number.isSafeInteger(id) && id > 0 && seesDomain(scopeOf(actor), id) ? await ops.domain(actor.accountId, id) : undefined;
     if (!d) throw new NotFoundError('domain');
     return d;
   }

@@ -21,6 +21,7 @@
  */
 import { BlockList, isIP, isIPv4 } from 'node:net';
 import { ZoneHostError } from '../model/errors.js';
+import { cidrOf, type Cidr } from '../model/names.js';
 
 /** A destination an import by AXFR may not connect to; `field` is `server` or `port`. */
 export class DestinationRefusedError extends ZoneHostError {
@@ -62,13 +63,10 @@ const REFUSED_V6: [string, number, string][] = [
 ];
 
 /** Parses "ADDRESS/PREFIX" or a bare address; throws naming `what` when it is neither. */
-export function parseCidr(text: string, what = '--import-allow'): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } {
-  const [address = '', prefixText, extra] = text.trim().split('/');
-  const v = isIP(address);
-  const max = v === 4 ? 32 : 128;
-  const prefix = prefixText === undefined ? max : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
-  if (v === 0 || extra !== undefined || !(prefix >= 0 && prefix <= max)) throw new Error(`${what}: '${text}' is not an IP address or CIDR network (for example 127.0.36.0/24)`);
-  return { address, prefix, family: v === 4 ? 'ipv4' : 'ipv6' };
+export function parseCidr(text: string, what = '--import-allow'): Cidr {
+  const cidr = cidrOf(text);
+  if (!cidr) throw new Error(`${what}: '${text}' is not an IP address or CIDR network (for example 127.0.36.0/24)`);
+  return cidr;
 }
 
 /** The IPv4 address an IPv4-mapped (::ffff:a.b.c.d) or NAT64 (64:ff9b::a.b.c.d) IPv6 address stands for. */

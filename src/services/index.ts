@@ -3,6 +3,7 @@ import type { Store } from '../store/store.js';
 import { DEFAULT_LIMITS, type Limits } from './actor.js';
 import { AccountService } from './accounts.js';
 import { AuditService } from './audit.js';
+import { CatalogService, type CatalogOptions } from './catalog.js';
 import { ChangeService } from './changes.js';
 import { DnssecService, type DnssecOptions } from './dnssec.js';
 import { DomainService } from './domains.js';
@@ -19,6 +20,7 @@ import { ZoneFileService, type TransferOptions } from './zonefiles.js';
 export type { Actor, Limits } from './actor.js';
 export { ChangeBus } from './events.js';
 export type { ZoneSource, ZoneSourceLimits, TransferOptions } from './zonefiles.js';
+export type { CatalogOptions } from './catalog.js';
 
 export class Services {
   readonly bus = new ChangeBus();
@@ -37,6 +39,8 @@ export class Services {
   readonly dnssec: DnssecService;
   /** Zones as served, for the DNS side. */
   readonly zones: ZoneService;
+  /** The catalog zone (RFC 9432) listing every served zone, when configured; the DNS side reads it through `zones`. */
+  readonly catalog: CatalogService | null;
   readonly audit: AuditService;
   readonly metrics: Metrics;
   /** Zone files: a master domain's export, and imports that make its records a file's. */
@@ -51,17 +55,20 @@ export class Services {
     nameservers: readonly string[] = [],
     /** Imports by AXFR: the DNS side's AXFR client (none: not available) and the operator's allowed networks. */
     transfers: TransferOptions = {},
+    /** The catalog zone (--catalog) and its secondaries; null for none. */
+    catalog: CatalogOptions | null = null,
   ) {
     this.writer = new ZoneWriter(store, this.bus, now);
     this.accounts = new AccountService(store, limits, now);
-    this.domains = new DomainService(store, this.writer, limits);
+    this.catalog = catalog && new CatalogService(store, this.bus, catalog);
+    this.domains = new DomainService(store, this.writer, limits, this.catalog);
     this.records = new RecordService(store, this.writer, this.domains, limits);
     this.changes = new ChangeService(this.writer, this.domains, limits);
     this.mirrors = new MirrorService(store, this.domains, this.bus, now);
     this.tsigKeys = new TsigKeyService(store, this.domains, limits, now);
     this.updates = new UpdateService(this.writer, limits);
     this.dnssec = new DnssecService(store, this.writer, this.domains, this.bus, dnssec);
-    this.zones = new ZoneService(store, now, this.dnssec);
+    this.zones = new ZoneService(store, now, this.dnssec, this.catalog);
     this.audit = new AuditService(store);
     this.metrics = new Metrics(this.bus, now);
     this.zonefiles = new ZoneFileService(store, this.writer, this.domains, limits, nameservers, transfers);

@@ -26,14 +26,14 @@ class MinuteRing {
 
   constructor(public name: string) {}
 
-  add(minute: number): void {
+  add(minute: number, n = 1): void {
     if (minute <= this.last - QUERY_MINUTES) return; // the clock went back past the window
-    this.total++;
+    this.total += n;
     const pairs = this.pairs;
     if (pairs) {
       for (let i = 0; i < pairs.length; i += 2) {
         if (pairs[i] === minute) {
-          pairs[i + 1] = (pairs[i + 1] ?? 0) + 1;
+          pairs[i + 1] = (pairs[i + 1] ?? 0) + n;
           return;
         }
       }
@@ -42,14 +42,14 @@ class MinuteRing {
       const kept: number[] = [];
       for (let i = 0; i < pairs.length; i += 2) if ((pairs[i] as number) > this.last - QUERY_MINUTES) kept.push(pairs[i] as number, pairs[i + 1] as number);
       if (kept.length / 2 < SPARSE_MINUTES) {
-        kept.push(minute, 1);
+        kept.push(minute, n);
         this.pairs = kept;
         return;
       }
       // Too many minutes for pairs: into a ring (all zeros but for them).
       const counts = new Uint32Array(QUERY_MINUTES);
       for (let i = 0; i < kept.length; i += 2) counts[(kept[i] as number) % QUERY_MINUTES] = kept[i + 1] as number;
-      counts[minute % QUERY_MINUTES] = 1;
+      counts[minute % QUERY_MINUTES] = n;
       this.counts = counts;
       this.pairs = null;
       return;
@@ -60,7 +60,7 @@ class MinuteRing {
       this.last = minute;
     }
     const slot = minute % QUERY_MINUTES;
-    counts[slot] = (counts[slot] ?? 0) + 1;
+    counts[slot] = (counts[slot] ?? 0) + n;
   }
 
   /** Counts of the QUERY_MINUTES minutes ending with `last`, oldest first. */
@@ -109,11 +109,11 @@ export class Metrics {
     });
   }
 
-  /** One query answered from zone `zoneId` (named `zone`). */
-  countQuery(zoneId: number, zone: string): void {
+  /** `n` queries (one unless a DNS worker thread reports several) answered from zone `zoneId` (named `zone`). */
+  countQuery(zoneId: number, zone: string, n = 1): void {
     let ring = this.zones.get(zoneId);
     if (!ring) this.zones.set(zoneId, (ring = new MinuteRing(zone)));
-    ring.add(Math.floor(this.now() / MINUTE_MS));
+    ring.add(Math.floor(this.now() / MINUTE_MS), n);
   }
 
   /** The last 24 hours of per-minute query counts of a zone (all zeros for a zone not queried). */

@@ -44,7 +44,11 @@ export class MirrorService {
   /** Records a successful transfer and announces it, so DNS serves the new copy at once. */
   async transferred(domainId: number, domain: string, serial: number, zone: string): Promise<void> {
     const now = this.now();
-    await this.store.saveMirrorState({ domainId, serial, lastSuccess: now, lastAttempt: now, lastError: null, zone });
+    await this.store.transaction(async (tx) => {
+      // A mirror's first copy makes it a member of the catalog zone.
+      if ((await tx.mirrorState(domainId))?.lastSuccess == null) await tx.bumpCatalogSerial(Math.floor(now / 1000));
+      await tx.saveMirrorState({ domainId, serial, lastSuccess: now, lastAttempt: now, lastError: null, zone });
+    });
     const change = { domainId, domain, serial, kind: 'mirror.transferred' } as const;
     await this.store.announce(change);
     this.bus.emit(change);

@@ -1,14 +1,15 @@
 /**
- * Many record changes to one zone as one write — DNS UPDATE, zone-file imports, bulk changes: records removed,
- * changed and added inside the caller's transaction, then the zone rules judged on the zone as the whole
- * batch leaves it (so a record replaced by a CNAME of the same name in one batch is fine), the record limit,
- * and one journal entry (`record.batch`) whose `before` and `after` list the records as they were and are.
+ * Many record changes to one zone as one write — DNS UPDATE, zone-file imports, bulk changes: the zone rules
+ * judged on the zone as the whole batch leaves it (so a record replaced by a CNAME of the same name in one
+ * batch is fine) and the record limit, then records removed, changed and added inside the caller's
+ * transaction, and one journal entry (`record.batch`) whose `before` and `after` list the records as they were and are.
  */
 import type { StoredDomain } from '../model/domain.js';
 import { LimitError } from '../model/errors.js';
 import { keyOf } from '../model/labels.js';
 import type { RecordData, StoredRecord } from '../model/records/index.js';
-import { checkAtName } from '../model/zone-rules.js';
+import { recordType } from '../model/records/index.js';
+import { checkAtName, hasAddress, inZoneNameServers, nameServerWithoutAddress } from '../model/zone-rules.js';
 import type { StoreOps } from '../store/store.js';
 import type { Limits } from './actor.js';
 import type { JournalEntry } from './write.js';
@@ -21,6 +22,43 @@ export interface RecordBatch {
   add: readonly RecordData[];
 }
 
+/**
+ * What a caller already read of the zone in this transaction, under the domain's lock, so that the batch is
+ * judged in memory before anything is written, with no reads after (each read is a round trip on PostgreSQL,
+ * made while the zone's lock is held): the whole zone (imports and bulk changes read it to plan), or the names
+ * a DNS UPDATE message names.
+ */
+export interface KnownZone {
+  /** Records in the zone before the batch. */
+  count: number;
+  /** The records at a name as stored before the batch, ordered by id (as recordsAt gives them); every name the batch touches is known. */
+  atName(name: string): readonly StoredRecord[];
+  /** The zone's apex records as stored before the batch. */
+  apex: readonly StoredRecord[];
+  /** Every name is known (the whole zone was read), not only those the batch touches. */
+  whole: boolean;
+}
+
+/** The whole zone as read (ordered by id) as a KnownZone. */
+export function wholeZone(records: readonly StoredRecord[]): KnownZone {
+  const byName = new Map<string, StoredRecord[]>();
+  for (const r of records) {
+    const list = byName.get(keyOf(r.name));
+    if (list) list.push(r);
+    else byName.set(keyOf(r.name), [r]);
+  }
+  const atName = (name: string) => byName.get(keyOf(name)) ?? [];
+  return { count: records.length, atName, apex: atName(''), whole: true };
+}
+
+/**
+ * Whether `known` is enough to judge `batch` before writing: always for the whole zone; for some names only
+ * when the apex NS set stays (a new in-zone name server needs an address at a name not read).
+ */
+export function judgeableInMemory(batch: RecordBatch, known: Pick<KnownZone, 'whole'>): boolean {
+  return known.whole || (![...batch.remove, ...batch.add, ...(batch.change ?? []).flatMap((c) => [c.before, c.after])].some((r) => r.name === '' && recordType(r.type)?.nameServer));
+}
+
 export interface BatchResult {
   added: StoredRecord[];
   changed: StoredRecord[];
@@ -28,14 +66,20 @@ export interface BatchResult {
   journal: JournalEntry | null;
 }
 
-/** Applies `batch` to `domain` inside `tx`; throws (rolling the transaction back) on a broken zone rule or limit. */
-export async function applyBatch(tx: StoreOps, domain: StoredDomain, batch: RecordBatch, limits: Limits, now: number): Promise<BatchResult> {
+/**
+ * Applies `batch` to `domain` inside `tx`; throws on a broken zone rule or limit. Without `known` the rules are
+ * judged on the zone as stored after the writes (the transaction rolls back on a refusal); with it (when
+ * judgeableInMemory) they are judged before any write, so a refusal writes nothing.
+ */
+export async function applyBatch(tx: StoreOps, domain: StoredDomain, batch: RecordBatch, limits: Limits, now: number, known?: KnownZone): Promise<BatchResult> {
   const change = batch.change ?? [];
   if (batch.remove.length === 0 && batch.add.length === 0 && change.length === 0) return { added: [], changed: [], journal: null };
   const grows = batch.add.length - batch.remove.length;
-  if (grows > 0 && (await tx.countRecords(domain.id)) + grows > limits.recordsPerDomain) {
+  if (grows > 0 && (known ? known.count : await tx.countRecords(domain.id)) + grows > limits.recordsPerDomain) {
     throw new LimitError('records', `A domain may hold at most ${limits.recordsPerDomain} records.`);
   }
+  const judged = known !== undefined && judgeableInMemory(batch, known);
+  if (judged) judgeNames(domain, batch, known);
   for (const r of batch.remove) await tx.deleteRecord(r.id);
   const changed: StoredRecord[] = [];
   for (const { before, after } of change) {
@@ -43,18 +87,46 @@ export async function applyBatch(tx: StoreOps, domain: StoredDomain, batch: Reco
     changed.push({ ...after, type: before.type, id: before.id, domainId: domain.id });
   }
   const added = await tx.insertRecords(domain.id, batch.add, now);
-  await checkNames(tx, domain, [...batch.remove, ...change.map((c) => c.before), ...changed, ...added]);
+  if (!judged) await checkNames(tx, domain, [...batch.remove, ...change.map((c) => c.before), ...changed, ...added]);
   return { added, changed, journal: { action: 'record.batch', objectId: null, before: [...batch.remove, ...change.map((c) => c.before)], after: [...changed, ...added] } };
+}
+
+/** checkNames on the zone as `known` and the batch (judgeableInMemory) leave it, before anything is written. */
+function judgeNames(domain: StoredDomain, batch: RecordBatch, known: KnownZone): void {
+  const change = batch.change ?? [];
+  const gone = new Set([...batch.remove.map((r) => r.id), ...change.map((c) => c.before.id)]);
+  const touched = [...batch.remove, ...change.flatMap((c) => [c.before, c.after]), ...batch.add];
+  const names = new Map<string, string>();
+  for (const r of touched) if (!names.has(keyOf(r.name))) names.set(keyOf(r.name), r.name);
+  /** The records at a name as stored after the writes: by id (a changed record keeps its id), the added last. */
+  const after = (name: string): RecordData[] => {
+    const key = keyOf(name);
+    if (!names.has(key)) return [...known.atName(name)];
+    const kept: { id: number; rec: RecordData }[] = known.atName(name).filter((r) => !gone.has(r.id)).map((r) => ({ id: r.id, rec: r }));
+    for (const c of change) if (keyOf(c.after.name) === key) kept.push({ id: c.before.id, rec: c.after });
+    kept.sort((a, b) => a.id - b.id);
+    return [...kept.map((k) => k.rec), ...batch.add.filter((r) => keyOf(r.name) === key)];
+  };
+  for (const name of names.values()) {
+    const problem = checkAtName(after(name), domain.domain);
+    if (problem) throw problem;
+  }
+  // The apex NS set's hosts inside the zone keep an address: all of them when that set changes, else those touched.
+  if (!touched.some(touchesNameServers)) return;
+  const apexChanged = touched.some((r) => r.name === '' && recordType(r.type)?.nameServer);
+  for (const { name, host } of inZoneNameServers(names.has('') ? after('') : known.apex, domain.domain)) {
+    if ((apexChanged || names.has(keyOf(name))) && !hasAddress(after(name))) throw nameServerWithoutAddress(host, domain.domain, null);
+  }
 }
 
 /** Above this many names touched, the zone's records are read once rather than name by name. */
 const NAMES_READ_ONE_BY_ONE = 32;
 
-/** The zone rules at each name the batch touched, as it leaves them, and the apex name servers' addresses. */
+/** The zone rules at each name the batch touched, as the store holds them after the writes, and the apex name servers' addresses. */
 async function checkNames(tx: StoreOps, domain: StoredDomain, touched: readonly RecordData[]): Promise<void> {
   const names = new Map<string, string>();
   for (const r of touched) if (!names.has(keyOf(r.name))) names.set(keyOf(r.name), r.name);
-  let atName: ((name: string) => Promise<StoredRecord[]>) | null = null;
+  let atName: ((name: string) => Promise<readonly StoredRecord[]>) | null = null;
   if (names.size > NAMES_READ_ONE_BY_ONE) {
     // One read of the zone as the batch leaves it, grouped by name (ordered by id, as recordsAt gives them).
     const byName = new Map<string, StoredRecord[]>();

@@ -4,7 +4,8 @@ import { LimitError, NotFoundError, ValidationError } from '../model/errors.js';
 import { checkRecord, mainField, recordType, recordTypeOrThrow, type RecordContext, type RecordData, type StoredRecord } from '../model/records/index.js';
 import { conflictAtName, missingAtName } from '../model/zone-rules.js';
 import { pageLimit, type Page, type StoreOps, type Store } from '../store/store.js';
-import type { Actor, Limits } from './actor.js';
+import { checkRecordWrite, checkWrite } from '../model/key-scope.js';
+import { scopeOf, type Actor, type Limits } from './actor.js';
 import type { DomainService } from './domains.js';
 import type { Precondition, ZoneWriter } from './write.js';
 import { checkNameServerAddresses, checkRequirements, touchesNameServers } from './zone-checks.js';
@@ -110,6 +111,7 @@ export class RecordService {
       const domain = await this.editable(tx, actor, domainId);
       const data = { ...(typeof rec === 'function' ? rec(domain.domain) : rec) };
       checkRecord(data, { ...ctx, zone: domain.domain }).throwIfAny();
+      checkRecordWrite(scopeOf(actor), data.name, data.type);
       if ((await tx.countRecords(domainId)) >= this.limits.recordsPerDomain) {
         throw new LimitError('records', `A domain may hold at most ${this.limits.recordsPerDomain} records.`);
       }
@@ -136,8 +138,10 @@ export class RecordService {
     const { value } = await this.writer.write(actor, async (tx, now) => {
       const domain = await this.editable(tx, actor, domainId);
       const current = await this.owned(tx, domainId, id);
+      checkRecordWrite(scopeOf(actor), current.name, current.type);
       const data = { ...next(current, domain.domain), type: current.type };
       checkRecord(data, { ...ctx, zone: domain.domain }).throwIfAny();
+      checkRecordWrite(scopeOf(actor), data.name, data.type);
       const after: StoredRecord = { ...data, id, domainId };
       if (after.name === current.name && after.ttl === current.ttl && JSON.stringify(after.data) === JSON.stringify(current.data)) return { value: current, change: null, journal: [] };
       await this.checkNeighbours(tx, domain, data, id);
@@ -161,6 +165,7 @@ export class RecordService {
     const { value } = await this.writer.write(actor, async (tx) => {
       const domain = await this.editable(tx, actor, domainId);
       const current = await this.owned(tx, domainId, id);
+      checkRecordWrite(scopeOf(actor), current.name, current.type);
       await precondition?.(current, tx);
       await tx.deleteRecord(id);
       await checkRequirements(tx, domainId, current.name, domain.domain);
@@ -182,6 +187,7 @@ export class RecordService {
 
   private async editable(tx: StoreOps, actor: Actor, domainId: number): Promise<StoredDomain> {
     const domain = await this.domains.locked(tx, actor, domainId);
+    checkWrite(scopeOf(actor));
     if (domain.kind === 'slave') {
       throw ValidationError.one('domain', `The domain ${domain.domain} is a zone mirror (type slave); its records come from its masters and cannot be edited.`);
     }

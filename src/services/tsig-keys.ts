@@ -6,9 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import { ConflictError, LimitError, NotFoundError, type Problems } from '../model/errors.js';
 import { checkTsigKey, DEFAULT_TSIG_ALGORITHM, normalizeKeyName, SECRET_BYTES, type StoredTsigKey, type TsigKeyData } from '../model/tsig-key.js';
-import type { Page, Store, StoreOps } from '../store/store.js';
+import { checkManage, seesDomain } from '../model/key-scope.js';
+import { pageLimit, type Page, type Store, type StoreOps } from '../store/store.js';
 import { UniqueViolation } from '../store/store.js';
-import type { Actor, Limits } from './actor.js';
+import { scopeOf, type Actor, type Limits } from './actor.js';
 import type { DomainService } from './domains.js';
 import type { Precondition } from './write.js';
 
@@ -26,6 +27,7 @@ export class TsigKeyService {
   ) {}
 
   async create(actor: Actor, input: TsigKeyInput): Promise<{ key: StoredTsigKey }> {
+    checkManage(scopeOf(actor), 'TSIG keys');
     const data = {
       name: input.name,
       algorithm: input.algorithm ?? DEFAULT_TSIG_ALGORITHM,
@@ -55,8 +57,12 @@ export class TsigKeyService {
     }
   }
 
-  list(actor: Actor, page?: Page): Promise<StoredTsigKey[]> {
-    return this.store.listTsigKeys(actor.accountId, page);
+  /** The actor's keys; an API key limited to some domains sees only the TSIG keys for those domains alone. */
+  async list(actor: Actor, page?: Page): Promise<StoredTsigKey[]> {
+    if (!scopeOf(actor).domains) return this.store.listTsigKeys(actor.accountId, page);
+    // At most tsigKeysPerAccount keys: filtered and paged in memory.
+    const all = (await this.store.listTsigKeys(actor.accountId, { limit: this.limits.tsigKeysPerAccount + 1 })).filter((k) => this.sees(actor, k));
+    return all.filter((k) => k.id > (page?.after ?? 0)).slice(0, pageLimit(page?.limit));
   }
 
   /** One of the actor's keys; NotFoundError for any other (another account's looks the same as none). */
@@ -75,6 +81,7 @@ export class TsigKeyService {
         // One account's key writes in turn (PostgreSQL), so If-Match and the change are one step.
         await tx.lockAccount(actor.accountId);
         const current = await this.owned(tx, actor, id);
+        checkManage(scopeOf(actor), 'TSIG keys');
         await precondition?.(current, tx);
         const { id: _id, accountId: _a, secret: _s, createdAt: _c, ...before } = current;
         const data: TsigKeyData = { ...before, ...patch };
@@ -99,6 +106,7 @@ export class TsigKeyService {
     await this.store.transaction(async (tx) => {
       await tx.lockAccount(actor.accountId);
       const current = await this.owned(tx, actor, id);
+      checkManage(scopeOf(actor), 'TSIG keys');
       await precondition?.(current, tx);
       await tx.deleteTsigKey(actor.accountId, id);
     });
@@ -114,8 +122,14 @@ export class TsigKeyService {
 
   private async owned(ops: StoreOps, actor: Actor, id: number): Promise<StoredTsigKey> {
     const k = Number.isSafeInteger(id) && id > 0 ? await ops.tsigKey(actor.accountId, id) : undefined;
-    if (!k) throw new NotFoundError('tsigkey');
+    if (!k || !this.sees(actor, k)) throw new NotFoundError('tsigkey');
     return k;
+  }
+
+  /** Whether the actor's API key sees the TSIG key: every domain it acts on is one the API key sees. */
+  private sees(actor: Actor, k: StoredTsigKey): boolean {
+    const scope = scopeOf(actor);
+    return k.domains.every((d) => seesDomain(scope, d));
   }
 
   /** Each id must be one of the actor's domains or mirrors; another account's is reported like a missing one. */

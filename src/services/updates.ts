@@ -8,11 +8,13 @@ import { isServedMaster, type StoredDomain } from '../model/domain.js';
 import { keyOf } from '../model/labels.js';
 import { checkRecord, recordType, type RecordData } from '../model/records/index.js';
 import { updatesName, updatesRecord, type StoredTsigKey } from '../model/tsig-key.js';
-import { checkPrerequisites, opName, planUpdate, type AtName, type Prerequisite, type UpdateOp } from '../model/update.js';
+import { ConflictError, LimitError, ValidationError } from '../model/errors.js';
+import { checkPrerequisites, opName, planUpdate, PrerequisiteFailed, type AtName, type Prerequisite, type UpdateOp } from '../model/update.js';
 import { zoneContent } from '../model/zone.js';
 import type { StoreOps } from '../store/store.js';
 import type { Actor, Limits } from './actor.js';
-import { applyBatch } from './record-batch.js';
+import { applyBatch, judgeableInMemory } from './record-batch.js';
+import type { StoredRecord } from '../model/records/index.js';
 import type { JournalEntry, ZoneWriter } from './write.js';
 
 /** The zone is not one of our master zones (a mirror, or not ours at all): NOTAUTH. */
@@ -41,6 +43,20 @@ interface Queued {
   req: UpdateRequest;
   resolve: () => void;
   reject: (e: unknown) => void;
+}
+
+/** Why a message is not applied, found before it wrote anything (the DNS door answers each with its rcode). */
+const isRefusal = (e: unknown): boolean =>
+  e instanceof UpdateRefused || e instanceof NotAuthoritative || e instanceof PrerequisiteFailed || e instanceof ValidationError || e instanceof ConflictError || e instanceof LimitError;
+
+/**
+ * What the messages of a group share of their zone, read once and kept up to date as they apply: the domain,
+ * its record count and its apex records (null: read again when next needed).
+ */
+interface GroupZone {
+  domain: StoredDomain;
+  count: number | null;
+  apex: StoredRecord[] | null;
 }
 
 const actorOf = (q: Queued): Actor => ({ accountId: q.key.accountId, username: '', keyLabel: tsigKeyLabel(q.key), iface: 'dns', remoteAddr: q.req.remoteAddr });
@@ -98,28 +114,28 @@ export class UpdateService {
       outcomes = [];
       const journal: JournalEntry[] = [];
       let changed: StoredDomain | null = null;
-      // Every message of a group is for one zone: its domain is read and locked once, before any savepoint (a
-      // lock taken inside one rolled back would go with it); only its records change meanwhile.
-      let zone: StoredDomain | NotAuthoritative;
+      // Every message of a group is for one zone: its domain is read and locked once, before any message (a
+      // lock taken inside a savepoint rolled back would go with it); only its records change meanwhile.
+      let zone: GroupZone | NotAuthoritative;
       try {
-        zone = await this.lockedZone(tx, first.req.zone);
+        zone = { domain: await this.lockedZone(tx, first.req.zone), count: null, apex: null };
       } catch (e) {
         if (!(e instanceof NotAuthoritative)) throw e;
         zone = e;
       }
-      const zoneOf = async () => {
-        if (zone instanceof NotAuthoritative) throw zone;
-        return zone;
-      };
       for (const item of group) {
         try {
-          const done = await tx.savepoint(() => this.applyOne(tx, now, item.key, item.req, zoneOf));
+          if (zone instanceof NotAuthoritative) throw zone;
+          const done = await this.applyOne(tx, now, item.key, item.req, zone);
           if (done) {
-            changed = done.domain;
-            journal.push({ ...done.journal, actor: actorOf(item) });
+            changed = zone.domain;
+            journal.push({ ...done, actor: actorOf(item) });
           }
           outcomes.push(null);
         } catch (e) {
+          // A message refused wrote nothing; anything else (a store error) may have left a write half done
+          // with no savepoint to return to, and on PostgreSQL it aborts the transaction: the group fails whole.
+          if (!isRefusal(e)) throw e;
           outcomes.push(e);
         }
       }
@@ -128,22 +144,26 @@ export class UpdateService {
     return outcomes;
   }
 
-  /** One message inside the group's transaction: what it wrote, or null when it changed nothing; throws why it is refused. */
-  private async applyOne(tx: StoreOps, now: number, key: StoredTsigKey, req: UpdateRequest, zoneOf: () => Promise<StoredDomain>): Promise<{ domain: StoredDomain; journal: JournalEntry } | null> {
-    const domain = await zoneOf();
+  /**
+   * One message inside the group's transaction: its journal entry, or null when it changed nothing; throws why
+   * it is refused, having written nothing. Judged in memory from the records read before any write (no
+   * savepoint needed) unless it changes the apex name servers, which the stored zone judges after the writes
+   * inside a savepoint.
+   */
+  private async applyOne(tx: StoreOps, now: number, key: StoredTsigKey, req: UpdateRequest, zone: GroupZone): Promise<JournalEntry | null> {
+    const { domain } = zone;
     if (domain.accountId !== key.accountId || !key.domains.includes(domain.id) || key.update === false) {
       throw new UpdateRefused(`the key ${key.name}. may not update ${req.zone}`);
     }
-    const zone = domain.domain;
     for (const p of req.prerequisites) {
       if (!updatesName(key.update, p.name)) throw new UpdateRefused(`the key ${key.name}. may not look at ${p.name || '@'}`);
     }
     for (const op of req.updates) {
       // An SOA added is ignored (planUpdate), not checked as a customer's record.
       if (op.kind !== 'add' || recordType(op.record.type)?.hosted === false) continue;
-      checkRecord(op.record, { zone, remoteAddr: req.remoteAddr }).throwIfAny();
+      checkRecord(op.record, { zone: domain.domain, remoteAddr: req.remoteAddr }).throwIfAny();
     }
-    const at = await this.namesOf(tx, domain, req);
+    const at = await this.namesOf(tx, zone, req);
     checkPrerequisites(req.prerequisites, at);
     const plan = planUpdate(req.updates, at, (t) => recordType(t)?.hosted !== false && recordType(t) !== undefined, (t) => recordType(t)?.nameServer === true);
     // Every name and type the message touches, whether or not it changes anything.
@@ -155,28 +175,42 @@ export class UpdateService {
     for (const r of [...plan.remove, ...plan.add]) {
       if (!updatesRecord(key.update, r.name, r.type)) throw new UpdateRefused(`the key ${key.name}. may not update ${r.type} at ${r.name || '@'}`);
     }
-    const { journal } = await applyBatch(tx, domain, plan, this.limits, now);
-    return journal && { domain, journal };
+    const grows = plan.add.length - plan.remove.length;
+    const apexTouched = [...plan.remove, ...plan.add].some((r) => keyOf(r.name) === '');
+    let journal: JournalEntry | null;
+    if (judgeableInMemory(plan, { whole: false })) {
+      const count = grows > 0 ? (zone.count ??= await tx.countRecords(domain.id)) : (zone.count ?? 0);
+      ({ journal } = await applyBatch(tx, domain, plan, this.limits, now, { count, atName: (name) => at(name).stored, apex: at('').stored, whole: false }));
+      if (zone.count !== null) zone.count += grows;
+    } else {
+      ({ journal } = await tx.savepoint(() => applyBatch(tx, domain, plan, this.limits, now)));
+      zone.count = null;
+    }
+    if (apexTouched) zone.apex = null;
+    return journal;
   }
 
   /** The master zone of that name, locked for the transaction; NotAuthoritative when we are not its primary. */
   private async lockedZone(tx: StoreOps, name: string): Promise<StoredDomain> {
-    const found = await tx.domainByName(name);
-    if (!found || !isServedMaster(found)) throw new NotAuthoritative(`${name} is not a zone this server is the primary for`);
-    await tx.lockDomain(found.id);
-    const domain = await tx.domainById(found.id);
-    if (!domain || domain.kind !== 'master') throw new NotAuthoritative(`${name} is not a zone this server is the primary for`);
+    const domain = await tx.lockedDomainByName(name);
+    if (!domain || !isServedMaster(domain)) throw new NotAuthoritative(`${name} is not a zone this server is the primary for`);
     return domain;
   }
 
-  /** The records at every name the message names, read once, with the SOA and the service's NS records at the apex. */
-  private async namesOf(tx: StoreOps, domain: StoredDomain, req: UpdateRequest): Promise<(name: string) => AtName> {
+  /**
+   * The records at every name the message names, read once (the apex from what the group has read), with the
+   * SOA and the service's NS records at the apex.
+   */
+  private async namesOf(tx: StoreOps, zone: GroupZone, req: UpdateRequest): Promise<(name: string) => AtName> {
+    const { domain } = zone;
     const served = zoneContent(domain, [], req.nameservers);
     const apexService: RecordData[] = [{ ...served.soa, name: '' }, ...served.answers.map((a) => ({ ...a, name: '' }))];
     const names = new Map<string, AtName>();
     for (const name of ['', ...req.prerequisites.map((p) => p.name), ...req.updates.map(opName)]) {
       const key = keyOf(name);
-      if (!names.has(key)) names.set(key, { stored: await tx.recordsAt(domain.id, name), service: key === '' ? apexService : [] });
+      if (names.has(key)) continue;
+      const stored = key === '' ? (zone.apex ??= await tx.recordsAt(domain.id, '')) : await tx.recordsAt(domain.id, name);
+      names.set(key, { stored, service: key === '' ? apexService : [] });
     }
     return (name) => names.get(keyOf(name)) as AtName;
   }

@@ -4,7 +4,7 @@
  */
 import type { StoreOps, Store } from '../store/store.js';
 import type { Actor } from './actor.js';
-import type { ZoneChange } from '../model/events.js';
+import { isMembershipChange, type ZoneChange } from '../model/events.js';
 import type { ChangeBus } from './events.js';
 
 export interface JournalEntry {
@@ -49,22 +49,28 @@ export class ZoneWriter {
       const res = await fn(tx, now);
       if (!res.change) return res.value;
       const serial = res.change.kind === 'domain.deleted' ? 0 : await tx.bumpSerial(res.change.domainId, this.serialFloor());
-      for (const j of res.journal) {
-        const who = j.actor === undefined ? actor : j.actor;
-        await tx.appendChange({
-          domainId: res.change.domainId,
-          accountId: who?.accountId ?? null,
-          serial,
-          at: now,
-          action: j.action,
-          objectId: j.objectId,
-          keyLabel: who?.keyLabel ?? '',
-          iface: who?.iface ?? 'dns',
-          remoteAddr: who?.remoteAddr ?? '',
-          before: j.before,
-          after: j.after,
-        });
-      }
+      // The catalog zone's serial moves with its membership, in the same commit (every node reads it).
+      if (isMembershipChange(res.change)) await tx.bumpCatalogSerial(this.serialFloor());
+      const { domainId } = res.change;
+      await tx.appendChanges(
+        res.journal.map((j) => {
+          const who = j.actor === undefined ? actor : j.actor;
+          return {
+            domainId,
+            accountId: who?.accountId ?? null,
+            serial,
+            at: now,
+            action: j.action,
+            objectId: j.objectId,
+            keyLabel: who?.keyLabel ?? '',
+            keyId: who?.key?.id ?? null,
+            iface: who?.iface ?? 'dns',
+            remoteAddr: who?.remoteAddr ?? '',
+            before: j.before,
+            after: j.after,
+          };
+        }),
+      );
       announced = { ...res.change, serial };
       // Other nodes hear of it when (and only if) this transaction commits.
       await tx.announce(announced);

@@ -32,9 +32,10 @@ import { checkKeyFields, type TsigKeyRef } from '../model/tsig-key.js';
 import { checkFileRecords, MAX_LINE_PROBLEMS, parseZoneFile, zoneFile, ZoneFileError, type FileSoa, type LineProblem } from '../model/zonefile.js';
 import { DEFAULT_TRANSFER_PORT, ImportDestinations } from './import-destinations.js';
 import type { StoreOps, Store } from '../store/store.js';
-import type { Actor, Limits } from './actor.js';
+import { checkManage, checkRecordWrite, checkWrite, type KeyScope } from '../model/key-scope.js';
+import { scopeOf, type Actor, type Limits } from './actor.js';
 import type { DomainService } from './domains.js';
-import { applyBatch } from './record-batch.js';
+import { applyBatch, wholeZone } from './record-batch.js';
 import type { JournalEntry, ZoneWriter } from './write.js';
 
 /** The domain settings an import may set from the file's SOA. */
@@ -74,11 +75,12 @@ export interface ZoneSourceLimits {
  * Where an import by AXFR gets a zone: implemented by the DNS side (dns/transfer's AXFR client) and given to
  * Services (dependency inversion: services never import the DNS code). `pull` connects to `server` (an IP
  * address already checked by ImportDestinations) on `port`, asks for `zone` by AXFR (signed with `tsig` when
- * given), drops DNSSEC records, and resolves with the zone's SOA and records (absolute names), or rejects
- * with an Error saying what the server answered (REFUSED, NOTAUTH, a timeout, a connection refused...).
+ * given), drops DNSSEC records, and resolves with the zone's SOA and records (absolute names) plus, in
+ * `refused`, a sentence for each record received that we do not take (its type, or data the record type's
+ * rules refuse); or rejects with an Error saying what the server answered (REFUSED, NOTAUTH, a timeout...).
  */
 export interface ZoneSource {
-  pull(server: string, port: number, zone: string, tsig: TsigKeyRef | null, limits: ZoneSourceLimits): Promise<ZoneContent>;
+  pull(server: string, port: number, zone: string, tsig: TsigKeyRef | null, limits: ZoneSourceLimits): Promise<ZoneContent & { refused: string[] }>;
 }
 
 /** A transfer that did not give a zone: `message` says what the server answered. */
@@ -168,6 +170,8 @@ export class ZoneFileService {
   async transfer(actor: Actor, domainId: number, req: TransferRequest, opts: { dryRun?: boolean } = {}): Promise<ZoneFileDiff> {
     const domain = await this.domains.get(actor, domainId);
     refuseMirror(domain);
+    // Before any connection: a key that may not write has no business making the service transfer a zone.
+    checkWrite(scopeOf(actor));
     const { server, port } = this.destinations.check(req.server, req.port ?? DEFAULT_TRANSFER_PORT);
     let tsig: TsigKeyRef | null = null;
     if (req.tsig) {
@@ -185,7 +189,7 @@ export class ZoneFileService {
     }
     this.transferring.add(account);
     try {
-      let content: ZoneContent;
+      let content: ZoneContent & { refused: string[] };
       try {
         content = await source.pull(server, port, domain.domain, tsig, {
           maxRecords: this.limits.recordsPerDomain,
@@ -195,6 +199,7 @@ export class ZoneFileService {
       } catch (e) {
         throw new ZoneTransferError(server, port, e instanceof Error ? e.message : String(e));
       }
+      if (content.refused.length > 0) throw new ZoneFileError(content.refused.slice(0, MAX_LINE_PROBLEMS).map((message) => ({ line: 0, message })));
       let text: string;
       try {
         text = zoneFile(content);
@@ -229,6 +234,8 @@ export class ZoneFileService {
   async import(actor: Actor, domainId: number, text: string, opts: { dryRun?: boolean } = {}): Promise<ZoneFileDiff> {
     const first = await this.domains.get(actor, domainId);
     refuseMirror(first);
+    const scope = scopeOf(actor);
+    checkWrite(scope);
     const parsed = parseZoneFile(text, first.domain);
     const checked = checkFileRecords(parsed.records, first.domain, this.nameservers);
     const problems = [...parsed.problems, ...checked.problems].sort((a, b) => a.line - b.line);
@@ -237,12 +244,13 @@ export class ZoneFileService {
       throw new LimitError('records', `The file holds ${checked.records.length} records; a domain may hold at most ${this.limits.recordsPerDomain}.`);
     }
     const fileRecords = checked.records.map((r) => r.record);
-    if (opts.dryRun) return plan(first, await this.store.listRecords(first.id), fileRecords, parsed.soa);
+    if (opts.dryRun) return inScope(scope, plan(first, await this.store.listRecords(first.id), fileRecords, parsed.soa));
     const { value } = await this.writer.write(actor, async (tx, now) => {
       const domain = await this.domains.locked(tx, actor, domainId);
       refuseMirror(domain);
       if (domain.domain !== first.domain) throw new ConflictError(null, 'The domain was renamed while the file was read; send it again.');
-      const diff = plan(domain, await tx.listRecords(domain.id), fileRecords, parsed.soa);
+      const current = await tx.listRecords(domain.id);
+      const diff = inScope(scope, plan(domain, current, fileRecords, parsed.soa));
       const journal: JournalEntry[] = [];
       if (diff.settings.changed.length > 0) journal.push(await updateSettings(tx, domain, diff.settings, now));
       const result = await applyBatch(
@@ -251,6 +259,7 @@ export class ZoneFileService {
         { remove: diff.removed, change: diff.changed.map((c) => ({ before: c.before, after: c.after })), add: diff.added },
         this.limits,
         now,
+        wholeZone(current),
       );
       if (result.journal) journal.push(result.journal);
       const out: ZoneFileDiff = { ...diff, added: result.added };
@@ -260,6 +269,13 @@ export class ZoneFileService {
     });
     return value;
   }
+}
+
+/** The diff when the key's scope allows all of it (a dry run is refused as the import would be). */
+function inScope(scope: KeyScope, diff: ZoneFileDiff): ZoneFileDiff {
+  for (const r of [...diff.added, ...diff.removed, ...diff.changed.flatMap((c) => [c.before, c.after])]) checkRecordWrite(scope, r.name, r.type);
+  if (diff.settings.changed.length > 0) checkManage(scope, 'domain settings (the file\'s SOA changes them)');
+  return diff;
 }
 
 function refuseMirror(domain: StoredDomain): void {

@@ -6,10 +6,13 @@
  */
 import { isServed, type StoredDomain } from '../model/domain.js';
 import type { StoredRecord } from '../model/records/index.js';
+import type { StoredTsigKey } from '../model/tsig-key.js';
 import { keyOf } from '../model/labels.js';
 import { parseZone, soaData, soaOf, zoneContent, type ZoneContent, type ZoneRecord } from '../model/zone.js';
 import type { ZoneSigning } from '../model/dnssec.js';
 import type { ChangeRow, DomainKey, Store } from '../store/store.js';
+import { CATALOG_ID } from '../model/catalog.js';
+import { DNS_PORT, type CatalogOptions, type CatalogService, type NotifyTarget } from './catalog.js';
 import type { DnssecService } from './dnssec.js';
 
 /** A zone's content as served, and the domain it is of. */
@@ -39,11 +42,16 @@ export class ZoneService {
     private readonly store: Store,
     private readonly now: () => number,
     private readonly dnssec: DnssecService,
+    /** The catalog zone, served like a master zone with id CATALOG_ID, when configured. */
+    private readonly catalog: CatalogService | null = null,
   ) {}
 
-  /** Every zone to serve, in brief, by id (what the DNS server loads at start). */
+  /** Every zone to serve, in brief, by id (what the DNS server loads at start): the catalog first, when there is one. */
   async listServed(): Promise<DomainKey[]> {
-    return (await this.store.domainKeys()).filter((d) => isServed(d.status));
+    const served = (await this.store.domainKeys()).filter((d) => isServed(d.status));
+    if (!this.catalog) return served;
+    const { id, domain, kind, status, serial } = await this.catalog.domain();
+    return [{ id, domain, kind, status, serial }, ...served];
   }
 
   /** Every zone mirror, in brief, by id (what the puller checks at start). */
@@ -51,13 +59,42 @@ export class ZoneService {
     return (await this.store.domainKeys()).filter((d) => d.kind === 'slave');
   }
 
+  /** A domain by id; CATALOG_ID is the catalog zone (as catalog/catalogDomain() describes it). */
   byId(id: number): Promise<StoredDomain | undefined> {
+    if (id === CATALOG_ID && this.catalog) return this.catalog.domain();
     return this.store.domainById(id);
   }
 
-  /** The domain of a lower-case zone name. */
+  /** The domain of a lower-case zone name (the catalog zone for its name). */
   byName(name: string): Promise<StoredDomain | undefined> {
+    if (this.catalog?.options.name === name) return this.catalog.domain();
     return this.store.domainByName(name);
+  }
+
+  /**
+   * The catalog's secondaries (configuration): their addresses and TSIG key name may transfer the catalog
+   * and every served zone; null when no catalog is configured.
+   */
+  secondaries(): Pick<CatalogOptions, 'axfr' | 'tsig'> | null {
+    return this.catalog?.options ?? null;
+  }
+
+  /** Whether `key` (a verified customer TSIG key) is the secondaries' key: its name, owned by the configured account. */
+  async isSecondariesKey(key: StoredTsigKey | null): Promise<boolean> {
+    const o = this.catalog?.options;
+    if (!key || !o?.tsig || !o.tsigOwner || keyOf(key.name) !== o.tsig) return false;
+    return (await this.store.accountByName(o.tsigOwner))?.id === key.accountId;
+  }
+
+  /**
+   * Where NOTIFY of a zone goes: its own `axfr` list (port 53) and the catalog's secondaries (who serve every
+   * member), except for a zone just created: those learn of it from the catalog, whose own NOTIFY goes out, and
+   * would answer one for a zone they do not have yet NOTAUTH.
+   */
+  notifyTargets(domain: StoredDomain, created = false): NotifyTarget[] {
+    const targets = new Map<string, NotifyTarget>();
+    for (const t of [...domain.axfrIps.map((address) => ({ address, port: DNS_PORT })), ...(created ? [] : (this.catalog?.options.notify ?? []))]) targets.set(`${t.address}@${t.port}`, t);
+    return [...targets.values()];
   }
 
   /**
@@ -65,6 +102,7 @@ export class ZoneService {
    * copy of it. A mirror's copy comes with its expiry, past which it must not be served (it may be past already).
    */
   async read(id: number, nameservers: readonly string[]): Promise<ServedZone | null> {
+    if (id === CATALOG_ID) return this.catalogZone(nameservers);
     const domain = await this.store.domainById(id);
     if (!domain || !isServed(domain.status)) return null;
     if (domain.kind === 'master') {
@@ -79,10 +117,11 @@ export class ZoneService {
    * many there are: the DNS server's start-up load, a batch at a time.
    */
   async batch(firstId: number, lastId: number, nameservers: readonly string[]): Promise<ZoneBatch> {
-    const [domains, records, signing] = await Promise.all([
+    const [domains, records, signing, catalog] = await Promise.all([
       this.store.domainsInRange(firstId, lastId),
       this.store.recordsOfDomains(firstId, lastId),
       this.dnssec.signingOfRange(firstId, lastId),
+      firstId <= CATALOG_ID && CATALOG_ID <= lastId ? this.catalogZone(nameservers) : null,
     ]);
     const byId = new Map(domains.map((d) => [d.id, d]));
     const byDomain = new Map<number, StoredRecord[]>();
@@ -93,6 +132,7 @@ export class ZoneService {
     }
     return {
       zone(id) {
+        if (id === CATALOG_ID) return catalog;
         const domain = byId.get(id);
         if (!domain || !isServed(domain.status) || domain.kind !== 'master') return null;
         return { domain, content: zoneContent(domain, byDomain.get(id) ?? [], nameservers), expiresAt: null, signing: signing(id) };
@@ -111,6 +151,7 @@ export class ZoneService {
 
   /** The zone's SOA as served now (a master's own; a mirror's from its copy while that has not expired), or null. */
   async soa(domain: StoredDomain, nameservers: readonly string[]): Promise<ZoneRecord | null> {
+    if (domain.id === CATALOG_ID) return (await this.catalogZone(nameservers))?.content.soa ?? null;
     if (domain.kind === 'master') return soaOf(domain, nameservers);
     return this.live(await this.mirrorCopy(domain))?.content.soa ?? null;
   }
@@ -118,9 +159,14 @@ export class ZoneService {
   /**
    * The zone as one consistent version, for a transfer. A master zone is read under its domain's lock, so
    * no write lands between the serial, the records and the journal (read from `sinceSerial` on, when given:
-   * IXFR). A mirror sends its last good copy; null once that has expired, or when the domain is gone.
+   * IXFR). A mirror sends its last good copy; null once that has expired, or when the domain is gone. The
+   * catalog zone keeps no journal: its IXFR is answered with the whole zone.
    */
   async snapshot(domain: StoredDomain, nameservers: readonly string[], sinceSerial: number | null): Promise<ZoneSnapshot | null> {
+    if (domain.id === CATALOG_ID) {
+      const catalog = await this.catalogZone(nameservers);
+      return catalog && { ...catalog, journal: null };
+    }
     if (domain.kind === 'slave') {
       const copy = this.live(await this.mirrorCopy(domain));
       return copy ? { ...copy, journal: null } : null;
@@ -135,6 +181,12 @@ export class ZoneService {
     });
     // Keys change only by writes that also raise the serial, so they are read after the records without a race that matters.
     return snapshot && { ...snapshot, signing: await this.signing(domain.id) };
+  }
+
+  /** The catalog zone as served now; null when none is configured. */
+  private async catalogZone(nameservers: readonly string[]): Promise<ServedZone | null> {
+    if (!this.catalog) return null;
+    return { ...(await this.catalog.content(nameservers)), expiresAt: null, signing: null };
   }
 
   /** A mirror's last good copy and when it expires: the SOA expire time after the last successful check. */

@@ -1,5 +1,6 @@
 /** Queries shared by both backends; each backend supplies its Kysely instance and error mapping. */
-import { Migrator, sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { CatalogCandidate } from '../model/catalog.js';
+import { CompiledQuery, Migrator, sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DomainData, DomainKind, DomainStatus, StoredDomain } from '../model/domain.js';
 import type { RecordData, StoredRecord } from '../model/records/index.js';
 import { isPostgres } from './migrations/helpers.js';
@@ -8,6 +9,7 @@ import type { Database, DnssecKeysTable, DnssecZonesTable, DomainsTable, Records
 import type { DnssecAlgorithm, DnssecKeyData, DnssecKeyState, DnssecStatus, DnssecZoneState, StoredDnssecKey } from '../model/dnssec.js';
 import type { StoredTsigKey, TsigAlgorithm, TsigKeyData, TsigKeyRef, UpdateScope } from '../model/tsig-key.js';
 import type { ZoneChange } from '../model/events.js';
+import type { KeyScope } from '../model/key-scope.js';
 import { pageLimit, type Account, type Page, type ApiKeyRow, type ChangeRow, type DomainFilter, type DomainKey, type LeaderLock, type MirrorState, type NewChange, type Store, type StoreOps } from './store.js';
 
 // PostgreSQL returns bigint as a string; all our bigints (ms times, serials) fit a double exactly.
@@ -93,6 +95,8 @@ function toDnssecKey(row: Selectable<DnssecKeysTable>): StoredDnssecKey {
 
 /** The columns a StoredRecord is made of (not the timestamps: nothing reads them back, and a bulk read pays for each). */
 const RECORD_COLUMNS = ['id', 'domain_id', 'type', 'name', 'ttl', 'data'] as const;
+/** Rows per INSERT of appendChanges: 12 parameters each, far below SQLite's (32766) and PostgreSQL's (65535) limits. */
+const CHANGES_PER_INSERT = 500;
 /** Rows per INSERT of insertRecords: 7 parameters each stays far below SQLite's and PostgreSQL's limits. */
 const INSERT_CHUNK = 500;
 
@@ -111,8 +115,34 @@ function recordColumns(r: RecordData) {
   return { type: r.type, name: r.name, ttl: r.ttl, data: JSON.stringify(r.data) };
 }
 
-function toKey(row: { id: unknown; account_id: unknown; prefix: string; label: string; created_at: unknown; expires_at: unknown }): ApiKeyRow {
+/** The columns insertRecords fills, in the order of its parameters' cells. */
+const INSERT_COLUMNS = ['domain_id', 'type', 'name', 'ttl', 'data', 'created_at', 'updated_at'] as const;
+
+/**
+ * An INSERT of a number of records returning their ids, as the dialect writes it, and where each of its
+ * parameters comes from (`row * INSERT_COLUMNS.length + column`). A full chunk's is built by Kysely once per
+ * dialect (for 10,000 records Kysely's query builder cost more than the database's insert); a shorter last
+ * chunk's is built each time.
+ */
+interface InsertTemplate {
+  sql: string;
+  cells: number[];
+}
+const fullChunkInserts = new WeakMap<object, InsertTemplate>();
+
+/**
+ * The records inserted, with the ids RETURNING gave: only the ids come back, the rest is what was sent
+ * (reading it back would parse every record's JSON again). Ids grow in the order of the rows inserted
+ * (SQLite's rowids, PostgreSQL's identity), whatever order RETURNING lists them in.
+ */
+function withIds(domainId: number, rs: readonly RecordData[], rows: readonly { id: unknown }[]): StoredRecord[] {
+  const ids = rows.map((row) => num(row.id)).sort((a, b) => a - b);
+  return rs.map((r, k) => ({ id: ids[k] as number, domainId, type: r.type, name: r.name, ttl: r.ttl, data: r.data }));
+}
+
+function toKey(row: { id: unknown; account_id: unknown; prefix: string; label: string; created_at: unknown; expires_at: unknown; scope: string }): ApiKeyRow {
   return {
+    scope: JSON.parse(row.scope) as KeyScope,
     id: num(row.id),
     accountId: num(row.account_id),
     prefix: row.prefix,
@@ -149,10 +179,10 @@ export class KyselyOps implements StoreOps {
     return row && { id: num(row.id), username: row.username, passwordHash: row.password_hash, createdAt: num(row.created_at) };
   }
 
-  async insertKey(accountId: number, keyHash: string, prefix: string, label: string, now: number, expiresAt: number | null): Promise<ApiKeyRow> {
+  async insertKey(accountId: number, keyHash: string, prefix: string, label: string, now: number, expiresAt: number | null, scope: KeyScope = {}): Promise<ApiKeyRow> {
     const row = await this.db
       .insertInto('api_keys')
-      .values({ account_id: accountId, key_hash: keyHash, prefix, label, created_at: now, expires_at: expiresAt })
+      .values({ account_id: accountId, key_hash: keyHash, prefix, label, created_at: now, expires_at: expiresAt, scope: JSON.stringify(scope) })
       .returningAll()
       .executeTakeFirstOrThrow()
       .catch(this.mapError);
@@ -271,6 +301,7 @@ export class KyselyOps implements StoreOps {
     let q = this.db.selectFrom('domains').selectAll().where('account_id', '=', accountId);
     if (filter.kind) q = q.where('kind', '=', filter.kind);
     if (filter.name !== undefined) q = q.where('domain', '=', filter.name);
+    if (filter.ids !== undefined) q = q.where('id', 'in', filter.ids.length ? filter.ids : [0]);
     if (filter.after !== undefined) q = q.where('id', '>', filter.after);
     if (filter.limit !== undefined) q = q.limit(pageLimit(filter.limit));
     const rows = await q.orderBy('id').execute();
@@ -333,6 +364,13 @@ export class KyselyOps implements StoreOps {
     if (isPostgres(this.db)) await this.db.selectFrom('accounts').select('id').where('id', '=', id).forNoKeyUpdate().execute();
   }
 
+  async lockedDomainByName(name: string): Promise<StoredDomain | undefined> {
+    let q = this.db.selectFrom('domains').selectAll().where('domain', '=', name);
+    if (isPostgres(this.db)) q = q.forNoKeyUpdate();
+    const row = await q.executeTakeFirst();
+    return row && toDomain(row);
+  }
+
   async lockDomainNames(): Promise<void> {
     // SQLite: BEGIN IMMEDIATE already serialises every writer.
     if (isPostgres(this.db)) await sql`select pg_advisory_xact_lock(hashtextextended('zonehost:domain-names', 0))`.execute(this.db);
@@ -360,6 +398,39 @@ export class KyselyOps implements StoreOps {
     return num(row.serial);
   }
 
+  async catalogSerial(): Promise<number> {
+    const row = await this.db.selectFrom('catalog').select('serial').where('id', '=', 1).executeTakeFirstOrThrow();
+    return num(row.serial);
+  }
+
+  async bumpCatalogSerial(floor: number): Promise<number> {
+    const row = await this.db
+      .updateTable('catalog')
+      .set({ serial: sql<number>`case when serial + 1 > ${floor} then serial + 1 else ${floor} end` })
+      .where('id', '=', 1)
+      .returning('serial')
+      .executeTakeFirstOrThrow();
+    return num(row.serial);
+  }
+
+  async catalogCandidates(): Promise<CatalogCandidate[]> {
+    const rows = await this.db
+      .selectFrom('domains')
+      .leftJoin('mirror_state', 'mirror_state.domain_id', 'domains.id')
+      .select(['domains.id', 'domains.domain', 'domains.kind', 'domains.status', 'domains.display_group', 'mirror_state.last_success'])
+      .orderBy('domains.id')
+      .execute();
+    return rows.map((r) => ({
+      id: num(r.id),
+      domain: r.domain,
+      kind: r.kind as DomainKind,
+      status: num(r.status) as DomainStatus,
+      displayGroup: r.display_group,
+      // A mirror's copy and its last success are saved and cleared together (services/mirrors.ts, domains.ts).
+      hasCopy: r.last_success !== null,
+    }));
+  }
+
   async insertRecord(domainId: number, r: RecordData, now: number): Promise<StoredRecord> {
     const row = await this.db
       .insertInto('records')
@@ -370,17 +441,54 @@ export class KyselyOps implements StoreOps {
   }
 
   async insertRecords(domainId: number, rs: readonly RecordData[], now: number): Promise<StoredRecord[]> {
+    if (rs.length > 1 && isPostgres(this.db)) return this.insertRecordsUnnest(domainId, rs, now);
     const out: StoredRecord[] = [];
     for (let i = 0; i < rs.length; i += INSERT_CHUNK) {
-      const rows = await this.db
-        .insertInto('records')
-        .values(rs.slice(i, i + INSERT_CHUNK).map((r) => ({ domain_id: domainId, ...recordColumns(r), created_at: now, updated_at: now })))
-        .returning(RECORD_COLUMNS)
-        .execute();
-      // Ids grow in the order of the values (SQLite's rowids, PostgreSQL's sequence), whatever order RETURNING lists them in.
-      out.push(...rows.map(toRecord).sort((a, b) => a.id - b.id));
+      const chunk = rs.slice(i, i + INSERT_CHUNK);
+      const template = this.insertTemplate(chunk.length);
+      const values: unknown[] = [];
+      for (const r of chunk) {
+        const c = recordColumns(r);
+        values.push(domainId, c.type, c.name, c.ttl, c.data, now, now);
+      }
+      const { rows } = await this.db.executeQuery<{ id: unknown }>(CompiledQuery.raw(template.sql, template.cells.map((k) => values[k])));
+      out.push(...withIds(domainId, chunk, rows));
     }
     return out;
+  }
+
+  /**
+   * PostgreSQL: every record in one statement of four array parameters (unnest), in their order. A VALUES
+   * list of 3,500 parameters a statement is parsed and planned anew each time, which cost PostgreSQL more
+   * than the insert itself.
+   */
+  private async insertRecordsUnnest(domainId: number, rs: readonly RecordData[], now: number): Promise<StoredRecord[]> {
+    const columns = rs.map(recordColumns);
+    const { rows } = await sql<{ id: unknown }>`
+      insert into records (domain_id, type, name, ttl, data, created_at, updated_at)
+      select ${domainId}::integer, r.type, r.name, r.ttl, r.data, ${now}::bigint, ${now}::bigint
+      from unnest(${columns.map((c) => c.type)}::text[], ${columns.map((c) => c.name)}::text[], ${columns.map((c) => c.ttl)}::integer[], ${columns.map((c) => c.data)}::text[])
+        with ordinality as r(type, name, ttl, data, n)
+      order by r.n
+      returning id`.execute(this.db);
+    return withIds(domainId, rs, rows);
+  }
+
+  /** insertRecords' statement for `rows` records (see InsertTemplate), compiled from cells numbered in place of the values. */
+  private insertTemplate(rows: number): InsertTemplate {
+    const adapter = this.db.getExecutor().adapter;
+    const cached = rows === INSERT_CHUNK ? fullChunkInserts.get(adapter) : undefined;
+    if (cached) return cached;
+    const n = INSERT_COLUMNS.length;
+    const numbered = Array.from({ length: rows }, (_, r) => Object.fromEntries(INSERT_COLUMNS.map((c, k) => [c, r * n + k])));
+    const compiled = this.db
+      .insertInto('records')
+      .values(numbered as never)
+      .returning('id')
+      .compile();
+    const template = { sql: compiled.sql, cells: compiled.parameters.map(Number) };
+    if (rows === INSERT_CHUNK) fullChunkInserts.set(adapter, template);
+    return template;
   }
 
   async record(domainId: number, id: number): Promise<StoredRecord | undefined> {
@@ -536,33 +644,40 @@ export class KyselyOps implements StoreOps {
     return [...new Set(rows.map((r) => num(r.domain_id)))].sort((a, b) => a - b);
   }
 
-  async appendChange(c: NewChange): Promise<void> {
-    await this.db
-      .insertInto('changes')
-      .values({
-        domain_id: c.domainId,
-        account_id: c.accountId,
-        serial: c.serial,
-        at: c.at,
-        action: c.action,
-        object_id: c.objectId,
-        key_label: c.keyLabel,
-        iface: c.iface,
-        remote_addr: c.remoteAddr,
-        before: JSON.stringify(c.before ?? null),
-        after: JSON.stringify(c.after ?? null),
-      })
-      .execute();
+  async appendChanges(cs: readonly NewChange[]): Promise<void> {
+    // In slices, so that a write journaling many entries stays within the databases' parameter limits.
+    for (let i = 0; i < cs.length; i += CHANGES_PER_INSERT) {
+      await this.db
+        .insertInto('changes')
+        .values(
+          cs.slice(i, i + CHANGES_PER_INSERT).map((c) => ({
+            domain_id: c.domainId,
+            account_id: c.accountId,
+            serial: c.serial,
+            at: c.at,
+            action: c.action,
+            object_id: c.objectId,
+            key_label: c.keyLabel,
+            key_id: c.keyId,
+            iface: c.iface,
+            remote_addr: c.remoteAddr,
+            before: JSON.stringify(c.before ?? null),
+            after: JSON.stringify(c.after ?? null),
+          })),
+        )
+        .execute();
+    }
   }
 
   async announce(change: ZoneChange): Promise<void> {
     if (this.channel !== null) await sql`select pg_notify(${this.channel}, ${JSON.stringify({ origin: this.origin, change })})`.execute(this.db);
   }
 
-  async listChanges(filter: { accountId?: number; domainId?: number; afterSerial?: number; after?: number; limit?: number }): Promise<ChangeRow[]> {
+  async listChanges(filter: { accountId?: number; domainId?: number; domainIds?: readonly number[]; afterSerial?: number; after?: number; limit?: number }): Promise<ChangeRow[]> {
     let q = this.db.selectFrom('changes').selectAll();
     if (filter.accountId !== undefined) q = q.where('account_id', '=', filter.accountId);
     if (filter.domainId !== undefined) q = q.where('domain_id', '=', filter.domainId);
+    if (filter.domainIds !== undefined) q = q.where('domain_id', 'in', filter.domainIds.length ? [...filter.domainIds] : [0]);
     if (filter.afterSerial !== undefined) q = q.where('serial', '>', filter.afterSerial);
     if (filter.after !== undefined) q = q.where('id', '>', filter.after);
     if (filter.limit !== undefined) q = q.limit(pageLimit(filter.limit));
@@ -576,6 +691,7 @@ export class KyselyOps implements StoreOps {
       action: r.action,
       objectId: r.object_id === null ? null : num(r.object_id),
       keyLabel: r.key_label,
+      keyId: r.key_id === null ? null : num(r.key_id),
       iface: r.iface,
       remoteAddr: r.remote_addr,
       before: JSON.parse(r.before) as unknown,

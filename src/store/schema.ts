@@ -16,6 +16,8 @@ export interface ApiKeysTable {
   label: string;
   created_at: number;
   expires_at: number | null;
+  /** JSON of the key's scope (model/key-scope.ts); '{}' when it has none. */
+  scope: string;
 }
 
 export interface DomainsTable {
@@ -63,6 +65,8 @@ export interface ChangesTable {
   action: string;
   object_id: number | null;
   key_label: string;
+  /** The API key that made the change; null when none did. */
+  key_id: number | null;
   iface: string;
   remote_addr: string;
   /** JSON of the object before and after the change ("null" when absent). */
@@ -122,7 +126,14 @@ export interface DnssecKeysTable {
   retiring_at: number | null;
 }
 
+/** One row (id 1): the catalog zone's serial. */
+export interface CatalogTable {
+  id: number;
+  serial: number;
+}
+
 export interface Database {
+  catalog: CatalogTable;
   mirror_state: MirrorStateTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;

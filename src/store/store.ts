@@ -2,9 +2,11 @@
  * The one storage interface the services use. Implementations: sqlite/ (embedded default) and
  * postgres/ (production, several nodes); both are Kysely-based and share the queries in kysely-store.ts.
  */
+import type { CatalogCandidate } from '../model/catalog.js';
 import type { DomainData, StoredDomain } from '../model/domain.js';
 import type { RecordData, StoredRecord } from '../model/records/index.js';
 import type { ZoneChange } from '../model/events.js';
+import type { KeyScope } from '../model/key-scope.js';
 import type { StoredTsigKey, TsigKeyData } from '../model/tsig-key.js';
 import type { DnssecKeyData, DnssecKeyState, DnssecZoneState, StoredDnssecKey } from '../model/dnssec.js';
 
@@ -22,6 +24,7 @@ export interface ApiKeyRow {
   label: string;
   createdAt: number;
   expiresAt: number | null;
+  scope: KeyScope;
 }
 
 export interface ChangeRow {
@@ -33,6 +36,8 @@ export interface ChangeRow {
   action: string;
   objectId: number | null;
   keyLabel: string;
+  /** The API key that made the change; null when none did (DNS UPDATE names its TSIG key in keyLabel). */
+  keyId: number | null;
   iface: string;
   remoteAddr: string;
   before: unknown;
@@ -66,6 +71,8 @@ export interface DomainFilter extends Page {
   kind?: DomainData['kind'];
   /** Exact (lower-case) domain name. */
   name?: string;
+  /** Only these ids (an API key's scope). */
+  ids?: readonly number[];
 }
 
 /** What start-up listings need of a domain: no more, since they read every domain there is. */
@@ -76,7 +83,7 @@ export interface StoreOps {
   createAccount(username: string, passwordHash: string, now: number): Promise<Account>;
   accountByName(username: string): Promise<Account | undefined>;
 
-  insertKey(accountId: number, keyHash: string, prefix: string, label: string, now: number, expiresAt: number | null): Promise<ApiKeyRow>;
+  insertKey(accountId: number, keyHash: string, prefix: string, label: string, now: number, expiresAt: number | null, scope?: KeyScope): Promise<ApiKeyRow>;
   /** The key and its account when the hash matches a key that has not expired at `now`. */
   keyByHash(keyHash: string, now: number): Promise<(ApiKeyRow & { username: string }) | undefined>;
   listKeys(accountId: number, now: number): Promise<ApiKeyRow[]>;
@@ -114,6 +121,8 @@ export interface StoreOps {
    * lock; on SQLite this does nothing, because BEGIN IMMEDIATE already serialises every writer.
    */
   lockDomain(id: number): Promise<void>;
+  /** The domain of that name, read and locked as lockDomain does in one step (one round trip). */
+  lockedDomainByName(name: string): Promise<StoredDomain | undefined>;
   /**
    * Inside a transaction: runs `fn` so that, should it throw, what it wrote is undone and the transaction
    * goes on (SQL SAVEPOINT): several independent changes — DNS UPDATE messages queued for one zone — share one
@@ -130,6 +139,12 @@ export interface StoreOps {
   domainsNestedWith(name: string): Promise<{ id: number; accountId: number; domain: string }[]>;
   /** Raises the serial to max(serial + 1, floor) and returns it. */
   bumpSerial(domainId: number, floor: number): Promise<number>;
+  /** The catalog zone's serial. */
+  catalogSerial(): Promise<number>;
+  /** Raises the catalog zone's serial to max(serial + 1, floor) and returns it (inside the membership change's transaction). */
+  bumpCatalogSerial(floor: number): Promise<number>;
+  /** Every domain in brief with whether a mirror holds a copy, by id (what the catalog zone is built from). */
+  catalogCandidates(): Promise<CatalogCandidate[]>;
 
   insertRecord(domainId: number, r: RecordData, now: number): Promise<StoredRecord>;
   /** Inserts many records, a few hundred a statement; returns them stored, in the order given. */
@@ -170,13 +185,13 @@ export interface StoreOps {
   /** Domains with a DNSSEC step to come: a zone being turned off, or keys in a rollover. */
   dnssecPending(): Promise<number[]>;
 
-  appendChange(c: NewChange): Promise<void>;
+  appendChanges(cs: readonly NewChange[]): Promise<void>;
   /**
    * Tells the other nodes about a change. On PostgreSQL a NOTIFY, delivered only if and when the
    * transaction commits; on SQLite (one process) nothing to do.
    */
   announce(change: ZoneChange): Promise<void>;
-  listChanges(filter: { accountId?: number; domainId?: number; afterSerial?: number } & Page): Promise<ChangeRow[]>;
+  listChanges(filter: { accountId?: number; domainId?: number; domainIds?: readonly number[]; afterSerial?: number } & Page): Promise<ChangeRow[]>;
 }
 
 export interface Store extends StoreOps {

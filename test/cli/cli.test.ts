@@ -49,6 +49,14 @@ describe('zonehost command line', () => {
     expect(res.stderr).toMatch(/--http must be HOST:PORT/);
   });
 
+  it('rejects a DNS thread count out of range with a clear message', () => {
+    for (const [value, message] of [['0', /between 1 and 64, not 0/], ['100000', /between 1 and 64, not 100000/], ['two', /whole number, not 'two'/]] as const) {
+      const res = run(['serve', '--dns-threads', value, '--db', db.url]);
+      expect(res.status).toBe(1);
+      expect(res.stderr).toMatch(message);
+    }
+  });
+
   it('serves /healthz, answers the API with the created user, and stops on SIGTERM', { timeout: 90_000 }, async () => {
     const [http, dns] = [await freePort(), await freePort()];
     const child = spawn(process.execPath, [BIN, 'serve', '--db', db.url, '--log-level', 'warn'], {

@@ -1,6 +1,8 @@
 /** Runs the real dig/kdig against a test server and reads their output into a comparable shape. */
 import { execFile } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { createSocket } from 'node:dgram';
+import * as packet from 'dns-packet';
 import { promisify } from 'node:util';
 import type { TestServer } from '../support/server.js';
 import { data } from '../v3/support.js';
@@ -106,4 +108,11 @@ export async function udpExchange(port: number | undefined, packets: Buffer | Bu
   } finally {
     socket.close();
   }
+}
+
+/** One UDP question to 127.0.0.1:`port`: the answer's rcode (0 for NOERROR) and the data of its answer records. */
+export async function dnsAnswer(port: number, name: string, type: string): Promise<{ rcode: number; answers: string[] }> {
+  const query = packet.encode({ type: 'query', id: randomInt(65536), flags: 0, questions: [{ name, type: type as packet.RecordType, class: 'IN' }] });
+  const reply = packet.decode(await udpExchange(port, query));
+  return { rcode: (reply.flags ?? 0) & 15, answers: (reply.answers ?? []).filter((a) => a.type === type).map((a) => String((a as { data: unknown }).data)) };
 }

@@ -40,16 +40,16 @@ interface Outcome {
 }
 
 /** Runs `client` (after `prefix`, a command that wraps it) with `script` on stdin, signed with `key` (`alg:name:secret`) unless null. */
-function client(prefix: string[], command: string, key: string | null, script: string[], flags: string[] = []): Promise<Outcome> {
+function client(prefix: string[], command: string, key: string | null, script: string[], flags: string[] = [], port = server.dnsAddress?.port): Promise<Outcome> {
   const argv = [...prefix, command, ...flags, ...(key ? ['-y', key] : []), '-t', '3'];
   return new Promise((resolve) => {
     const child = execFile(argv[0] as string, argv.slice(1), { timeout: 15_000 }, (err, stdout, stderr) => resolve({ ok: !err, output: `${stdout}${stderr}` }));
-    child.stdin?.end([`server 127.0.0.1 ${server.dnsAddress?.port}`, ...script, 'send', ''].join('\n'));
+    child.stdin?.end([`server 127.0.0.1 ${port}`, ...script, 'send', ''].join('\n'));
   });
 }
 
 /** nsupdate with `lines` for ZONE (`server`, `zone` and `send` added). */
-const nsupdate = (key: string | null, lines: string[], zone = ZONE): Promise<Outcome> => client([], 'nsupdate', key, [`zone ${zone}`, ...lines]);
+const nsupdate = (key: string | null, lines: string[], zone = ZONE, port?: number): Promise<Outcome> => client([], 'nsupdate', key, [`zone ${zone}`, ...lines], [], port);
 
 /** knsupdate (Knot), names relative to ZONE. */
 const knsupdate = (key: string | null, lines: string[], prefix: string[] = []): Promise<Outcome> => client(prefix, 'knsupdate', key, [`zone ${ZONE}.`, `origin ${ZONE}.`, ...lines]);
@@ -156,6 +156,22 @@ describe('nsupdate signed with a key that may update the whole zone', () => {
     expect(added.every((e) => e.action === 'record.batch' && e.key_label === 'tsig:full.key.')).toBe(true);
   });
 
+  it('keeps an in-zone name server with an address, as the APIs do', async () => {
+    await createRecord(server.base, apiKey, domainId, { Type: 'A', Name: 'ns', Target: '192.0.2.53' });
+    await createRecord(server.base, apiKey, domainId, { Type: 'NS', Name: '', Target: `ns.${ZONE}` });
+    const before = await serial();
+    expect(await nsupdate(FULL, ['update delete ns.upd.example A'])).toMatchObject({ ok: false, output: expect.stringContaining('REFUSED') });
+    expect(await answer('ns', 'A')).toEqual([`ns.${ZONE}. 86400 A 192.0.2.53`]);
+    // Another address in the same message keeps it served.
+    expect(await nsupdate(FULL, ['update delete ns.upd.example A', 'update add ns.upd.example 300 AAAA 2001:db8::53'])).toEqual({ ok: true, output: '' });
+    // A new apex name server inside the zone needs its address first.
+    expect(await nsupdate(FULL, ['update add upd.example 300 NS ns2.upd.example.'])).toMatchObject({ ok: false, output: expect.stringContaining('REFUSED') });
+    expect(await nsupdate(FULL, ['update add ns2.upd.example 300 A 192.0.2.54', 'update add upd.example 300 NS ns2.upd.example.'])).toEqual({ ok: true, output: '' });
+    expect(rrs((await dig(server, ZONE, 'NS')).answer).map((r) => r.replace(/ \d+ NS /, ' NS '))).toEqual(expect.arrayContaining([`${ZONE}. NS ns.${ZONE}.`, `${ZONE}. NS ns2.${ZONE}.`]));
+    expect(await nsupdate(FULL, ['update delete ns2.upd.example A'])).toMatchObject({ ok: false, output: expect.stringContaining('REFUSED') });
+    expect(await serial()).toBe(before + 2);
+  });
+
   it('works over TCP as over UDP (nsupdate -v)', async () => {
     expect(await client([], 'nsupdate', FULL, [`zone ${ZONE}`, 'prereq nxdomain tcp.upd.example', 'update add tcp.upd.example 300 A 192.0.2.90'], ['-v'])).toEqual({ ok: true, output: '' });
     expect(await answer('tcp', 'A')).toEqual([`tcp.${ZONE}. 300 A 192.0.2.90`]);
@@ -247,3 +263,24 @@ describe('knsupdate', () => {
   });
 });
 
+
+describe('the record limit (--max-records)', () => {
+  let small: TestServer;
+  afterAll(() => small?.close());
+
+  it('holds for messages applied together: the ones that would pass it are refused', async () => {
+    small = await startTestServer({ limits: { recordsPerDomain: 5 } });
+    const user = await small.user('limited');
+    const who: Actor = { accountId: user.accountId, username: 'limited', keyLabel: 'test', iface: 'cli', remoteAddr: '' };
+    const id = await createDomain(small.base, user.key, ZONE);
+    await createRecord(small.base, user.key, id, { Type: 'A', Name: 'www', Target: '192.0.2.1' });
+    await small.services.tsigKeys.create(who, { name: 'full.key', secret: SECRET, domains: [id], update: true });
+    const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => nsupdate(FULL, [`update add l${i}.upd.example 300 TXT "n${i}"`], ZONE, small.dnsAddress?.port)));
+    expect(outcomes.filter((o) => o.ok)).toHaveLength(4);
+    expect(outcomes.filter((o) => !o.ok).every((o) => o.output.includes('REFUSED'))).toBe(true);
+    // Deleting one makes room for one.
+    const added = outcomes.findIndex((o) => o.ok);
+    expect((await nsupdate(FULL, [`update delete l${added}.upd.example TXT`, 'update add m1.upd.example 300 TXT "m"'], ZONE, small.dnsAddress?.port)).ok).toBe(true);
+    expect(await nsupdate(FULL, ['update add m2.upd.example 300 TXT "m"'], ZONE, small.dnsAddress?.port)).toMatchObject({ ok: false, output: expect.stringContaining('REFUSED') });
+  });
+});

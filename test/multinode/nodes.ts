@@ -1,6 +1,7 @@
 /** Runs `zonehost serve` processes (the built CLI) for the multi-node tests, and stops them. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { createSocket } from 'node:dgram';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
 const BIN = join(import.meta.dirname, '../../bin/zonehost.js');
@@ -15,13 +16,20 @@ export interface Node {
 
 const started: ChildProcess[] = [];
 
+/** A TCP and UDP port free on 127.0.0.1 right now (a DNS server needs both). */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
+  for (;;) {
+    const tcp = createServer();
+    const port = await new Promise<number>((resolve) => tcp.listen(0, '127.0.0.1', () => resolve((tcp.address() as AddressInfo).port)));
+    const udp = createSocket('udp4');
+    const free = await new Promise<boolean>((resolve) => {
+      udp.once('error', () => resolve(false));
+      udp.bind(port, '127.0.0.1', () => resolve(true));
     });
-  });
+    udp.close();
+    await new Promise((r) => tcp.close(r));
+    if (free) return port;
+  }
 }
 
 export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {

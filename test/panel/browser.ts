@@ -30,13 +30,19 @@ export async function ensurePanelBuilt(): Promise<void> {
   } catch {
     // not built yet
   }
-  if (built > Math.max(newestIn(join(WEB, 'src')), statSync(join(WEB, 'index.html')).mtimeMs, statSync(join(WEB, 'vite.config.ts')).mtimeMs)) return;
+  if (built > Math.max(newestIn(join(WEB, 'src')), newestIn(join(WEB, 'public')), statSync(join(WEB, 'index.html')).mtimeMs, statSync(join(WEB, 'vite.config.ts')).mtimeMs)) return;
   await build({ configFile: join(WEB, 'vite.config.ts'), logLevel: 'error' });
 }
 
 export interface Browser {
   context: BrowserContext;
   page: Page;
+  /**
+   * What the browser reported as an error since the last look (console errors, uncaught exceptions, failed
+   * loads), emptied by each call. An API answer of 4xx under /v1/ is left out: Chromium logs it as a failed
+   * load, but it is the API's answer the panel shows (a wrong password, a field's problem), not a fault.
+   */
+  errors(): string[];
   close(): Promise<void>;
 }
 
@@ -50,9 +56,24 @@ export async function openBrowser(width = 1440, height = 1000): Promise<Browser>
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   const page = context.pages()[0] ?? (await context.newPage());
+  // Fail in seconds, not at the test timeout, when something does not appear.
+  page.setDefaultTimeout(30_000);
+  let errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    const url = m.location().url;
+    if (/status of 4\d\d/.test(m.text()) && new URL(url || 'about:blank', 'http://x').pathname.startsWith('/v1/')) return;
+    errors.push(`${m.text()} (${url})`);
+  });
   return {
     context,
     page,
+    errors() {
+      const seen = errors;
+      errors = [];
+      return seen;
+    },
     async close() {
       await context.close();
       rmSync(profile, { recursive: true, force: true });
@@ -64,4 +85,19 @@ export async function openBrowser(width = 1440, height = 1000): Promise<Browser>
 export async function shot(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/** Opens a domain's page (the panel signed in) and waits for its heading. */
+export async function openDomain(page: Page, base: string, domainId: number, zone: string): Promise<void> {
+  await page.goto(`${base}/manager/#/domains/${domainId}`);
+  await page.getByRole('heading', { name: new RegExp(zone) }).waitFor();
+}
+
+/** Signs in through the panel's own form and waits for the first page. */
+export async function signIn(page: Page, base: string, username: string, password: string): Promise<void> {
+  await page.goto(`${base}/manager/`);
+  await page.getByLabel('User name').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Domains' }).waitFor();
 }

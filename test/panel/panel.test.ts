@@ -2,13 +2,16 @@
  * The control panel end to end: a user in Debian's Chromium signs in, manages a domain and its records,
  * and the DNS server answers what the panel made. Screenshots of every page go to test-artifacts/panel/.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { dig } from '../dns/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { client } from '../v1/support.js';
 import { ensurePanelBuilt, openBrowser, shot, type Browser } from './browser.js';
 
+const run = promisify(execFile);
 const USER = 'panel-user';
 const PASSWORD = 'a panel password for tests';
 const ZONE = 'panel-e2e.test';
@@ -23,9 +26,11 @@ beforeAll(async () => {
   await server.user(USER, PASSWORD);
   browser = await openBrowser();
   page = browser.page;
-  // Fail in seconds, not at the test timeout, when something does not appear.
-  page.setDefaultTimeout(30_000);
 }, 180_000);
+
+afterEach(() => {
+  expect(browser.errors()).toEqual([]);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -33,13 +38,16 @@ afterAll(async () => {
 });
 
 const addresses = async (name: string): Promise<string[]> => (await dig(server, name, 'A')).answer.map((r) => r.data).sort();
-/** The form of one record type's "Add" disclosure, opened. */
+/** The one "add a record" form, its type chosen. */
 async function addForm(type: string) {
-  const section = page.getByRole('region', { name: new RegExp(`^${type} records`) });
-  const form = section.getByRole('form', { name: `Add ${type} record` });
-  if (!(await form.isVisible())) await section.locator('summary').click();
+  const form = page.getByRole('form', { name: 'Add a record' });
+  await form.getByLabel('Type', { exact: true }).selectOption(type);
   return form;
 }
+/** The domain's records table. */
+const records = () => page.getByRole('table', { name: /^Records of/ });
+/** The value cell showing `text` (the actions cell names the record in its buttons' labels too). */
+const valueCell = (text: string) => records().locator('td[data-label="Value"]', { hasText: text });
 /** The API's reason shown under a form control once it appears: marked invalid, tied to it by aria-describedby. */
 async function fieldError(control: Locator): Promise<string> {
   await control.and(page.locator('[aria-invalid="true"]')).waitFor();
@@ -61,7 +69,13 @@ describe('control panel', { timeout: 120_000 }, () => {
     // Every script and style comes from this server.
     const urls = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
     expect(urls.length).toBeGreaterThan(0);
-    for (const u of urls) expect(u).toMatch(/^\/manager\/assets\//);
+    for (const u of urls) expect(u).toMatch(/^\/manager\/(assets\/|favicon\.(svg|ico)$)/);
+    // The icon, also where browsers look for it on the origin's other pages.
+    for (const icon of ['/favicon.ico', '/manager/favicon.ico', '/manager/favicon.svg']) {
+      const r = await fetch(`${server.base}${icon}`);
+      expect(r.status, icon).toBe(200);
+      expect(r.headers.get('content-type'), icon).toMatch(/^image\//);
+    }
     const v3 = await (await fetch(`${server.base}/?api_action=test.echo`)).json();
     expect(v3).toMatchObject({ ACTION: 'test.echo', DATA: expect.anything(), ERRORARRAY: expect.any(Array) });
   });
@@ -107,7 +121,7 @@ describe('control panel', { timeout: 120_000 }, () => {
     await form.getByLabel('Name').fill('www');
     await form.getByLabel('Address').fill('192.0.2.10');
     await form.getByRole('button', { name: 'Add A record' }).click();
-    await page.getByRole('region', { name: /^A records/ }).getByRole('cell', { name: '192.0.2.10' }).waitFor();
+    await valueCell('192.0.2.10').waitFor();
     expect(await addresses(`www.${ZONE}`)).toEqual(['192.0.2.10']);
   });
 
@@ -116,7 +130,7 @@ describe('control panel', { timeout: 120_000 }, () => {
     await mx.getByLabel('Mail server').fill(`mail.${ZONE}`);
     await mx.getByLabel('Priority').fill('5');
     await mx.getByRole('button', { name: 'Add MX record' }).click();
-    await page.getByRole('region', { name: /^MX records/ }).getByRole('cell', { name: `mail.${ZONE}` }).waitFor();
+    await valueCell(`mail.${ZONE}`).waitFor();
 
     const srv = await addForm('SRV');
     await srv.getByLabel('Service').fill('sip');
@@ -124,7 +138,7 @@ describe('control panel', { timeout: 120_000 }, () => {
     await srv.getByLabel('Port').fill('5060');
     await srv.getByLabel('Target').fill(`sip.${ZONE}`);
     await srv.getByRole('button', { name: 'Add SRV record' }).click();
-    await page.getByRole('region', { name: /^SRV records/ }).getByRole('cell', { name: '5060' }).waitFor();
+    await valueCell('5060').waitFor();
 
     expect((await dig(server, ZONE, 'MX')).answer.map((r) => r.data)).toEqual([`5 mail.${ZONE}.`]);
     expect((await dig(server, `_sip._tcp.${ZONE}`, 'SRV')).answer.map((r) => r.data)).toEqual([`10 5 5060 sip.${ZONE}.`]);
@@ -141,7 +155,7 @@ describe('control panel', { timeout: 120_000 }, () => {
 
     await params.fill('{"alpn": ["h2", "h3"], "port": 8443}');
     await form.getByRole('button', { name: 'Add HTTPS record' }).click();
-    await page.getByRole('region', { name: /^HTTPS records/ }).getByRole('cell', { name: '{"alpn":["h2","h3"],"port":8443}' }).waitFor();
+    await valueCell('{"alpn":["h2","h3"],"port":8443}').waitFor();
     expect((await dig(server, ZONE, 'HTTPS')).answer.map((r) => r.data)).toEqual(['1 . alpn="h2,h3" port=8443']);
   });
 
@@ -155,16 +169,15 @@ describe('control panel', { timeout: 120_000 }, () => {
     expect(await fieldError(address)).toMatch(/IPv4|address/i);
     await shot(page, '03-invalid-address');
     expect((await dig(server, `bad.${ZONE}`, 'A')).status).toBe('NXDOMAIN');
-    await page.getByRole('region', { name: /^A records/ }).locator('summary').click(); // close the form again
+    await address.fill('');
   });
 
   it('edits the A record, and the DNS server answers the new address', async () => {
-    const section = page.getByRole('region', { name: /^A records/ });
-    await section.getByRole('button', { name: /^Edit A record/ }).click();
-    const form = section.getByRole('form', { name: 'Edit A record' });
+    await records().getByRole('button', { name: /^Edit A record www/ }).click();
+    const form = records().getByRole('form', { name: 'Edit A record' });
     await form.getByLabel('Address').fill('192.0.2.20');
     await form.getByRole('button', { name: 'Save changes' }).click();
-    await section.getByRole('cell', { name: '192.0.2.20' }).waitFor();
+    await valueCell('192.0.2.20').waitFor();
     expect(await addresses(`www.${ZONE}`)).toEqual(['192.0.2.20']);
   });
 
@@ -182,14 +195,13 @@ describe('control panel', { timeout: 120_000 }, () => {
   });
 
   it('deletes the A record after asking, and the DNS server stops answering it', async () => {
-    const section = page.getByRole('region', { name: /^A records/ });
-    await section.getByRole('button', { name: 'Delete' }).click();
-    const confirm = section.getByRole('group', { name: /Delete this A record/ });
+    await records().getByRole('button', { name: 'Delete A record www 192.0.2.20' }).click();
+    const confirm = records().getByRole('group', { name: /Delete this A record/ });
     await confirm.waitFor();
     // Focus is on Cancel: Enter alone does not delete.
     expect((await focused()).text).toBe('Cancel');
     await confirm.getByRole('button', { name: 'Yes, delete' }).click();
-    await section.getByText('No A records.').waitFor();
+    await valueCell('192.0.2.20').waitFor({ state: 'detached' });
     expect((await dig(server, `www.${ZONE}`, 'A')).status).toBe('NXDOMAIN');
   });
 
@@ -256,7 +268,7 @@ describe('control panel', { timeout: 120_000 }, () => {
     expect((await client(server.base, key).get('/v1/domains')).status).toBe(401);
   });
 
-  it('creates a TSIG key whose secret is shown once with an nsupdate line, and deletes it', async () => {
+  it('creates a TSIG key whose secret is shown once with nsupdate, certbot and cert-manager snippets that work, and deletes it', async () => {
     await page.getByRole('link', { name: 'TSIG keys' }).click();
     await page.getByRole('heading', { name: 'TSIG keys' }).waitFor();
     const form = page.getByRole('form', { name: 'Create a TSIG key' });
@@ -276,7 +288,34 @@ describe('control panel', { timeout: 120_000 }, () => {
     await shown.waitFor();
     const secret = await shown.innerText();
     expect(Buffer.from(secret, 'base64').length).toBe(32);
-    expect(await page.getByLabel('nsupdate command').innerText()).toBe(`nsupdate -y hmac-sha512:acme.panel-e2e.test.:${secret}`);
+    // The snippets name the DNS server as the user gives it.
+    const newKey = page.getByRole('region', { name: 'The new TSIG key' });
+    await newKey.getByLabel('DNS server').fill('127.0.0.1');
+    await newKey.getByLabel('Port').fill(String(server.dnsAddress?.port));
+    const snippet = (title: string) => newKey.getByLabel(title, { exact: true }).innerText();
+    // nsupdate's, pasted into a shell as it is, adds the TXT record.
+    const nsupdate = await snippet('nsupdate');
+    expect(nsupdate).toContain(`nsupdate -y hmac-sha512:acme.panel-e2e.test.:${secret} <<'EOF'`);
+    await run('sh', ['-c', nsupdate], { timeout: 30_000 });
+    expect((await dig(server, `_acme-challenge.${ZONE}`, 'TXT')).answer.map((r) => r.data)).toEqual(['"replace me"']);
+    // certbot-dns-rfc2136's credentials file, key = value.
+    const ini = Object.fromEntries(
+      (await snippet('certbot-dns-rfc2136 credentials'))
+        .split('\n')
+        .filter((l) => !l.startsWith('#'))
+        .map((l) => l.split(' = ')),
+    );
+    expect(ini).toEqual({
+      dns_rfc2136_server: '127.0.0.1',
+      dns_rfc2136_port: String(server.dnsAddress?.port),
+      dns_rfc2136_name: 'acme.panel-e2e.test.',
+      dns_rfc2136_secret: secret,
+      dns_rfc2136_algorithm: 'HMAC-SHA512',
+    });
+    // cert-manager's Secret and Issuer with the rfc2136 solver.
+    const yaml = await snippet('cert-manager Issuer and Secret');
+    expect(yaml).toContain(`tsig-secret: "${secret}"`);
+    expect(yaml).toMatch(new RegExp(`rfc2136:\\s+nameserver: "127\\.0\\.0\\.1:${server.dnsAddress?.port}"\\s+tsigKeyName: acme\\.panel-e2e\\.test\\.\\s+tsigAlgorithm: HMACSHA512\\s+tsigSecretSecretRef:\\s+name: zonehost-tsig\\s+key: tsig-secret`));
     const row = page.getByRole('row', { name: /acme\.panel-e2e\.test/ });
     await row.waitFor();
     expect(await row.innerText()).toMatch(new RegExp(`${ZONE.replace(/\./g, '\\.')}[\\s\\S]*_acme-challenge[\\s\\S]*TXT[\\s\\S]*yes`));
@@ -290,6 +329,10 @@ describe('control panel', { timeout: 120_000 }, () => {
     await row.getByRole('button', { name: 'Yes, delete' }).click();
     await row.waitFor({ state: 'detached' });
     expect((await api.get('/v1/tsigkeys')).body).toEqual([]);
+    // Shown once: hidden, the secret is nowhere on the page, and nothing brings it back.
+    await newKey.getByRole('button', { name: 'Done, hide it' }).click();
+    await newKey.waitFor({ state: 'detached' });
+    expect(await page.content()).not.toContain(secret);
   });
 
   it('signs out, which revokes the session key', async () => {

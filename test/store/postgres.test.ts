@@ -37,6 +37,24 @@ async function query<T>(text: string, values: unknown[] = []): Promise<T[]> {
 }
 
 describe.skipIf(!DATABASE_URL)('PostgreSQL store', () => {
+  it('migrates while another installation in the same database drops its schema, again and again', async () => {
+    // Kysely's migrator looks at every schema's tables; one dropped meanwhile must not fail our start.
+    let churning = true;
+    const churn = (async () => {
+      for (let i = 0; churning; i++) {
+        const other = `churn_${process.pid}_${i}`;
+        await query(`create schema "${other}"; create table "${other}".t (id serial primary key); create table "${other}".u (id serial primary key)`);
+        await query(`drop schema "${other}" cascade`);
+      }
+    })();
+    try {
+      for (let i = 0; i < 8; i++) await (await openStore(fresh())).close();
+    } finally {
+      churning = false;
+      await churn;
+    }
+  }, 60_000);
+
   it('creates the schema named in the URL and keeps every table in it', async () => {
     const url = fresh();
     const schema = new URL(url).searchParams.get('schema');

@@ -4,12 +4,13 @@
  * on the standard port (NOTIFY to a secondary, AXFR from a primary, both of which our `axfr`/`master_ips`
  * lists name by address only) get a spare loopback address with port 53.
  */
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseDig, type DigAnswer } from '../dns/support.js';
+import { daemon } from './daemon.js';
 import type { TestServer } from './server.js';
 
 const run = promisify(execFile);
@@ -65,45 +66,16 @@ log:
 ${body}
 `,
   );
-  let output = '';
-  const child: ChildProcess = spawn('knotd', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const knotc = async (...args: string[]) => (await run('knotc', ['-c', conf, ...args], { timeout: 10_000 })).stdout;
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
   // Ready when the control socket answers.
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (child.exitCode !== null) {
-      await stop();
-      throw new Error(`knotd exited at start:\n${output}`);
-    }
-    try {
-      await knotc('status');
-      break;
-    } catch {
-      if (Date.now() > deadline) {
-        await stop();
-        throw new Error(`knotd did not start:\n${output}`);
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  const { log, stop } = await daemon('knotd', ['-c', conf], dir, () => knotc('status').then(() => true, () => false), 10_000);
   return {
     address: opts.address,
     port,
     dir,
     knotc,
     writeFile: (name, content) => writeFileSync(join(dir, name), content),
-    log: () => output,
+    log,
     stop,
   };
 }

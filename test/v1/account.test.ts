@@ -81,7 +81,7 @@ describe('/v1/keys', () => {
   it('creates a key with user name and password, shows it once, lists only its prefix, revokes it', async () => {
     const c = await call(server.base, 'POST', '/v1/keys', { body: { username: 'alice', password: PASSWORD, label: 'laptop', expires: 2 } });
     expect(c.status, c.text).toBe(201);
-    expect(c.body).toEqual({ id: expect.any(Number), label: 'laptop', created: expect.any(String), expires: expect.any(String), prefix: expect.any(String), key: expect.any(String) });
+    expect(c.body).toEqual({ id: expect.any(Number), label: 'laptop', created: expect.any(String), expires: expect.any(String), prefix: expect.any(String), scope: {}, key: expect.any(String) });
     expect(Date.parse(c.body.expires) - Date.parse(c.body.created)).toBe(2 * 3600_000);
     expect(c.body.key.startsWith(c.body.prefix)).toBe(true);
     expect(c.headers.get('location')).toBe(`/v1/keys/${c.body.id}`);
@@ -92,7 +92,7 @@ describe('/v1/keys', () => {
 
     const list = await api.get('/v1/keys');
     const shown = list.body.find((k: any) => k.id === c.body.id);
-    expect(shown).toEqual({ id: c.body.id, label: 'laptop', created: c.body.created, expires: c.body.expires, prefix: c.body.prefix });
+    expect(shown).toEqual({ id: c.body.id, label: 'laptop', created: c.body.created, expires: c.body.expires, prefix: c.body.prefix, scope: {} });
     expect(list.text).not.toContain(c.body.key);
     expect(list.text).not.toContain(key);
     expect((await api.get(`/v1/keys/${c.body.id}`)).body).toEqual(shown);
@@ -148,8 +148,11 @@ describe('/v1/events', () => {
       ['record.update', 'v3', a.body.id],
       ['record.delete', 'v1', a.body.id],
     ]);
+    // Every change names the API key that made it, by id as well as by label.
+    const keyId = (await api.get('/v1/keys')).body.find((k: any) => key.startsWith(k.prefix)).id;
+    expect(r.body.map((e: any) => e.key_id)).toEqual([keyId, keyId, keyId, keyId]);
     const update = r.body[2];
-    expect(update).toMatchObject({ domain_id: d.body.id, key_label: 'test', remote_addr: expect.stringMatching(/127\.0\.0\.1/) });
+    expect(update).toMatchObject({ domain_id: d.body.id, key_label: 'test', key_id: keyId, remote_addr: expect.stringMatching(/127\.0\.0\.1/) });
     expect(update.before).toMatchObject({ data: { address: '192.0.2.1' } });
     expect(update.after).toMatchObject({ data: { address: '192.0.2.2' } });
     expect(Date.parse(update.at)).not.toBeNaN();

@@ -285,6 +285,26 @@ describe('POST /v1/domains/{id}/changes', () => {
     expect((await recordsOf(id)).length).toBe(10_000);
   }, 60_000);
 
+  it('stores 1,200 creates exactly as sent, each answered id naming its own record (quotes, backslashes, braces, commas in text)', async () => {
+    const id = await domain();
+    const text = (i: number) => `q"b\\s{c},d NULL ${i}`;
+    const list = Array.from({ length: 1_200 }, (_, i) =>
+      i % 3 === 0 ? { op: 'create', type: 'A', name: `h${i}`, address: `10.0.${i >> 8}.${i & 255}` } : { op: 'create', type: 'TXT', name: `t${i}`, text: text(i) },
+    );
+    const r = await changes(id, list);
+    expect(r.status, r.text.slice(0, 500)).toBe(200);
+    const ids = r.body.changes.map((c: any) => c.id);
+    // Ids grow in the order of the list, across the store's statements (500 rows each on SQLite).
+    expect(ids.every((x: number, i: number) => i === 0 || x > ids[i - 1])).toBe(true);
+    for (const i of [0, 1, 499, 500, 501, 998, 1000, 1199]) {
+      const c = r.body.changes[i];
+      const got = await api.get(`/v1/domains/${id}/${c.type}/${c.id}`);
+      expect(got.status).toBe(200);
+      expect(got.body).toEqual(c);
+      expect(got.body).toMatchObject(i % 3 === 0 ? { name: `h${i}` } : { name: `t${i}`, text: text(i) });
+    }
+  }, 60_000);
+
   it('answers 405 for other methods, and leaves interface A\'s batch as it was (not atomic)', async () => {
     const id = await domain();
     const r = await api.get(`/v1/domains/${id}/changes`);

@@ -1,8 +1,8 @@
 /**
  * Import by AXFR over interface B (POST /v1/domains/{id}/zonefile/transfer): a zone pulled from a real knotd
  * primary, with and without TSIG, written as a PUT of its file would be; dry runs write nothing; refused
- * transfers (a key the request lacks, a zone the primary lacks, a connection closed) are clear errors and
- * write nothing; refused destinations are refused before any connection; one transfer at a time per account.
+ * transfers (a key the request lacks, a zone the primary lacks, a connection closed) are clear errors, a zone
+ * with records we do not take is a 422 naming each, and none writes anything; refused destinations are refused before any connection; one transfer at a time per account.
  * The primaries listen on 127.0.37.x (spare loopback addresses), which this server's --import-allow lets through.
  */
 import { createServer, type Server, type Socket } from 'node:net';
@@ -184,6 +184,40 @@ describe('refused transfers are clear errors and write nothing', () => {
     } finally {
       await new Promise((r) => silent.close(r));
     }
+  });
+});
+
+describe('a zone with records we do not take', () => {
+  const ODD = 'odd.test';
+  let odd: Knot;
+  let oddId: number;
+  beforeAll(async () => {
+    odd = await startPrimary('127.0.37.5', ODD, `$ORIGIN ${ODD}.
+$TTL 3600
+@ IN SOA ns1.oldprovider.test. admin.${ODD}. 1 7200 1800 1209600 300
+@ IN NS ns1.oldprovider.test.
+@ IN A 192.0.2.10
+host IN HINFO "PC" "Linux"
+@ IN LOC 52 22 23.000 N 4 53 32.000 E -2.00m 0.00m 10000m 10m
+`, 9);
+    oddId = await createDomain(ODD);
+  }, 30_000);
+  afterAll(async () => {
+    await odd?.stop();
+  });
+
+  it('is 422 naming each of them, and writes nothing', async () => {
+    const before = await exported(oddId);
+    for (const dryRun of [true, false]) {
+      const p = expectProblem(await transfer(oddId, { server: '127.0.37.5' }, dryRun), 422);
+      expect(p.detail).toMatch(/2 records we do not take; nothing was written/);
+      expect(p.errors.map((e: { field: string }) => e.field)).toEqual(['transfer', 'transfer']);
+      expect(p.errors.map((e: { reason: string }) => e.reason).sort()).toEqual([
+        `host.${ODD} HINFO: record type HINFO is not supported`,
+        `${ODD} LOC: record type LOC is not supported`,
+      ]);
+    }
+    expect(await exported(oddId)).toBe(before);
   });
 });
 

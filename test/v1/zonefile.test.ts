@@ -325,6 +325,16 @@ describe('zone files over interface B', () => {
     expect(await exported(id)).toBe(before);
   });
 
+  it('names lines with whitespace other than blanks (vertical tab, form feed, no-break space, line separator) as bad lines', async () => {
+    const before = await exported(id);
+    // The tokenizer once never returned on these: neither a blank nor part of a token, it made empty tokens forever.
+    const odd = ['\u000b', '\u000c', '\u00a0', '\u2028'];
+    const text = [`$ORIGIN ${ZONE}.`, ...odd.flatMap((c) => [`w${c}x A 192.0.2.1`, `a A 192.0.2.1${c}`])].join('\n');
+    const body = expectProblem(await put(id, text), 422);
+    expect(body.errors.map((e: { field: string }) => e.field)).toEqual(['line 2', 'line 3', 'line 4', 'line 5', 'line 6', 'line 7', 'line 8', 'line 9']);
+    expect(await exported(id)).toBe(before);
+  });
+
   it('takes text/plain, refuses JSON and other charsets, answers 413 over 10 MiB, 404 for another account, 409 for a zone mirror', async () => {
     const cur = await exported(id);
     expect((await put(id, cur, { type: 'text/plain; charset=utf-8', dryRun: true })).status).toBe(200);
@@ -374,7 +384,7 @@ describe('hostile zone files', () => {
     'NSEC3', 'DNSKEY', '\\#', '4', 'C0000201', '192.0.2.1', '2001:db8::1', '::', '"', '"text"', '"\\"', '\\255', '\\999', '(', ')', ';', '\\',
     'é', '\u0000', '\u202e', 'alpn=h2', 'port=99999', 'key65535=x', 'mandatory=port', '"unterminated', '-', '65536', '-1',
   ];
-  const CHARS = ['(', ')', '"', ';', '\\', '$', '@', '.', '\n', '\t', ' ', '0', '9', 'a', 'Z', '*', '#', '\u0000', 'é', '\r'];
+  const CHARS = ['(', ')', '"', ';', '\\', '$', '@', '.', '\n', '\t', ' ', '0', '9', 'a', 'Z', '*', '#', '\u0000', 'é', '\r', '\u000b', '\u00a0'];
 
   it(`${COUNT} random and mutated files: never a 5xx, and a refused file (or any dry run) never changes the zone`, async () => {
     const rnd = prng(SEED);

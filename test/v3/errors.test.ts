@@ -73,7 +73,7 @@ describe('interface A error codes', () => {
 
   it('answers an unexpected internal failure with code 1 and changes nothing', async () => {
     const before = await records(w.base, w.alice, aliceDomain);
-    const spy = vi.spyOn(KyselyOps.prototype, 'appendChange').mockRejectedValue(new Error('disk on fire'));
+    const spy = vi.spyOn(KyselyOps.prototype, 'appendChanges').mockRejectedValue(new Error('disk on fire'));
     try {
       const a = await call(w.base, { api_action: 'domain.resource.create', api_key: w.alice, DomainID: aliceDomain, Type: 'TXT', Name: 'lost', Target: 'x' });
       expect(a.status).toBe(200);

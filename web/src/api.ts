@@ -69,15 +69,24 @@ interface Reply<T> {
   next: string | null;
 }
 
+/** A body sent as it is, with its own media type (a zone file), instead of as JSON. */
+export class TextBody {
+  constructor(
+    readonly text: string,
+    readonly type: string,
+  ) {}
+}
+
 async function send<T>(method: string, path: string, body?: unknown, key = loadSession()?.key): Promise<Reply<T>> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (key) headers.authorization = `Bearer ${key}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (body !== undefined) headers['content-type'] = body instanceof TextBody ? body.type : 'application/json';
+  const payload = body instanceof TextBody ? body.text : JSON.stringify(body);
   let res: Response;
   try {
     // No cookies or browser-held credentials: the key goes in the header. It also stops the browser from
     // answering a 401's `WWW-Authenticate: Basic` challenge with its own login dialog.
-    res = await fetch(path, { method, headers, credentials: 'omit', ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    res = await fetch(path, { method, headers, credentials: 'omit', ...(body === undefined ? {} : { body: payload }) });
   } catch {
     throw new ApiError({ status: 0, title: 'Network error', detail: 'The server could not be reached. Check your connection and try again.', errors: [] });
   }
@@ -87,7 +96,9 @@ async function send<T>(method: string, path: string, body?: unknown, key = loadS
     throw new ApiError(problem);
   }
   const next = /<([^>]+)>;\s*rel="next"/.exec(res.headers.get('link') ?? '')?.[1] ?? null;
-  return { body: (res.status === 204 ? null : await res.json()) as T, next };
+  // JSON, or the text of other media types (a zone file).
+  const json = /json/.test(res.headers.get('content-type') ?? '');
+  return { body: (res.status === 204 ? null : json ? await res.json() : await res.text()) as T, next };
 }
 
 export const api = {
@@ -111,8 +122,12 @@ export const api = {
 };
 
 /** Key creation takes the user name and password instead of a key. */
-export async function createKey(username: string, password: string, label: string, expires: number): Promise<NewKey> {
-  return (await send<NewKey>('POST', '/v1/keys', { username, password, label, expires }, '')).body;
+/**
+ * `sessionKey`: the signed-in session's key, sent along so that it caps the new key (a session signed in
+ * with a scoped key cannot make a wider one); signing in sends none.
+ */
+export async function createKey(username: string, password: string, label: string, expires: number, opts: { scope?: KeyScope; sessionKey?: string } = {}): Promise<NewKey> {
+  return (await send<NewKey>('POST', '/v1/keys', { username, password, label, expires, ...(opts.scope ? { scope: opts.scope } : {}) }, opts.sessionKey ?? '')).body;
 }
 
 export async function revokeKey(id: number, key?: string): Promise<void> {
@@ -138,12 +153,21 @@ export interface Mirror {
   transfer: { serial: number | null; last_success: string | null; last_attempt: string | null; last_error: string | null };
 }
 
+/** What a key may do (docs/interface-b.md, "API keys"); an absent field does not restrict. */
+export interface KeyScope {
+  domains?: number[];
+  read_only?: boolean;
+  records?: { names?: string[]; types?: string[] };
+  subnets?: string[];
+}
+
 export interface ApiKey {
   id: number;
   label: string;
   created: string;
   expires: string | null;
   prefix: string;
+  scope: KeyScope;
 }
 
 export interface NewKey extends ApiKey {
@@ -151,6 +175,16 @@ export interface NewKey extends ApiKey {
 }
 
 export type RecordItem = { id: number; type: string } & Record<string, unknown>;
+
+/** The answer to a zone-file import, dry run or not (docs/interface-b.md, zone files). */
+export interface ZoneFileDiff {
+  dry_run: boolean;
+  added: RecordItem[];
+  removed: RecordItem[];
+  changed: { before: RecordItem; after: RecordItem }[];
+  unchanged: RecordItem[];
+  domain: { soa: string; default_ttl: number; refresh: number; retry: number; expire: number; changed: string[] };
+}
 
 export interface QueryCounts {
   start: string;

@@ -64,7 +64,14 @@ export function ErrorSummary({ messages }: { messages: string[] }) {
 }
 
 /** A button that asks again before acting; focus moves to the safe choice. */
-export function ConfirmButton({ label, question, confirmLabel, onConfirm }: { label: string; question: string; confirmLabel: string; onConfirm: () => Promise<void> | void }) {
+export function ConfirmButton({ label, ariaLabel, question, confirmLabel, onConfirm }: {
+  label: string;
+  /** The button's name for screen readers when `label` alone ("Delete") does not say what it acts on. */
+  ariaLabel?: string;
+  question: string;
+  confirmLabel: string;
+  onConfirm: () => Promise<void> | void;
+}) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const cancel = useRef<HTMLButtonElement>(null);
@@ -74,7 +81,7 @@ export function ConfirmButton({ label, question, confirmLabel, onConfirm }: { la
   }, [asking]);
   if (!asking)
     return (
-      <button type="button" className="danger" ref={opener} onClick={() => setAsking(true)}>
+      <button type="button" className="danger" ref={opener} aria-label={ariaLabel} onClick={() => setAsking(true)}>
         {label}
       </button>
     );

@@ -16,7 +16,7 @@ export { handleTransfer, type TransferRequest } from './outgoing.js';
  * signed primary sends dropped. server.ts gives it to Services.
  */
 export const axfrZoneSource: ZoneSource = {
-  pull: (server, port, zone, tsig, limits) => pullZone(server, port, zone, tsig, { ...limits, dropDnssec: true }, () => Math.floor(Date.now() / 1000)),
+  pull: (server, port, zone, tsig, limits) => pullZone(server, port, zone, tsig, { ...limits, dropDnssec: true, listRefused: true }, () => Math.floor(Date.now() / 1000)),
 };
 export { handleNotify, type NotifyTarget } from './notify.js';
 

@@ -1,6 +1,6 @@
 /**
  * NOTIFY (RFC 1996) both ways. Out: after every committed change of a served zone, each address in its
- * `axfr` list is told on port 53, retried with doubling waits until it answers. In: a NOTIFY for one of
+ * `axfr` list (and the catalog's secondaries, services.zones.notifyTargets) is told on port 53, retried with doubling waits until it answers. In: a NOTIFY for one of
  * our zone mirrors from one of its masters makes the puller check at once; any other is REFUSED.
  */
 import { randomInt } from 'node:crypto';
@@ -19,10 +19,10 @@ import { OPCODE, RCODE } from '../message.js';
 import { addressIn, decodeStrict, opcodeOf, queryFlags, rcodeOf, response } from './wire.js';
 
 /**
- * Secondaries are listed as bare addresses (the API's axfr field) and are notified on the standard
- * port; tests run their secondary on a spare loopback address with port 53.
+ * Secondaries are listed as bare addresses (the API's axfr field) and are notified on the standard port
+ * (the catalog's secondaries may name another, services/zones.ts); tests run their secondary on a spare
+ * loopback address with port 53.
  */
-const NOTIFY_PORT = 53;
 const ATTEMPTS = 5;
 const FIRST_WAIT_MS = 1000;
 
@@ -78,7 +78,9 @@ export class NotifySender {
     }
     if (!this.opts.shouldAct()) return;
     const domain = await this.services.zones.byId(c.domainId);
-    if (!domain || !isServed(domain.status) || domain.axfrIps.length === 0) return;
+    if (!domain || !isServed(domain.status)) return;
+    const targets = this.services.zones.notifyTargets(domain, c.kind === 'domain.created');
+    if (targets.length === 0) return;
     const soa = await this.services.zones.soa(domain, this.opts.nameservers);
     if (!soa) return;
     const serial = soaData(soa).serial;
@@ -86,15 +88,15 @@ export class NotifySender {
     const last = this.lastSent.get(domain.id);
     if (last !== undefined && !serialNewer(serial, last)) return;
     this.lastSent.set(domain.id, serial);
-    for (const ip of domain.axfrIps) void this.notify(domain.domain, ip, soa, serial);
+    for (const t of targets) void this.notify(domain.domain, t.address, t.port, soa, serial);
   }
 
-  private async notify(zone: string, ip: string, soa: ZoneRecord, serial: number): Promise<void> {
-    const key = `${zone}|${ip}`;
+  private async notify(zone: string, ip: string, port: number, soa: ZoneRecord, serial: number): Promise<void> {
+    const key = `${zone}|${ip}|${port}`;
     this.current.set(key, serial);
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       if (this.stopped || this.current.get(key) !== serial) return;
-      const rcode = await this.exchange(ip, zone, soa, FIRST_WAIT_MS * 2 ** attempt);
+      const rcode = await this.exchange(ip, port, zone, soa, FIRST_WAIT_MS * 2 ** attempt);
       if (rcode === null) continue;
       if (rcode === RCODE.NOERROR) this.opts.log.debug({ zone, ip, serial }, 'NOTIFY acknowledged');
       else this.opts.log.warn({ zone, ip, serial, rcode }, 'NOTIFY refused by the secondary');
@@ -109,7 +111,7 @@ export class NotifySender {
   }
 
   /** Sends one NOTIFY; resolves with the answer's rcode, or null when none came within `waitMs`. */
-  private exchange(ip: string, zone: string, soa: ZoneRecord, waitMs: number): Promise<number | null> {
+  private exchange(ip: string, port: number, zone: string, soa: ZoneRecord, waitMs: number): Promise<number | null> {
     return new Promise((resolve) => {
       // Message ids are unique among all NOTIFYs awaiting an answer, so an answer finds its NOTIFY by id.
       let id = randomInt(65536);
@@ -127,7 +129,7 @@ export class NotifySender {
         // SOA's fields are dns-packet's own names.
         answers: [{ ...soa, class: 'IN' } as unknown as dnsPacket.Answer],
       });
-      this.socket(isIPv4(ip) ? 'udp4' : 'udp6').send(msg, NOTIFY_PORT, ip, (err) => {
+      this.socket(isIPv4(ip) ? 'udp4' : 'udp6').send(msg, port, ip, (err) => {
         if (err) this.opts.log.debug({ zone, ip, err }, 'NOTIFY could not be sent');
       });
     });

@@ -30,10 +30,16 @@ export interface TransferRequest {
   signatures: SignatureCache;
 }
 
-/** Whether the request may transfer the domain: from an address in its list, or signed with a key of its owner's that may. */
-function mayTransfer(domain: StoredDomain, req: TransferRequest): boolean {
+/**
+ * Whether the request may transfer the domain: from an address in its list, signed with a key of its
+ * owner's that may, or from the catalog's secondaries (configuration: their addresses or their key), who
+ * serve every zone the catalog lists.
+ */
+async function mayTransfer(domain: StoredDomain, req: TransferRequest): Promise<boolean> {
   const k = req.key;
-  return addressIn(domain.axfrIps, req.remoteAddress) || Boolean(k && k.transfer && k.accountId === domain.accountId && k.domains.includes(domain.id));
+  if (addressIn(domain.axfrIps, req.remoteAddress) || Boolean(k && k.transfer && k.accountId === domain.accountId && k.domains.includes(domain.id))) return true;
+  const fleet = req.services.zones.secondaries();
+  return Boolean(fleet && (addressIn(fleet.axfr, req.remoteAddress) || (await req.services.zones.isSecondariesKey(k))));
 }
 
 /** Answers an AXFR or IXFR query: one or more complete DNS messages. */
@@ -47,7 +53,7 @@ export async function handleTransfer(req: TransferRequest): Promise<Buffer[]> {
   if (question.type === 'AXFR' && req.transport === 'udp') return [response(query, RCODE.FORMERR)];
   const zone = normalizeZoneName(question.name);
   const domain = await services.zones.byName(zone);
-  if (!domain || !isServed(domain.status) || !mayTransfer(domain, req)) {
+  if (!domain || !isServed(domain.status) || !(await mayTransfer(domain, req))) {
     return [response(query, RCODE.REFUSED)];
   }
 

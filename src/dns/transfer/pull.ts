@@ -56,6 +56,12 @@ export interface PullLimits {
    * an import takes the zone's data and signs it itself. A mirror keeps them (it serves the zone as received).
    */
   dropDnssec?: boolean;
+  /**
+   * Records we do not take (a type we do not host, data our rules refuse) are listed in the result's
+   * `refused` instead of failing the transfer: an import names every one of them to the customer. A mirror
+   * serves nothing less than the whole zone, so for it they fail the transfer.
+   */
+  listRefused?: boolean;
 }
 
 /**
@@ -63,7 +69,7 @@ export interface PullLimits {
  * validates it; throws on anything that is not a clean, complete zone (the primary's rcode named). Used by
  * zone mirrors and by imports by AXFR (services/zonefiles.ts's ZoneSource, implemented in ./index.ts).
  */
-export async function pullZone(host: string, port: number, zone: string, key: TsigKeyRef | null, limits: PullLimits, now: () => number): Promise<ZoneContent> {
+export async function pullZone(host: string, port: number, zone: string, key: TsigKeyRef | null, limits: PullLimits, now: () => number): Promise<ZoneContent & { refused: string[] }> {
   const { maxRecords } = limits;
   const id = randomInt(65536);
   const query = packet.encode({
@@ -74,6 +80,7 @@ export async function pullZone(host: string, port: number, zone: string, key: Ts
   });
   let soa: ZoneRecord | null = null;
   const records: RecordData[] = [];
+  const refused: string[] = [];
   let complete = false;
   const exchange = toMaster(key, query, now);
   await tcpExchange(
@@ -100,8 +107,13 @@ export async function pullZone(host: string, port: number, zone: string, key: Ts
           continue;
         }
         if (limits.dropDnssec && recordType(a.type)?.dnssec) continue;
-        if (records.length >= maxRecords) throw new Error(`the zone holds more than ${maxRecords} records`);
-        records.push(checkAnswer(a, zone));
+        if (records.length + refused.length >= maxRecords) throw new Error(`the zone holds more than ${maxRecords} records`);
+        try {
+          records.push(checkAnswer(a, zone));
+        } catch (e) {
+          if (!limits.listRefused) throw e;
+          refused.push((e as Error).message);
+        }
       }
       // A signed transfer ends on a signed message (RFC 8945 5.3.1).
       if (complete && !exchange.complete()) throw new Error("the transfer's last message is not signed");
@@ -116,7 +128,7 @@ export async function pullZone(host: string, port: number, zone: string, key: Ts
   const answers = kept.map((r) => ({ name: absoluteName(r.name, zone), type: r.type, ttl: r.ttl, data: r.data }));
   // Apex NS set first, as in the zones we build ourselves.
   const apexNs = (a: ZoneRecord) => recordType(a.type)?.nameServer === true && a.name === zone;
-  return { soa, answers: [...answers.filter(apexNs), ...answers.filter((a) => !apexNs(a))] };
+  return { soa, answers: [...answers.filter(apexNs), ...answers.filter((a) => !apexNs(a))], refused };
 }
 
 const isName = (s: unknown): s is string => typeof s === 'string' && s.length > 0 && s.length <= MAX_NAME_LENGTH;

@@ -13,6 +13,7 @@ const v1Key = (k: ApiKeyRow): Static<typeof ApiKey> => ({
   created: new Date(k.createdAt).toISOString(),
   expires: isoTime(k.expiresAt),
   prefix: k.prefix,
+  scope: k.scope,
 });
 
 const v1Event = (c: ChangeRow): Static<typeof Event> => ({
@@ -23,6 +24,7 @@ const v1Event = (c: ChangeRow): Static<typeof Event> => ({
   object_id: c.objectId,
   serial: c.serial,
   key_label: c.keyLabel,
+  key_id: c.keyId,
   interface: c.iface,
   remote_addr: c.remoteAddr,
   before: c.before,
@@ -41,16 +43,22 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
         tags: ['keys'],
         summary: 'Create an API key',
         description:
-          'Takes the account\'s user name and password (no key needed) and answers 201 with the new key, shown only this once. Keys work on both interfaces. Wrong credentials answer 401; repeated failures for a user or from an address answer 429 with Retry-After.',
+          'Takes the account\'s user name and password (no key needed) and answers 201 with the new key, shown only this once. Keys work on both interfaces. An optional `scope` limits the key (docs/interface-b.md, "API keys"). An API key of the same account sent in Authorization caps the new key: its scope (taken when none is given) may not be widened (403) and it expires no later than that key. Wrong credentials answer 401; repeated failures for a user or from an address answer 429 with Retry-After.',
         security: [],
         body: KeyCreate,
         response: { 201: success(NewApiKey, 'The new key (shown only this once)', ['Location']), default: problemResponse },
       },
     },
     async (req, reply) => {
-      const { username, password, label, expires } = req.body;
-      const issued = await services.accounts
-        .issueKey(username, password, { ...(label === undefined ? {} : { label }), ...(expires === undefined ? {} : { expiresHours: expires }), remoteAddr: req.ip });
+      const { username, password, label, expires, scope } = req.body;
+      const creator = await ctx.keyActor(req);
+      const issued = await services.accounts.issueKey(username, password, {
+        ...(label === undefined ? {} : { label }),
+        ...(expires === undefined ? {} : { expiresHours: expires }),
+        ...(scope === undefined ? {} : { scope }),
+        ...(creator ? { creator } : {}),
+        remoteAddr: req.ip,
+      });
       return reply
         .code(201)
         .header('location', `/v1/keys/${issued.id}`)

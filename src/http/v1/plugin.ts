@@ -42,7 +42,7 @@ const exact = addFormats(new Ajv({ ...common, coerceTypes: false, useDefaults: f
 // Query strings and path parameters are text: numbers are coerced, defaults applied.
 const text = addFormats(new Ajv({ ...common, coerceTypes: true, useDefaults: true }));
 /** Success bodies are checked as exactly as bodies, each union branch compiled as a function of its own (below). */
-const output = addFormats(new Ajv({ ...common, coerceTypes: false, useDefaults: false, inlineRefs: false }));
+const output = addFormats(new Ajv({ ...common, coerceTypes: false, useDefaults: false, inlineRefs: false, discriminator: true }));
 const validatorCompiler = ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? exact : text).compile(schema);
 /** The query string of a route that takes no query fields. */
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
@@ -62,10 +62,22 @@ function unionsByReference(schema: object): object {
   const walk = (s: unknown): unknown => {
     if (Array.isArray(s)) return s.map(walk);
     if (!s || typeof s !== 'object') return s;
+    const anyOf = (s as { anyOf?: unknown }).anyOf;
+    // A union told apart by a `type` constant (the record types) goes straight to its branch, not through each.
+    if (Array.isArray(anyOf) && anyOf.every(taggedByType)) {
+      const { anyOf: _, ...rest } = s as Record<string, unknown>;
+      return { ...walk(rest) as object, discriminator: { propertyName: 'type' }, oneOf: anyOf.map(byReference) };
+    }
     return Object.fromEntries(Object.entries(s).map(([k, v]) => [k, k === 'anyOf' && Array.isArray(v) ? v.map(byReference) : walk(v)]));
   };
   const root = walk(schema) as Record<string, unknown>;
   return Object.keys(defs).length ? { ...root, $defs: defs } : root;
+}
+
+/** A union branch whose `type` is a required constant (each record type's schema). */
+function taggedByType(branch: unknown): boolean {
+  const b = branch as { properties?: { type?: { const?: unknown } }; required?: unknown[] } | null;
+  return typeof b?.properties?.type?.const === 'string' && Array.isArray(b.required) && b.required.includes('type');
 }
 
 /** Success bodies as the route's schema publishes them, per status code. */
@@ -86,6 +98,19 @@ export const isV1Path = (url: string): boolean => /^\/v1(?:[/?]|$)/i.test(url);
 function api(services: Services): FastifyPluginAsync {
   return async (app) => {
     const actors = new WeakMap<FastifyRequest, Actor>();
+    /** The actor of the first key the request carries that authenticates; undefined when it carries none. */
+    async function authenticate(req: FastifyRequest): Promise<Actor | undefined> {
+      const keys = [bearerCredential(req), ...basicCredentials(req, false)].filter((k): k is string => !!k);
+      for (const key of keys) {
+        try {
+          return await services.accounts.authenticate(key, 'v1', req.ip);
+        } catch (e) {
+          if (!(e instanceof AuthError)) throw e;
+        }
+      }
+      if (keys.length > 0) throw new AuthError();
+      return undefined;
+    }
     const ctx: RouteContext = {
       services,
       actor(req) {
@@ -93,6 +118,7 @@ function api(services: Services): FastifyPluginAsync {
         if (!a) throw new AuthError();
         return a;
       },
+      keyActor: authenticate,
     };
 
     app.setValidatorCompiler(validatorCompiler);
@@ -138,16 +164,9 @@ function api(services: Services): FastifyPluginAsync {
 
     app.addHook('onRequest', async (req) => {
       if (req.routeOptions.config?.public) return;
-      const keys = [bearerCredential(req), ...basicCredentials(req, false)].filter((k): k is string => !!k);
-      for (const key of keys) {
-        try {
-          actors.set(req, await services.accounts.authenticate(key, 'v1', req.ip));
-          return;
-        } catch (e) {
-          if (!(e instanceof AuthError)) throw e;
-        }
-      }
-      throw new AuthError();
+      const actor = await authenticate(req);
+      if (!actor) throw new AuthError();
+      actors.set(req, actor);
     });
 
     app.setErrorHandler((err, req, reply) => {

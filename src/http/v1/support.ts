@@ -9,6 +9,8 @@ export interface RouteContext {
   services: Services;
   /** The authenticated caller of a request (set by the plugin's auth hook). */
   actor(req: FastifyRequest): Actor;
+  /** On a public route: the caller of the API key the request carries, undefined when it carries none (AuthError for a bad one). */
+  keyActor(req: FastifyRequest): Promise<Actor | undefined>;
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;

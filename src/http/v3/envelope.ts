@@ -1,5 +1,5 @@
 /** Interface A's reply: the {ERRORARRAY, ACTION, DATA} envelope, its error codes, and core-error mapping. */
-import { AuthError, ConflictError, InvalidTypeError, LimitError, NotFoundError, RateLimitedError, ValidationError } from '../../model/errors.js';
+import { AuthError, ConflictError, InvalidTypeError, LimitError, NotFoundError, RateLimitedError, ScopeError, UnavailableError, ValidationError } from '../../model/errors.js';
 
 export interface V3Error {
   ERRORCODE: number;
@@ -46,8 +46,13 @@ export const failed = (action: string, errors: V3Error[]): Envelope => ({ ERRORA
 export function toV3Errors(e: unknown): V3Error[] | null {
   if (e instanceof V3Failure) return e.errors;
   if (e instanceof RateLimitedError) return [{ ERRORCODE: CODES.rateLimited, ERRORMESSAGE: e.message }];
+  if (e instanceof UnavailableError) {
+    return [{ ERRORCODE: CODES.badRequest, ERRORMESSAGE: `Service temporarily unavailable: the database cannot be reached. Try again in ${e.retryAfterSeconds} seconds.` }];
+  }
   if (e instanceof AuthError) return [{ ERRORCODE: CODES.auth, ERRORMESSAGE: 'Authentication failed' }];
   if (e instanceof NotFoundError) return [{ ERRORCODE: CODES.notFound, ERRORMESSAGE: 'Object not found' }];
+  // Linode's table: 13 "Permission denied" (docs/interface-a.md); the message names the scope rule.
+  if (e instanceof ScopeError) return [{ ERRORCODE: CODES.denied, ERRORMESSAGE: e.message }];
   if (e instanceof InvalidTypeError) return e.problems.map((p) => ({ ERRORCODE: CODES.invalid, ERRORMESSAGE: p.message }));
   if (e instanceof ValidationError) return e.problems.map((p) => ({ ERRORCODE: CODES.validation, ERRORMESSAGE: p.message }));
   if (e instanceof ConflictError || e instanceof LimitError) return [{ ERRORCODE: CODES.validation, ERRORMESSAGE: e.message }];

@@ -52,7 +52,8 @@ const byCode = new Map(KNOWN.map((t) => [t.code, t]));
 
 /** The type module for a mnemonic in any letter case (SOA included), or undefined. */
 export function recordType(name: string): RecordType | undefined {
-  return byName.get(name.trim().toUpperCase());
+  // The mnemonic as the registry spells it first: every record's type is asked for many times a write.
+  return byName.get(name) ?? byName.get(name.trim().toUpperCase());
 }
 
 export function recordTypeOrThrow(name: string): RecordType {
@@ -112,7 +113,7 @@ export function checkRecord(rec: RecordData, ctx: RecordContext): Problems {
   // Data that passed the type's rules must also fit the wire (a name's labels and length, say).
   if (p.empty) {
     try {
-      rdataOf(t, rec.data);
+      written(t, rec.data, false);
     } catch (e) {
       p.add(mainField(t), `The ${t.type} data cannot be written in DNS: ${(e as Error).message}.`);
     }
@@ -136,16 +137,19 @@ const writer = new BufferRdataWriter();
  * lower-cased unless the type keeps their case (`caseSensitiveNames`).
  */
 export function rdataOf(t: RecordType, data: RecordFields, canonical = false): Buffer {
-  const w = writer.reset(canonical && !t.caseSensitiveNames);
-  t.encode(data, w);
-  return w.done();
+  return written(t, data, canonical).done();
 }
 
-/** The rdata as a latin1 string (see BufferRdataWriter.latin1). */
-export function rdataLatin1(t: RecordType, data: RecordFields): string {
-  const w = writer.reset();
+/** The rdata as a latin1 string (see BufferRdataWriter.latin1); `canonical` as for rdataOf. */
+export function rdataLatin1(t: RecordType, data: RecordFields, canonical = false): string {
+  return written(t, data, canonical).latin1();
+}
+
+/** `data` encoded into the one writer (read it before the next encoding). */
+function written(t: RecordType, data: RecordFields, canonical: boolean): BufferRdataWriter {
+  const w = writer.reset(canonical && !t.caseSensitiveNames);
   t.encode(data, w);
-  return w.latin1();
+  return w;
 }
 
 /** Decodes the rdata at `offset` (`length` octets) in `message`; throws WireError unless the type takes exactly all of it. */
@@ -162,7 +166,7 @@ export function decodeRdata(t: RecordType, message: Buffer, offset: number, leng
  * that keeps their case, RFC 4034 6.2).
  */
 export function wireDataKey(t: RecordType, data: RecordFields): string {
-  return rdataOf(t, data, true).toString('latin1');
+  return rdataLatin1(t, data, true);
 }
 
 /**
@@ -174,11 +178,14 @@ export const MAX_RRSET_BYTES = 65535 - 12 - (255 + 4) - 11;
 /** Bytes the records (one RRset: same name and type) take in an answer, without name compression. */
 export function rrsetWireSize(records: readonly RecordData[], zone: string): number {
   let size = 0;
-  for (const r of records) {
-    const owner = r.name === '' ? zone : `${r.name}.${zone}`;
-    size += Buffer.byteLength(owner, 'latin1') + 2 + 10 + rdataOf(recordTypeOrThrow(r.type), r.data).length;
-  }
+  for (const r of records) size += recordWireSize(r.name, zone, rdataOf(recordTypeOrThrow(r.type), r.data).length);
   return size;
+}
+
+/** Bytes one record at `name` (relative to `zone`) with `rdataLength` octets of rdata takes in an answer, without name compression. */
+export function recordWireSize(name: string, zone: string, rdataLength: number): number {
+  const owner = name === '' ? zone : `${name}.${zone}`;
+  return Buffer.byteLength(owner, 'latin1') + 2 + 10 + rdataLength;
 }
 
 /**

@@ -13,6 +13,9 @@ export interface Token {
   quoted: boolean;
 }
 
+/** What ends an unquoted token: a blank (RFC 1035 5.1), a comment, a parenthesis or a quote. */
+const ENDS_TOKEN = new Set([' ', '\t', '\r', '\n', ';', '(', ')', '"']);
+
 /**
  * Splits rdata text into tokens. Parentheses (which let a record run over several lines) are dropped, a `;`
  * outside quotes starts a comment to the end of the line. Throws on an unclosed quote or parenthesis.
@@ -41,12 +44,12 @@ export function tokenize(text: string): Token[] {
       i++;
       tokens.push({ text: out, quoted: true });
     } else {
-      let out = '';
-      for (; i < text.length && !/[\s;()"]/.test(text[i] as string); i++) {
-        if (text[i] === '\\' && i + 1 < text.length) out += text[i++];
-        out += text[i];
-      }
-      tokens.push({ text: out, quoted: false });
+      // Up to the next blank or special character (the ones the branches above take), escapes kept. Other
+      // whitespace (a vertical tab, a no-break space) is part of the token, for the type's rules to refuse:
+      // ending the token there too, but not skipping it above, once made an empty token without end.
+      const start = i;
+      for (; i < text.length && !ENDS_TOKEN.has(text[i] as string); i++) if (text[i] === '\\' && i + 1 < text.length) i++;
+      tokens.push({ text: text.slice(start, i), quoted: false });
     }
   }
   if (depth !== 0) throw new PresentationError('a "(" is not closed');

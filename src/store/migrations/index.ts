@@ -6,6 +6,8 @@ import * as m003 from './003_canonical_aaaa.js';
 import * as m004 from './004_record_data.js';
 import * as m005 from './005_tsig_keys.js';
 import * as m006 from './006_dnssec.js';
+import * as m007 from './007_catalog.js';
+import * as m008 from './008_key_scopes.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -14,6 +16,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '004_record_data': m004,
   '005_tsig_keys': m005,
   '006_dnssec': m006,
+  '007_catalog': m007,
+  '008_key_scopes': m008,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,19 +1,28 @@
 /** Kysely's PostgreSQL dialect over a `pg` pool: URL options, per-schema search_path, start-up wait. */
 import { userInfo } from 'node:os';
 import pg from 'pg';
-import { PostgresDialect } from 'kysely';
+import { PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { UnavailableError } from '../../model/errors.js';
 
 export interface PostgresOptions {
   /** Connections in this node's pool. */
   poolSize?: number;
   /** How long start-up waits for the database to accept connections. */
   connectTimeoutMs?: number;
+  /**
+   * The longest one query may go unanswered before its connection is given up and the request fails as
+   * unavailable: what bounds a request when the database stops answering without closing connections.
+   */
+  queryTimeoutMs?: number;
   /** Where retries and waits are reported (one line each). */
   log?: (message: string) => void;
 }
 
 export const DEFAULT_POOL_SIZE = 10;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
+/** A new connection that takes longer than this is a database that is not there. */
+const CONNECTION_TIMEOUT_MS = 3000;
 
 export interface ParsedUrl {
   /** The URL handed to pg, without our own parameters. */
@@ -40,14 +49,24 @@ export function parsePostgresUrl(url: string): ParsedUrl {
 
 export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-/** Errors after which the same work may succeed on a fresh connection or a second attempt. */
-export function isTransient(e: unknown): boolean {
+/**
+ * The database is gone or silent: the connection failed, was refused, was closed by a server shutting
+ * down, or did not answer in time. Work may succeed on a fresh connection once it is back.
+ */
+export function isLost(e: unknown): boolean {
+  if (e instanceof UnavailableError) return true;
   const err = e as { code?: string; message?: string } | null;
   const code = err?.code ?? '';
   if (['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)) return true;
-  // 08: connection exception; 57P01-03: server shutting down or starting; 40001/40P01: serialisation failure, deadlock.
-  if (/^08/.test(code) || ['57P01', '57P02', '57P03', '40001', '40P01', '53300'].includes(code)) return true;
-  return /Connection terminated|connection timeout|Client has encountered a connection error/i.test(err?.message ?? '');
+  // 08: connection exception; 57P01-03: server shutting down or starting; 53300: too many connections.
+  if (/^08/.test(code) || ['57P01', '57P02', '57P03', '53300'].includes(code)) return true;
+  return /Connection terminated|connection timeout|Client has encountered a connection error|Query read timeout|timeout exceeded when trying to connect|timeout expired/i.test(err?.message ?? '');
+}
+
+/** Errors after which the same work may succeed on a fresh connection or a second attempt. */
+export function isTransient(e: unknown): boolean {
+  // 40001/40P01: serialisation failure, deadlock.
+  return isLost(e) || ['40001', '40P01'].includes((e as { code?: string } | null)?.code ?? '');
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -60,7 +79,8 @@ export function createPool(parsed: ParsedUrl, opts: PostgresOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: parsed.connectionString,
     max: opts.poolSize ?? DEFAULT_POOL_SIZE,
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+    keepAlive: true,
     ...(parsed.schema ? { options: `-c search_path=${parsed.schema}` } : {}),
   });
   // A connection the server drops must not crash the process: while idle the pool replaces it; while
@@ -105,6 +125,44 @@ export async function waitForDatabase(parsed: ParsedUrl, opts: PostgresOptions):
   }
 }
 
-export function postgresDialect(pool: pg.Pool): PostgresDialect {
+/**
+ * The pool as Kysely uses it. A failure that means the database is gone comes out as UnavailableError, so
+ * every door answers it as a temporary failure; its connection is discarded rather than reused; and a query
+ * answers within `queryTimeoutMs` or fails so, unless the guard is `patient` (migrations may take long).
+ */
+export class GuardedPool implements PostgresPool {
+  patient = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly queryTimeoutMs: number,
+  ) {}
+
+  async connect(): Promise<PostgresPoolClient> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (e) {
+      throw isLost(e) ? new UnavailableError(e) : e;
+    }
+    let broken: Error | undefined;
+    const timeout = this.patient ? undefined : this.queryTimeoutMs;
+    return {
+      query: ((text: string, values: unknown[]) =>
+        client.query({ text, values, ...(timeout ? { query_timeout: timeout } : {}) }).catch((e: unknown) => {
+          if (!isLost(e)) throw e;
+          broken = e instanceof Error ? e : new Error(String(e));
+          throw new UnavailableError(e);
+        })) as unknown as PostgresPoolClient['query'],
+      release: () => client.release(broken),
+    };
+  }
+
+  end(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+export function postgresDialect(pool: PostgresPool): PostgresDialect {
   return new PostgresDialect({ pool });
 }

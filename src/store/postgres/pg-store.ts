@@ -5,7 +5,7 @@ import type { ZoneChange } from '../../model/events.js';
 import { KyselyOps, KyselyStore } from '../kysely-store.js';
 import type { Database } from '../schema.js';
 import { UniqueViolation, type LeaderLock, type StoreOps } from '../store.js';
-import { createPool, isTransient, parsePostgresUrl, postgresDialect, quoteIdent, waitForDatabase, type ParsedUrl, type PostgresOptions } from './pg-dialect.js';
+import { createPool, DEFAULT_QUERY_TIMEOUT_MS, GuardedPool, isTransient, parsePostgresUrl, postgresDialect, quoteIdent, waitForDatabase, type ParsedUrl, type PostgresOptions } from './pg-dialect.js';
 
 function mapPgError(e: unknown): never {
   const err = e as { code?: string; constraint?: string; message?: string };
@@ -21,6 +21,8 @@ class CommitFailed extends Error {
 }
 
 const ATTEMPTS = 4;
+/** Retries stop once this long has passed since the first attempt: a caller is waiting for the answer. */
+const RETRY_WINDOW_MS = 3000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class PostgresStore extends KyselyStore {
@@ -30,6 +32,7 @@ export class PostgresStore extends KyselyStore {
     kysely: Kysely<Database>,
     private readonly parsed: ParsedUrl,
     private readonly log: (message: string) => void,
+    private readonly guard: GuardedPool,
   ) {
     // One channel per schema: test runs and tenants sharing a database do not hear each other.
     super(kysely, mapPgError, `zonehost_changes${parsed.schema ? `:${parsed.schema}` : ''}`, randomUUID());
@@ -39,8 +42,8 @@ export class PostgresStore extends KyselyStore {
   static async open(url: string, opts: PostgresOptions = {}): Promise<PostgresStore> {
     const parsed = parsePostgresUrl(url);
     await waitForDatabase(parsed, opts);
-    const pool = createPool(parsed, opts);
-    const store = new PostgresStore(new Kysely<Database>({ dialect: postgresDialect(pool) }), parsed, opts.log ?? (() => {}));
+    const guard = new GuardedPool(createPool(parsed, opts), opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS);
+    const store = new PostgresStore(new Kysely<Database>({ dialect: postgresDialect(guard) }), parsed, opts.log ?? (() => {}), guard);
     try {
       // Kysely looks for its migration tables in every schema unless told which one is ours.
       const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(store.kysely);
@@ -53,12 +56,36 @@ export class PostgresStore extends KyselyStore {
   }
 
   /**
+   * Migrations may rewrite whole tables: their queries are not held to the query timeout. Kysely's migrator
+   * looks for its tables among every schema's tables, so another installation sharing the database and dropping
+   * its schema at that moment fails the look-up ('schema "other" does not exist'): tried again.
+   */
+  override async migrate(): Promise<void> {
+    this.guard.patient = true;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await super.migrate();
+        } catch (e) {
+          const other = /schema "([^"]+)" does not exist/.exec((e as Error).message)?.[1];
+          if (attempt >= ATTEMPTS || other === undefined || other === this.parsed.schema) throw e;
+          this.log(`migration look-up raced with schema ${other} being dropped; trying again`);
+          await sleep(50 * 2 ** attempt);
+        }
+      }
+    } finally {
+      this.guard.patient = false;
+    }
+  }
+
+  /**
    * READ COMMITTED plus the row locks the services take (lockDomain, lockAccount) keeps concurrent
    * writers on one zone in a queue. A transaction that fails on a lost connection, a deadlock or a
    * serialisation failure before COMMIT was sent rolled back as a whole, so it is run again; a failed
    * COMMIT is reported, not repeated, since it may have taken effect.
    */
   override async transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T> {
+    const started = Date.now();
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.kysely.connection().execute(async (conn) => {
@@ -82,7 +109,7 @@ export class PostgresStore extends KyselyStore {
           this.log(`PostgreSQL ${e.message}; the change may or may not have been applied`);
           throw e.cause;
         }
-        if (attempt >= ATTEMPTS || !isTransient(e)) throw e;
+        if (attempt >= ATTEMPTS || Date.now() - started > RETRY_WINDOW_MS || !isTransient(e)) throw e;
         this.log(`PostgreSQL transaction failed (${(e as Error).message}); retrying (attempt ${attempt + 1} of ${ATTEMPTS})`);
         await sleep(50 * 2 ** attempt);
       }

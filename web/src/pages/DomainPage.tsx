@@ -6,11 +6,14 @@ import { Dnssec } from './Dnssec';
 import { DomainForm } from './DomainForm';
 import { QueryChart } from './QueryChart';
 import { Records } from './Records';
+import { ZoneFile } from './ZoneFile';
 
 export function DomainPage({ id }: { id: number }) {
   const { data: domain, error } = useLoad(() => api.get<Domain>(`/v1/domains/${id}`), [id]);
   const [current, setCurrent] = useState<Domain | null>(null);
   const [deleteError, setDeleteError] = useState('');
+  // Bumped by an import, so the records table loads the records it wrote.
+  const [imports, setImports] = useState(0);
   const d = current ?? domain;
 
   if (error)
@@ -40,8 +43,9 @@ export function DomainPage({ id }: { id: number }) {
         {d.domain} <span className={`badge ${d.status}`}>{d.status}</span>
       </h1>
       <QueryChart path={`/v1/domains/${id}/queries`} />
-      <Records domainId={id} domain={d.domain} />
+      <Records key={imports} domainId={id} domain={d.domain} />
       <Dnssec domainId={id} />
+      <ZoneFile domainId={id} domain={d.domain} onImported={() => setImports((n) => n + 1)} />
       <details className="panel-box">
         <summary>Domain settings</summary>
         <DomainForm

@@ -1,5 +1,5 @@
 /** TSIG keys: DNS UPDATE and signed transfers for tools such as nsupdate, certbot or external-dns; a new key's secret is shown once. */
-import { useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { api, type Domain, type Mirror, type NewTsigKey, type Problem, type TsigKey, type UpdateScope } from '../api';
 import { ConfirmButton, ErrorSummary, Field, listOf, problemOf, splitProblem, useLoad, when } from '../ui';
 
@@ -14,8 +14,131 @@ function scopeText(u: UpdateScope): string {
   return [`names: ${u.names?.join(', ') ?? 'any'}`, `types: ${u.types?.join(', ') ?? 'any'}`].join('; ');
 }
 
-/** The key as nsupdate takes it on its command line. */
-const nsupdateLine = (k: NewTsigKey) => `nsupdate -y ${k.algorithm}:${k.name}:${k.secret}`;
+/** Where the tools send their messages: zonehost's DNS address, which the API does not know (see --dns). */
+interface DnsServer {
+  host: string;
+  port: string;
+}
+
+/** A name the key may update, for the examples: its first plain name, else the ACME one. */
+const exampleName = (u: UpdateScope): string => (typeof u === 'object' ? u.names?.find((n) => n !== '@' && !n.startsWith('*')) : undefined) ?? '_acme-challenge';
+
+/** nsupdate (BIND 9) reading its commands from the here-document; the key on its command line (-y). */
+function nsupdateSnippet(k: NewTsigKey, zone: string, dns: DnsServer): string {
+  return [
+    `nsupdate -y ${k.algorithm}:${k.name}:${k.secret} <<'EOF'`,
+    `server ${dns.host} ${dns.port}`,
+    `zone ${zone}.`,
+    `update add ${exampleName(k.update)}.${zone}. 300 TXT "replace me"`,
+    'send',
+    'EOF',
+  ].join('\n');
+}
+
+/** certbot-dns-rfc2136's credentials file (its algorithm names are upper-case). */
+const certbotSnippet = (k: NewTsigKey, dns: DnsServer): string =>
+  [
+    '# /etc/letsencrypt/zonehost.ini (chmod 600), then:',
+    `# certbot certonly --authenticator dns-rfc2136 --dns-rfc2136-credentials /etc/letsencrypt/zonehost.ini -d example.com`,
+    `dns_rfc2136_server = ${dns.host}`,
+    `dns_rfc2136_port = ${dns.port}`,
+    `dns_rfc2136_name = ${k.name}`,
+    `dns_rfc2136_secret = ${k.secret}`,
+    `dns_rfc2136_algorithm = ${k.algorithm.toUpperCase()}`,
+  ].join('\n');
+
+// The algorithms cert-manager's rfc2136 solver takes (its names).
+const CERT_MANAGER_ALGORITHMS = ['HMACSHA1', 'HMACSHA256', 'HMACSHA512'];
+
+/** A cert-manager Issuer with the rfc2136 DNS-01 solver, and the Secret holding the key's secret. */
+function certManagerSnippet(k: NewTsigKey, zone: string, dns: DnsServer): string {
+  const algorithm = k.algorithm.replace('hmac-', 'HMAC').toUpperCase();
+  return [
+    ...(CERT_MANAGER_ALGORITHMS.includes(algorithm) ? [] : [`# cert-manager takes only ${CERT_MANAGER_ALGORITHMS.join(', ')}: make a key with one of them.`]),
+    'apiVersion: v1',
+    'kind: Secret',
+    'metadata:',
+    '  name: zonehost-tsig',
+    '  namespace: cert-manager',
+    'type: Opaque',
+    'stringData:',
+    `  tsig-secret: "${k.secret}"`,
+    '---',
+    'apiVersion: cert-manager.io/v1',
+    'kind: Issuer',
+    'metadata:',
+    '  name: letsencrypt',
+    '  namespace: cert-manager',
+    'spec:',
+    '  acme:',
+    '    server: https://acme-v02.api.letsencrypt.org/directory',
+    `    email: hostmaster@${zone}`,
+    '    privateKeySecretRef:',
+    '      name: letsencrypt-account-key',
+    '    solvers:',
+    '      - dns01:',
+    '          rfc2136:',
+    `            nameserver: "${dns.host.includes(':') ? `[${dns.host}]` : dns.host}:${dns.port}"`,
+    `            tsigKeyName: ${k.name}`,
+    `            tsigAlgorithm: ${algorithm}`,
+    '            tsigSecretSecretRef:',
+    '              name: zonehost-tsig',
+    '              key: tsig-secret',
+  ].join('\n');
+}
+
+/** A block of text to paste, its own tab stop (it may scroll) with a copy button. */
+function Snippet({ title, text }: { title: string; text: string }) {
+  const id = useId();
+  return (
+    <div className="snippet">
+      <h3 id={id}>{title}</h3>
+      <pre tabIndex={0} aria-labelledby={id}>
+        <code>{text}</code>
+      </pre>
+      <button type="button" onClick={() => navigator.clipboard?.writeText(text)}>
+        Copy: {title}
+      </button>
+    </div>
+  );
+}
+
+/** A new key's secret, shown this once, with what each tool needs to use it. */
+function NewKey({ created, zone, onDone }: { created: NewTsigKey; zone: string; onDone: () => void }) {
+  const [dns, setDns] = useState<DnsServer>({ host: window.location.hostname, port: '53' });
+  // An IPv6 address without the brackets URLs put around it (the snippets add their own where needed).
+  const target = { host: dns.host.trim().replace(/^\[(.*)\]$/, '$1'), port: dns.port.trim() };
+  return (
+    <section className="new-key" aria-label="The new TSIG key">
+      <p role="status">
+        New key <strong>{created.name}</strong> ({created.algorithm}); its secret is shown only this once — copy it now:
+      </p>
+      <code aria-label="The new key's secret">{created.secret}</code>
+      {created.update === false ? <p>This key may not update records: the snippets below need a key with DNS UPDATE.</p> : null}
+      <p>
+        Ready-to-paste settings for your tools. They send their messages to zonehost's DNS server: give its address as your tools reach it (an IP
+        address for certbot).
+      </p>
+      <div className="toolbar">
+        <label htmlFor="snippet-host">DNS server</label>
+        <input id="snippet-host" value={dns.host} autoComplete="off" onChange={(e) => setDns({ ...dns, host: e.target.value })} />
+        <label htmlFor="snippet-port">Port</label>
+        <input id="snippet-port" className="port" inputMode="numeric" value={dns.port} autoComplete="off" onChange={(e) => setDns({ ...dns, port: e.target.value })} />
+      </div>
+      <Snippet title="nsupdate" text={nsupdateSnippet(created, zone, target)} />
+      <Snippet title="certbot-dns-rfc2136 credentials" text={certbotSnippet(created, target)} />
+      <Snippet title="cert-manager Issuer and Secret" text={certManagerSnippet(created, zone, target)} />
+      <div className="actions">
+        <button type="button" onClick={() => navigator.clipboard?.writeText(created.secret)}>
+          Copy secret
+        </button>
+        <button type="button" onClick={onDone}>
+          Done, hide it
+        </button>
+      </div>
+    </section>
+  );
+}
 
 function CreateTsigKey({ zones, onCreated }: { zones: { id: number; domain: string }[]; onCreated: (k: NewTsigKey) => void }) {
   const [name, setName] = useState('');
@@ -126,27 +249,7 @@ export function TsigKeys() {
         chosen for it, and only on the names and types its scope allows. Its secret is shown once, when the key is created.
       </p>
       <ErrorSummary messages={[error?.detail, zones.error?.detail, rowError].filter((m): m is string => !!m)} />
-      {created ? (
-        <div className="new-key" role="status">
-          <p>
-            New key <strong>{created.name}</strong> ({created.algorithm}); its secret is shown only this once — copy it now:
-          </p>
-          <code aria-label="The new key's secret">{created.secret}</code>
-          <p>For nsupdate:</p>
-          <code aria-label="nsupdate command">{nsupdateLine(created)}</code>
-          <div className="actions">
-            <button type="button" onClick={() => navigator.clipboard?.writeText(created.secret)}>
-              Copy secret
-            </button>
-            <button type="button" onClick={() => navigator.clipboard?.writeText(nsupdateLine(created))}>
-              Copy nsupdate command
-            </button>
-            <button type="button" onClick={() => setCreated(null)}>
-              Done, hide it
-            </button>
-          </div>
-        </div>
-      ) : null}
+      {created ? <NewKey created={created} zone={created.domains.length ? zoneName(created.domains[0] as number) : 'example.com'} onDone={() => setCreated(null)} /> : null}
       {data ? (
         data.length === 0 ? (
           <p>No TSIG keys yet.</p>

@@ -1,0 +1,95 @@
+/**
+ * A DNS worker thread (threads.ts): one more UDP socket on the DNS port, answering repeated questions from its
+ * own cache and handing everything else to the main thread. It imports only the wire-level modules (query
+ * parsing, the response cache), never the zones or the services.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { TCP_MAX } from './message.js';
+import { parseQuery, plainQuery, type Query } from './query.js';
+import { ResponseCache } from './response-cache.js';
+import { udpLimit } from './response.js';
+import type { Answered, FromWorker, ThreadZone, WorkerSetup } from './threads.js';
+import { listenUdp } from './udp.js';
+
+/** Query counts are sent to the main thread this often (its metrics lag the queries by at most this). */
+const COUNTS_MS = 100;
+/** Messages handed to the main thread and not answered yet, at most; beyond it new ones are dropped (UDP). */
+const MAX_ASKED = 10_000;
+
+const port = parentPort;
+if (!port) throw new Error('thread-worker.ts runs as a worker thread of the DNS server');
+const setup = workerData as WorkerSetup;
+const generation = new Int32Array(setup.generation);
+const cache = new ResponseCache<ThreadZone>();
+let seen = Atomics.load(generation, 0);
+const counts = new Map<number, { name: string; n: number }>();
+const asked = new Map<number, { q: Query | null; limit: number; generation: number }>();
+let nextId = 0;
+
+const send = (m: FromWorker) => port.postMessage(m);
+
+function count(zone: ThreadZone): void {
+  const c = counts.get(zone.id);
+  if (c) c.n++;
+  else counts.set(zone.id, { name: zone.name, n: 1 });
+}
+
+const flush = setInterval(() => {
+  if (counts.size === 0) return;
+  send({ kind: 'counts', counts: [...counts].map(([id, c]) => [id, c.name, c.n]) });
+  counts.clear();
+}, COUNTS_MS);
+flush.unref();
+
+/** A plain query this worker may answer from its cache (the main thread decides what is cacheable). */
+function plain(raw: Buffer): Query | null {
+  try {
+    return plainQuery(parseQuery(raw));
+  } catch {
+    return null;
+  }
+}
+
+// The main thread has sent the answer itself; what comes back is only for the cache.
+port.on('message', (m: Answered) => {
+  const a = asked.get(m.id);
+  if (!a) return;
+  asked.delete(m.id);
+  // Kept only if no change happened while the main thread answered: otherwise it may be out of date already.
+  if (a.q && m.cache && Atomics.load(generation, 0) === a.generation) {
+    const r = m.cache.response;
+    cache.put(a.q, Buffer.from(r.buffer, r.byteOffset, r.byteLength), a.limit, m.cache.zone, m.cache.staleAt);
+  }
+});
+
+listenUdp(
+  setup.host,
+  setup.port,
+  (msg, from, socket) => {
+    const now = Date.now();
+    const g = Atomics.load(generation, 0);
+    if (g !== seen) {
+      cache.clear();
+      seen = g;
+    }
+    const q = plain(msg);
+    const limit = q ? udpLimit(q) : TCP_MAX;
+    const hit = q ? cache.get(q, msg, limit, now) : null;
+    if (hit) {
+      if (hit.zone) count(hit.zone);
+      socket.send(hit.response, from.port, from.address);
+      return;
+    }
+    if (asked.size >= MAX_ASKED) return;
+    const id = nextId++;
+    asked.set(id, { q, limit, generation: g });
+    send({ kind: 'ask', id, raw: msg, address: from.address, port: from.port });
+  },
+  true,
+).then(
+  (socket) => {
+    socket.on('error', () => undefined);
+    send({ kind: 'listening' });
+  },
+  (e: unknown) => send({ kind: 'failed', message: `DNS worker thread cannot bind UDP ${setup.host}:${setup.port}: ${(e as Error).message}` }),
+);

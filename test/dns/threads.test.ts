@@ -1,0 +1,82 @@
+/**
+ * DNS on several threads (`--dns-threads`): with Node.js 22.12+ worker threads share the UDP port, and every
+ * thread answers the first query after a write from the new data, for clients spread over the threads by
+ * their source ports; the query counts stay exact. On older Node.js the node answers on one thread and says so.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { singleThreadReason } from '../../src/dns/threads.js';
+import { freshDatabase, v3 } from '../support/server.js';
+import { addUser, freePort, startNode, stopNodes, waitFor, type Node } from '../multinode/nodes.js';
+import { dnsAnswer } from './support.js';
+
+const THREADS = 3;
+/** Questions per round, each from its own socket (so its own source port): the kernel spreads them over the threads. */
+const CLIENTS = 60;
+const db = freshDatabase();
+let node: Node;
+let dnsPort = 0;
+let key = '';
+
+async function v1(method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${node.base}/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  expect(res.status, await res.clone().text()).toBeLessThan(300);
+  return res.json();
+}
+
+/** The answers of CLIENTS questions sent at once, each from a fresh socket. */
+const round = (name: string) => Promise.all(Array.from({ length: CLIENTS }, () => dnsAnswer(dnsPort, name, 'A').then((a) => a.answers.join(','))));
+
+const queriesCounted = async (zone: string): Promise<number> => {
+  const text = await (await fetch(`${node.base}/metrics`, { headers: { authorization: `Bearer ${key}` } })).text();
+  return Number(new RegExp(`^zonehost_dns_queries_total\\{zone="${zone.replace('.', '\\.')}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+};
+
+beforeAll(async () => {
+  await addUser(db.url, 'alice', 'pw');
+  dnsPort = await freePort();
+  node = await startNode(db.url, '--dns', `127.0.0.1:${dnsPort}`, '--dns-threads', String(THREADS));
+  key = (await v3(node.base, { api_action: 'user.getapikey', username: 'alice', password: 'pw' })).DATA.API_KEY as string;
+  // HTTP answers before DNS has started.
+  await waitFor('DNS to listen', () => node.messages.some((m) => m.startsWith('DNS listening')));
+}, 60_000);
+
+afterAll(async () => {
+  await stopNodes();
+  await db.cleanup();
+});
+
+describe.skipIf(singleThreadReason() !== null)('DNS on several threads', () => {
+  it('starts the threads asked for', () => {
+    expect(node.messages).toContain(`DNS listening (UDP on ${THREADS} threads)`);
+    expect(node.messages.some((m) => /DNS answers on one thread/.test(m))).toBe(false);
+  });
+
+  it('answers the first query after each write from the new data on every thread, and counts every query', async () => {
+    const domain = (await v1('POST', '/domains', { domain: 'threads.example', soa: 'h@threads.example' })).id as number;
+    const record = (await v1('POST', `/domains/${domain}/A`, { name: 'www', address: '192.0.2.1' })).id as number;
+    let asked = 0;
+    for (let i = 1; i <= 5; i++) {
+      // Twice: the second round is answered from the threads' caches.
+      for (let twice = 0; twice < 2; twice++) {
+        expect(new Set(await round('www.threads.example'))).toEqual(new Set([`192.0.2.${i}`]));
+        asked += CLIENTS;
+      }
+      await v1('PUT', `/domains/${domain}/A/${record}`, { name: 'www', address: `192.0.2.${i + 1}` });
+    }
+    await waitFor('every query to be counted', async () => (await queriesCounted('threads.example')) === asked, 5_000);
+    expect(await queriesCounted('threads.example')).toBe(asked);
+  }, 60_000);
+});
+
+describe.skipIf(singleThreadReason() === null)('DNS on a Node.js without UDP port sharing', () => {
+  it('answers on one thread and says why at start', async () => {
+    expect(node.messages.some((m) => new RegExp(`^DNS answers on one thread, not ${THREADS}: .*Node\\.js 22\\.12`).test(m))).toBe(true);
+    expect(node.messages).toContain('DNS listening (UDP on one thread)');
+    await v1('POST', '/domains', { domain: 'one.example', soa: 'h@one.example' });
+    expect((await dnsAnswer(dnsPort, 'one.example', 'SOA')).rcode).toBe(0);
+  });
+});
