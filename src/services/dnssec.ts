@@ -111,7 +111,7 @@ export class DnssecService {
 
   async get(actor: Actor, domainId: number): Promise<DnssecInfo> {
     const domain = await this.master(this.store, actor, domainId);
-    const [zone, keys] = await Promise.all([this.store.dnssecZone(domain.id), this.store.dnssecKeys(domain.id)]);
+    const { zone, keys } = await this.stateOf(domain.id);
     return this.info(domain, zone, keys);
   }
 
@@ -203,7 +203,7 @@ export class DnssecService {
   private async advanceAll(now: number): Promise<number> {
     let steps = 0;
     for (const domainId of await this.store.dnssecPending()) {
-      const [zone, keys] = await Promise.all([this.store.dnssecZone(domainId), this.store.dnssecKeys(domainId)]);
+      const { zone, keys } = await this.stateOf(domainId);
       const step = nextDnssecStep(zone, keys, this.timings);
       if (!step || step.at > now) continue;
       const domain = await this.store.domainById(domainId);
@@ -269,12 +269,18 @@ export class DnssecService {
    * with this node's KEK once and kept in memory; a node without the KEK (or with another one) throws.
    */
   async signing(domainId: number): Promise<ZoneSigning | null> {
-    const zone = await this.store.dnssecZone(domainId);
+    const { zone, keys } = await this.stateOf(domainId);
     if (!zone || zone.status === 'off') return null;
-    return this.signingOf(zone, await this.store.dnssecKeys(domainId));
+    return this.signingOf(zone, keys);
   }
 
-  /** `signing` for the domains with ids `firstId`..`lastId`, read in two store queries (the start-up load). */
+  /** A zone's DNSSEC state and keys as of one moment (outside a writer's transaction). */
+  private async stateOf(domainId: number): Promise<{ zone: DnssecZoneState | undefined; keys: StoredDnssecKey[] }> {
+    const { zones, keys } = await this.store.dnssecOfDomains(domainId, domainId);
+    return { zone: zones[0], keys };
+  }
+
+  /** `signing` for the domains with ids `firstId`..`lastId`, read in one store query (the start-up load). */
   async signingOfRange(firstId: number, lastId: number): Promise<(domainId: number) => ZoneSigning | null> {
     const { zones, keys } = await this.store.dnssecOfDomains(firstId, lastId);
     const byDomain = new Map<number, StoredDnssecKey[]>();

@@ -590,11 +590,26 @@ export class KyselyOps implements StoreOps {
   }
 
   async dnssecOfDomains(firstId: number, lastId: number): Promise<{ zones: DnssecZoneState[]; keys: StoredDnssecKey[] }> {
-    const [zones, keys] = await Promise.all([
-      this.db.selectFrom('dnssec_zones').selectAll().where('domain_id', '>=', firstId).where('domain_id', '<=', lastId).execute(),
-      this.db.selectFrom('dnssec_keys').selectAll().where('domain_id', '>=', firstId).where('domain_id', '<=', lastId).orderBy('domain_id').orderBy('id').execute(),
-    ]);
-    return { zones: zones.map(toDnssecZone), keys: keys.map(toDnssecKey) };
+    // One statement, so one snapshot: a timed step committing between two reads would show a zone
+    // already off with the keys it just deleted. A key never exists without its zone's row.
+    const rows = await this.db
+      .selectFrom('dnssec_zones as z')
+      .leftJoin('dnssec_keys as k', 'k.domain_id', 'z.domain_id')
+      .selectAll('k')
+      .select(['z.domain_id as zone_id', 'z.status as zone_status', 'z.algorithm as zone_algorithm', 'z.since as zone_since'])
+      .where('z.domain_id', '>=', firstId)
+      .where('z.domain_id', '<=', lastId)
+      .orderBy('z.domain_id')
+      .orderBy('k.id')
+      .execute();
+    const zones: DnssecZoneState[] = [];
+    const keys: StoredDnssecKey[] = [];
+    for (const r of rows) {
+      const zone = toDnssecZone({ domain_id: r.zone_id, status: r.zone_status, algorithm: r.zone_algorithm, since: r.zone_since });
+      if (zones.at(-1)?.domainId !== zone.domainId) zones.push(zone);
+      if (r.id !== null) keys.push(toDnssecKey(r as Selectable<DnssecKeysTable>));
+    }
+    return { zones, keys };
   }
 
   async insertDnssecKey(domainId: number, k: DnssecKeyData, now: number): Promise<StoredDnssecKey> {

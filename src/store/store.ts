@@ -173,7 +173,7 @@ export interface StoreOps {
   saveDnssecZone(z: DnssecZoneState): Promise<void>;
   /** The zone's DNSSEC keys, oldest first. */
   dnssecKeys(domainId: number): Promise<StoredDnssecKey[]>;
-  /** The DNSSEC states and keys of the domains with ids `firstId`..`lastId` (the DNS server's start-up load). */
+  /** The DNSSEC states and keys of the domains with ids `firstId`..`lastId`, read as of one moment (start-up load, API reads). */
   dnssecOfDomains(firstId: number, lastId: number): Promise<{ zones: DnssecZoneState[]; keys: StoredDnssecKey[] }>;
   insertDnssecKey(domainId: number, k: DnssecKeyData, now: number): Promise<StoredDnssecKey>;
   /** Moves a key to `state`, stamping the state's time (active_at, retiring_at) with `now`. */
