@@ -1,7 +1,7 @@
 /** Kysely's PostgreSQL dialect over a `pg` pool: URL options, per-schema search_path, start-up wait. */
 import { userInfo } from 'node:os';
 import pg from 'pg';
-import { PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { PostgresDialect, sql, type DatabaseIntrospector, type DatabaseMetadata, type Kysely, type PostgresPool, type PostgresPoolClient, type SchemaMetadata, type TableMetadata } from 'kysely';
 import { UnavailableError } from '../../model/errors.js';
 
 export interface PostgresOptions {
@@ -163,6 +163,42 @@ export class GuardedPool implements PostgresPool {
   }
 }
 
+/**
+ * What Kysely's migrator asks of the database (do its tables exist?), answered from our schema alone.
+ * Kysely's own introspector reads every schema's tables and columns with functions that fail when another
+ * installation sharing the database drops its schema meanwhile ('schema "x" does not exist'); this one
+ * reads the catalog rows of the current schema and calls nothing on them. Columns are not listed: the
+ * migrator needs none.
+ */
+class CurrentSchemaIntrospector implements DatabaseIntrospector {
+  // `any`: the database type Kysely's own signature takes.
+  constructor(private readonly db: Kysely<any>) {}
+
+  async getSchemas(): Promise<SchemaMetadata[]> {
+    const { rows } = await sql<SchemaMetadata>`select current_schema() as name`.execute(this.db);
+    return rows;
+  }
+
+  async getTables(): Promise<TableMetadata[]> {
+    const { rows } = await sql<{ name: string; schema: string }>`
+      select c.relname as name, n.nspname as schema from pg_catalog.pg_class c
+      join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = current_schema() and c.relkind in ('r', 'p')`.execute(this.db);
+    return rows.map((r) => ({ ...r, isView: false, columns: [] }));
+  }
+
+  async getMetadata(): Promise<DatabaseMetadata> {
+    return { tables: await this.getTables() };
+  }
+}
+
+class OneSchemaDialect extends PostgresDialect {
+  // `any`: the database type Kysely's own signature takes.
+  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    return new CurrentSchemaIntrospector(db);
+  }
+}
+
 export function postgresDialect(pool: PostgresPool): PostgresDialect {
-  return new PostgresDialect({ pool });
+  return new OneSchemaDialect({ pool });
 }

@@ -55,24 +55,11 @@ export class PostgresStore extends KyselyStore {
     return store;
   }
 
-  /**
-   * Migrations may rewrite whole tables: their queries are not held to the query timeout. Kysely's migrator
-   * looks for its tables among every schema's tables, so another installation sharing the database and dropping
-   * its schema at that moment fails the look-up ('schema "other" does not exist'): tried again.
-   */
+  /** Migrations may rewrite whole tables: their queries are not held to the query timeout. */
   override async migrate(): Promise<void> {
     this.guard.patient = true;
     try {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await super.migrate();
-        } catch (e) {
-          const other = /schema "([^"]+)" does not exist/.exec((e as Error).message)?.[1];
-          if (attempt >= ATTEMPTS || other === undefined || other === this.parsed.schema) throw e;
-          this.log(`migration look-up raced with schema ${other} being dropped; trying again`);
-          await sleep(50 * 2 ** attempt);
-        }
-      }
+      await super.migrate();
     } finally {
       this.guard.patient = false;
     }
