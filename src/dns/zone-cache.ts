@@ -10,13 +10,15 @@ import type { StoredDomain } from '../model/domain.js';
 import type { ZoneChange } from '../model/events.js';
 import { keyOf, parentKey } from '../model/labels.js';
 import type { Services } from '../services/index.js';
-import type { ServedZone, ZoneBatch } from '../services/zones.js';
+import type { ServedZone, ZoneBatch, ZoneDelta } from '../services/zones.js';
+import type { ZoneContent } from '../model/zone.js';
+import { CATALOG_ID } from '../model/catalog.js';
 import { dnssecApex } from '../model/dnssec.js';
 import { signZone } from './online.js';
 import { presigned } from './presigned.js';
 import type { SignedView } from './secure.js';
 import type { SignatureCache } from './sign.js';
-import { buildZone, type Zone } from './zone.js';
+import { buildZone, patchZone, type Zone } from './zone.js';
 
 const RETRY_MS = 5000;
 /** How long a changed zone waits for more changes before it is rebuilt, unless a query needs it first. */
@@ -87,6 +89,8 @@ export class ZoneCache {
   private readonly notLoadedKeys = new Map<string, number>();
   /** Zones whose last load failed, until a retry succeeds; one never loaded is answered SERVFAIL meanwhile. */
   private readonly failing = new Set<number>();
+  /** Zones whose next load must read them whole: a change other than to records was heard (settings, DNSSEC, a rename). */
+  private readonly wholeNext = new Set<number>();
   private stopped = false;
   private offBus: (() => void) | null = null;
 
@@ -213,6 +217,7 @@ export class ZoneCache {
   private onChange(c: ZoneChange): void {
     // A deleted zone goes at once; the queued reload also undoes a load that was in flight meanwhile.
     if (c.kind === 'domain.deleted') this.remove(c.domainId);
+    if (c.kind !== 'records.changed') this.wholeNext.add(c.domainId);
     this.changedDuringLoad?.add(c.domainId);
     this.opts.changed?.();
     // The new name, the old one, and the name now in memory (events from other nodes may lack one of them).
@@ -257,10 +262,12 @@ export class ZoneCache {
       // Changes heard from now on need a later load than this one.
       const done = this.nextLoad.get(id);
       this.nextLoad.delete(id);
+      const whole = this.wholeNext.delete(id);
       try {
-        this.install(id, await this.load(id), done);
+        this.install(id, await this.load(id, whole), done);
         this.opts.changed?.();
       } catch (e) {
+        if (whole) this.wholeNext.add(id);
         this.failed(id, done, e);
       }
     }
@@ -334,12 +341,26 @@ export class ZoneCache {
   /** The lookup structure of a zone as served (null: not served), reporting the records left out of it. */
   private build(z: ServedZone | null): Zone | null {
     if (!z) return null;
-    const { domain, content, expiresAt, signing } = z;
-    // A signed zone also holds its DNSKEY, CDS, CDNSKEY and NSEC3PARAM records.
-    const served = signing ? { soa: content.soa, answers: [...content.answers, ...dnssecApex(content.soa.name, signing)] } : content;
-    const zone = buildZone(domain.id, served, expiresAt, (why) => this.opts.log.warn({ domain: domain.domain, why }, 'record not served'));
-    // A new version of a signed zone takes the NSEC3 hashes of the names it shares with the one served until now.
-    const before = this.byId.get(domain.id);
+    return this.view(z, buildZone(z.domain.id, this.served(z), z.expiresAt, this.skip(z)));
+  }
+
+  /** A new version of `before` from a delta: the names it touched built anew, the rest shared. */
+  private patch(before: Zone, delta: ZoneDelta): Zone {
+    return this.view(delta, patchZone(before, this.served(delta), delta.names, this.skip(delta)));
+  }
+
+  /** A signed zone's content also holds its DNSKEY, CDS, CDNSKEY and NSEC3PARAM records. */
+  private served({ content, signing }: ServedZone): ZoneContent {
+    return signing ? { soa: content.soa, answers: [...content.answers, ...dnssecApex(content.soa.name, signing)] } : content;
+  }
+
+  private skip({ domain }: ServedZone): (why: string) => void {
+    return (why) => this.opts.log.warn({ domain: domain.domain, why }, 'record not served');
+  }
+
+  /** Attaches the signed view of a new zone version, if signed; it takes the NSEC3 hashes of the names it shares with the version before. */
+  private view({ signing, expiresAt }: ServedZone, zone: Zone): Zone {
+    const before = this.byId.get(zone.id);
     const view = signing ? signZone(zone, signing, this.opts.signatures, before && this.signedZones.get(before)) : expiresAt !== null ? presigned(zone) : undefined;
     if (view) this.signedZones.set(zone, view);
     return zone;
@@ -350,8 +371,18 @@ export class ZoneCache {
     return this.signedZones.get(zone);
   }
 
-  /** The zone as it should be served now, or null when the domain is gone, inactive or has no copy. */
-  private async load(id: number): Promise<Zone | null> {
+  /**
+   * The zone as it should be served now, or null when the domain is gone, inactive or has no copy. A master
+   * zone in memory that only had records changed is patched at the names the journal says were touched,
+   * so a write to a large zone costs in proportion to the write, not to the zone.
+   */
+  private async load(id: number, whole: boolean): Promise<Zone | null> {
+    const before = this.byId.get(id);
+    if (!whole && before && before.expiresAt === null && id !== CATALOG_ID) {
+      const delta = await this.services.zones.changedSince(id, before.serial, this.opts.nameservers);
+      // The version in memory may have been replaced while the journal was read: then read it whole.
+      if (delta && this.byId.get(id) === before) return this.patch(before, delta);
+    }
     return this.build(await this.services.zones.read(id, this.opts.nameservers));
   }
 }

@@ -1,12 +1,13 @@
 /**
  * One zone in memory, as queries read it: every owner name (and every empty non-terminal between an owner
  * and the apex) by lookup key, each with its chain of RRsets, rdata pre-encoded for the writer. Built from
- * a zone's content (model/zone.ts) by buildZone; never changed after that (a changed zone is built anew).
+ * a zone's content (model/zone.ts) by buildZone; never changed after that (a change makes a new version,
+ * patchZone, which shares the names it did not touch).
  */
 import { checkName, isWithin, keyOf, lowerAscii, parentKey } from '../model/labels.js';
 import { recordTypeByCode, type RecordFields, type RecordType } from '../model/records/index.js';
 import { wireTtl } from '../model/ttl.js';
-import type { ZoneContent, ZoneRecord } from '../model/zone.js';
+import { soaData, type ZoneContent, type ZoneRecord } from '../model/zone.js';
 import { encodeRdata, servedType, type Rdata } from './writer.js';
 
 /** One RRset as served: every record of one type at one name. */
@@ -38,6 +39,8 @@ export interface Zone {
   /** The apex as stored. */
   name: string;
   soa: RRset;
+  /** The SOA serial of this version. */
+  serial: number;
   /** Every owner name and every name between an owner and the apex (null there), by lookup key. */
   nodes: Map<string, ZoneNode>;
   /** Epoch ms after which a mirror's copy is no longer served; null for master zones. */
@@ -49,9 +52,36 @@ export interface Zone {
  * left out (reported through `skip`), never served half-encoded.
  */
 export function buildZone(id: number, content: ZoneContent, expiresAt: number | null, skip: (why: string) => void): Zone {
-  const apex = lowerAscii(content.soa.name);
-  const key = keyOf(apex);
+  const key = keyOf(lowerAscii(content.soa.name));
   const nodes = new Map<string, ZoneNode>();
+  const soa = addRecords(nodes, key, content, skip);
+  for (const node of nodes.values()) trim(node);
+  return { id, key, name: content.soa.name, soa, serial: soaData(content.soa).serial, nodes, expiresAt };
+}
+
+/**
+ * A new version of a zone in which the names `names` (lookup keys; the apex among them, as its SOA moves
+ * with every change) hold exactly the records `content` gives for them; every other name's record sets are
+ * shared with `zone`. A name left without records stays as an empty non-terminal while something lies
+ * below it; otherwise it goes, and so do the empty non-terminals above it that it alone kept.
+ */
+export function patchZone(zone: Zone, content: ZoneContent, names: ReadonlySet<string>, skip: (why: string) => void): Zone {
+  const nodes = new Map(zone.nodes);
+  for (const k of names) nodes.delete(k);
+  const soa = addRecords(nodes, zone.key, content, skip);
+  for (const k of names) {
+    if (nodes.has(k)) {
+      trim(nodes.get(k) ?? null);
+      continue;
+    }
+    if (hasBelow(nodes, k)) nodes.set(k, null);
+    else for (let p = parentKey(k); p !== zone.key && p !== '' && nodes.get(p) === null && !hasBelow(nodes, p); p = parentKey(p)) nodes.delete(p);
+  }
+  return { ...zone, soa, serial: soaData(content.soa).serial, nodes };
+}
+
+/** Adds the zone's SOA and records to `nodes` and returns the SOA set. */
+function addRecords(nodes: Map<string, ZoneNode>, apex: string, content: ZoneContent, skip: (why: string) => void): RRset {
   const add = (a: ZoneRecord): RRset | null => {
     let t: RecordType;
     let rdata: Rdata;
@@ -64,7 +94,7 @@ export function buildZone(id: number, content: ZoneContent, expiresAt: number | 
       return null;
     }
     const k = keyOf(a.name);
-    if (!isWithin(k, key)) {
+    if (!isWithin(k, apex)) {
       skip(`${a.name} ${a.type}: outside the zone ${apex}`);
       return null;
     }
@@ -88,21 +118,35 @@ export function buildZone(id: number, content: ZoneContent, expiresAt: number | 
       set.additional?.push(extra);
     }
     // Names between the owner and the apex exist (empty non-terminals): NODATA there, not NXDOMAIN. None above the apex.
-    if (k !== key) for (let p = parentKey(k); p !== key && p !== ''; p = parentKey(p)) if (!nodes.has(p)) nodes.set(p, null);
+    if (k !== apex) for (let p = parentKey(k); p !== apex && p !== ''; p = parentKey(p)) if (!nodes.has(p)) nodes.set(p, null);
     return set;
   };
   const soa = add(content.soa);
   if (!soa) throw new Error(`zone ${apex}: unusable SOA`);
   for (const a of content.answers) if (a.type !== 'SOA') add(a);
-  // Sets that grew by push are copied to arrays of their exact length.
-  for (const node of nodes.values()) {
-    for (let set = node; set; set = set.next) {
-      if (set.items.length < 2) continue;
-      set.items = set.items.slice();
-      if (set.additional) set.additional = set.additional.slice();
-    }
+  return soa;
+}
+
+/** Sets that grew by push are copied to arrays of their exact length. */
+function trim(node: ZoneNode): void {
+  for (let set = node; set; set = set.next) {
+    if (set.items.length < 2) continue;
+    set.items = set.items.slice();
+    if (set.additional) set.additional = set.additional.slice();
   }
-  return { id, key, name: content.soa.name, soa, nodes, expiresAt };
+}
+
+/** Whether some name in `nodes` lies below `key` (a scan: patches touch few names, and only emptied ones ask). */
+function hasBelow(nodes: ReadonlyMap<string, ZoneNode>, key: string): boolean {
+  const tail = '.' + key;
+  for (const k of nodes.keys()) {
+    if (!k.endsWith(tail)) continue;
+    // `a\.b.example` ends in `.b.example` but is a child of `example`: walk up to be sure.
+    let p = parentKey(k);
+    while (p.length > key.length) p = parentKey(p);
+    if (p === key) return true;
+  }
+  return false;
 }
 
 /** The name a CNAME set points at (its one record's target). */

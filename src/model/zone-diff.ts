@@ -23,7 +23,7 @@ export interface JournalRow {
 }
 
 /** The records a journal row's `before` or `after` holds. */
-const recordsOf = (v: unknown): StoredRecord[] => (v == null ? [] : Array.isArray(v) ? (v as StoredRecord[]) : [v as StoredRecord]);
+export const recordsOf = (v: unknown): StoredRecord[] => (v == null ? [] : Array.isArray(v) ? (v as StoredRecord[]) : [v as StoredRecord]);
 
 /** The records of `from` whose data is not in `other`, each data once, as a secondary compares them. */
 const minus = (from: readonly ZoneRecord[], other: readonly ZoneRecord[]): ZoneRecord[] => distinctData(from, new Set(other.map(dataKey)));

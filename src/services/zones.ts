@@ -8,7 +8,9 @@ import { isServed, type StoredDomain } from '../model/domain.js';
 import type { StoredRecord } from '../model/records/index.js';
 import type { StoredTsigKey } from '../model/tsig-key.js';
 import { keyOf } from '../model/labels.js';
-import { parseZone, soaData, soaOf, zoneContent, type ZoneContent, type ZoneRecord } from '../model/zone.js';
+import { parseZone, serialNewer, soaData, soaOf, zoneContent, type ZoneContent, type ZoneRecord } from '../model/zone.js';
+import { recordsOf } from '../model/zone-diff.js';
+import { absoluteName } from '../model/names.js';
 import type { ZoneSigning } from '../model/dnssec.js';
 import type { ChangeRow, DomainKey, Store } from '../store/store.js';
 import { CATALOG_ID } from '../model/catalog.js';
@@ -30,6 +32,18 @@ export interface ZoneSnapshot extends ServedZone {
   /** A master zone's stored records and its journal rows from the serial asked for on; null for a mirror (it keeps none). */
   journal: { records: StoredRecord[]; changes: ChangeRow[] } | null;
 }
+
+/**
+ * What changed in a master zone since a version the reader holds: every name a change touched (lookup
+ * keys, the apex always among them, as its SOA moves) and, in `content`, exactly the records now at those
+ * names; the rest of the zone is as it was.
+ */
+export interface ZoneDelta extends ServedZone {
+  names: Set<string>;
+}
+
+/** Journal rows beyond which a whole read is the cheaper way to a new version. */
+const DELTA_MAX_CHANGES = 64;
 
 /** The master zones of one start-up batch (by id range); each zone's content is built when asked for. */
 export interface ZoneBatch {
@@ -110,6 +124,29 @@ export class ZoneService {
       return { domain, content: zoneContent(domain, records, nameservers), expiresAt: null, signing };
     }
     return this.mirrorCopy(domain);
+  }
+
+  /**
+   * The master zone `id` as a delta from its version at `serial`, read from the journal and the records at
+   * the names it touched; null when only a whole read (`read`) will do: not a served master zone any more,
+   * a change other than to records since (domain settings, DNSSEC), a journal that does not reach back
+   * to `serial`, or many changes.
+   */
+  async changedSince(id: number, serial: number, nameservers: readonly string[]): Promise<ZoneDelta | null> {
+    const domain = await this.store.domainById(id);
+    if (!domain || !isServed(domain.status) || domain.kind !== 'master') return null;
+    const apex = keyOf(domain.domain);
+    const names = new Set([apex]);
+    if (domain.serial !== serial) {
+      const rows = await this.store.listChanges({ domainId: id, afterSerial: serial - 1, limit: DELTA_MAX_CHANGES + 1 });
+      const later = rows.filter((c) => serialNewer(c.serial, serial));
+      if (rows.length > DELTA_MAX_CHANGES || !rows.some((c) => c.serial === serial) || later.some((c) => !c.action.startsWith('record.'))) return null;
+      if (later.at(-1)?.serial !== domain.serial) return null;
+      for (const c of later) for (const r of [...recordsOf(c.before), ...recordsOf(c.after)]) names.add(keyOf(absoluteName(r.name, domain.domain)));
+    }
+    const relative = [...names].map((k) => (k === apex ? '' : k.slice(0, k.length - apex.length - 1)));
+    const [records, signing] = await Promise.all([this.store.recordsAtNames(id, relative), this.signing(id)]);
+    return { domain, content: zoneContent(domain, records, nameservers), expiresAt: null, signing, names };
   }
 
   /**

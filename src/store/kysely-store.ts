@@ -522,7 +522,11 @@ export class KyselyOps implements StoreOps {
   }
 
   async recordsAt(domainId: number, name: string): Promise<StoredRecord[]> {
-    return (await this.recordsOf(domainId).where(sql`lower(name)`, '=', name.toLowerCase()).execute()).map(toRecord);
+    return this.recordsAtNames(domainId, [name.toLowerCase()]);
+  }
+
+  async recordsAtNames(domainId: number, names: readonly string[]): Promise<StoredRecord[]> {
+    return (await this.recordsOf(domainId).where(sql`lower(name)`, 'in', [...names]).execute()).map(toRecord);
   }
 
   async countRecords(domainId: number): Promise<number> {

@@ -157,6 +157,8 @@ export interface StoreOps {
   recordsOfDomains(firstId: number, lastId: number): Promise<StoredRecord[]>;
   /** Records of the domain whose owner equals `name` case-insensitively. */
   recordsAt(domainId: number, name: string): Promise<StoredRecord[]>;
+  /** Records of the domain whose owner is one of `names` (relative, lower case), case-insensitively. */
+  recordsAtNames(domainId: number, names: readonly string[]): Promise<StoredRecord[]>;
   countRecords(domainId: number): Promise<number>;
   /** Records in the whole store (for metrics and consistency checks). */
   countAllRecords(): Promise<number>;

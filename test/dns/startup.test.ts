@@ -122,11 +122,17 @@ describe('DNS zone rebuilds', () => {
     dns = await startDns(services, { host: '127.0.0.1', port: 0, nameservers: NAMESERVERS, log: pino({ level: 'silent' }) });
     await dns.zones.loaded;
     const store = services.store;
+    // A rebuild reads the whole zone, or (a patch) the records at the names the changes touched.
     const read = store.listRecords.bind(store);
+    const readAt = store.recordsAtNames.bind(store);
     let rebuilds = 0;
     store.listRecords = (domainId: number) => {
       rebuilds++;
       return read(domainId);
+    };
+    store.recordsAtNames = (domainId: number, names: readonly string[]) => {
+      rebuilds++;
+      return readAt(domainId, names);
     };
     const started = performance.now();
     for (let i = 0; i < 20; i++) {
@@ -143,5 +149,40 @@ describe('DNS zone rebuilds', () => {
     expect(rebuilds).toBeLessThanOrEqual(bound);
     const server = { dnsAddress: dns.address } as Parameters<typeof dig>[0];
     expect(rrs((await dig(server, `b19.${name}`, 'A')).answer)).toEqual([`b19.${name}. 86400 A 192.0.2.29`]);
+  });
+
+  it('patch a zone at the names a write touched, never reading it whole again, and answer as if it were', async () => {
+    const name = 'patch.startup.test';
+    const id = await zone(name, '192.0.2.1');
+    dns = await startDns(services, { host: '127.0.0.1', port: 0, nameservers: NAMESERVERS, log: pino({ level: 'silent' }) });
+    await dns.zones.loaded;
+    const store = services.store;
+    const read = store.listRecords.bind(store);
+    let wholeReads = 0;
+    store.listRecords = (domainId: number) => {
+      wholeReads++;
+      return read(domainId);
+    };
+    const server = { dnsAddress: dns.address } as Parameters<typeof dig>[0];
+    const deep = await services.records.create(alice, id, { type: 'TXT', name: 'a.b.c', ttl: 300, data: { text: 'deep' } });
+    expect(rrs((await dig(server, `a.b.c.${name}`, 'TXT')).answer)).toEqual([`a.b.c.${name}. 300 TXT "deep"`]);
+    // b.c exists (an empty non-terminal): NODATA, not NXDOMAIN.
+    expect((await dig(server, `b.c.${name}`, 'A')).status).toBe('NOERROR');
+    const www2 = await services.records.create(alice, id, { type: 'A', name: 'WWW', ttl: 300, data: { address: '192.0.2.2' } });
+    // One RRset at one TTL, the lowest of its records, whatever the case of the owners.
+    expect(rrs((await dig(server, `www.${name}`, 'A')).answer).sort()).toEqual([`www.${name}. 300 A 192.0.2.1`, `www.${name}. 300 A 192.0.2.2`]);
+    await services.records.delete(alice, id, www2.id);
+    expect(rrs((await dig(server, `www.${name}`, 'A')).answer)).toEqual([`www.${name}. 86400 A 192.0.2.1`]);
+    await services.records.delete(alice, id, deep.id);
+    expect((await dig(server, `a.b.c.${name}`, 'TXT')).status).toBe('NXDOMAIN');
+    expect((await dig(server, `b.c.${name}`, 'A')).status).toBe('NXDOMAIN');
+    // The SOA moved with every change.
+    const serial = (await services.store.domainById(id))!.serial;
+    expect(rrs((await dig(server, name, 'SOA')).answer)[0]).toContain(` ${serial} `);
+    expect(wholeReads).toBe(0);
+    // A change of the domain's settings reads it whole.
+    await services.domains.update(alice, id, { ttl: 3600 });
+    expect(rrs((await dig(server, `www.${name}`, 'A')).answer)).toEqual([`www.${name}. 3600 A 192.0.2.1`]);
+    expect(wholeReads).toBe(1);
   });
 });
