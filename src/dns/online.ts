@@ -14,7 +14,7 @@ import { Nsec3Chain } from './nsec3.js';
 import type { DenialChain, SignedView } from './secure.js';
 import type { SignatureCache } from './sign.js';
 import { encodeRdata, type Rdata } from './writer.js';
-import { buildZone, setOf, type RRset, type Zone } from './zone.js';
+import { buildZone, setOf, type RRset, type Zone, type ZoneNode } from './zone.js';
 
 const typeOf = (name: string): RecordType => recordType(name) as RecordType;
 
@@ -31,22 +31,47 @@ function belowCut(zone: Zone, key: string): boolean {
   return false;
 }
 
+/** The types the chain lists at one name of the zone (RRSIG among them), or null when the name is not in the chain (below a cut). */
+function chainTypes(zone: Zone, key: string, node: ZoneNode): number[] | null {
+  if (key !== zone.key && belowCut(zone, key)) return null;
+  const types: number[] = [];
+  const delegation = key !== zone.key && setOf(node, TYPE.NS) !== undefined;
+  for (let set = node; set; set = set.next) if (!delegation || set.type === TYPE.NS || set.type === TYPE.DS) types.push(set.type);
+  // At a delegation only the DS set is ours to sign.
+  if (types.length > 0 && (!delegation || types.includes(TYPE.DS))) types.push(TYPE.RRSIG);
+  return types;
+}
+
+/** Whether one of the names, not the apex, holds NS in either version: a cut made, moved or unmade changes what lies below it. */
+function touchesCut(before: Zone, after: Zone, touched: ReadonlySet<string>): boolean {
+  for (const k of touched) if (k !== after.key && (setOf(before.nodes.get(k) ?? null, TYPE.NS) || setOf(after.nodes.get(k) ?? null, TYPE.NS))) return true;
+  return false;
+}
+
 /**
  * The NSEC3 chain of a zone version: every authoritative name, empty non-terminals and delegations included
- * (no opt-out); `previous`, the chain of the version before, lends the hashes of the names they share.
+ * (no opt-out). `previous`, the version before with its chain, lends the hashes of the names they share;
+ * when `touched` says which names this version changed (a patch), the chain is that of `previous` with those
+ * names and the names above them made anew, unless a zone cut moved.
  */
-function chainOf(zone: Zone, previous?: Nsec3Chain): Nsec3Chain {
+function chainOf(zone: Zone, previous?: { zone: Zone; chain: Nsec3Chain }, touched?: ReadonlySet<string>): Nsec3Chain {
+  if (previous && touched && !touchesCut(previous.zone, zone, touched)) {
+    const changes = new Map<string, number[] | null>();
+    for (const k of touched) {
+      for (let p = k; !changes.has(p); p = parentKey(p)) {
+        const node = zone.nodes.get(p);
+        changes.set(p, node === undefined ? null : chainTypes(zone, p, node));
+        if (p === zone.key || p === '') break;
+      }
+    }
+    return Nsec3Chain.patched(previous.chain, changes);
+  }
   const names = new Map<string, number[]>();
   for (const [key, node] of zone.nodes) {
-    if (key !== zone.key && belowCut(zone, key)) continue;
-    const types: number[] = [];
-    const delegation = key !== zone.key && setOf(node, TYPE.NS) !== undefined;
-    for (let set = node; set; set = set.next) if (!delegation || set.type === TYPE.NS || set.type === TYPE.DS) types.push(set.type);
-    // At a delegation only the DS set is ours to sign.
-    if (types.length > 0 && (!delegation || types.includes(TYPE.DS))) types.push(TYPE.RRSIG);
-    names.set(key, types);
+    const types = chainTypes(zone, key, node);
+    if (types) names.set(key, types);
   }
-  return new Nsec3Chain(zone.key, names, previous);
+  return Nsec3Chain.of(zone.key, names, previous?.chain);
 }
 
 /** The signed view of one of our zone versions: signatures made with its keys, proofs from its NSEC3 chain. */
@@ -66,8 +91,9 @@ export class OnlineView implements SignedView, DenialChain {
     readonly keys: readonly ZoneKey[],
     private readonly cache: SignatureCache,
     previous?: OnlineView,
+    touched?: ReadonlySet<string>,
   ) {
-    this.nsec3Chain = chainOf(zone, previous?.nsec3Chain);
+    this.nsec3Chain = chainOf(zone, previous && { zone: previous.zone, chain: previous.nsec3Chain }, touched);
     const soa = zone.soa.items[0] as unknown as Soa;
     this.negativeTtl = Math.min(zone.soa.ttl, (soa.minimum ?? 0) >>> 0);
   }
@@ -108,9 +134,12 @@ export class OnlineView implements SignedView, DenialChain {
 /** How long signing a transfer runs before it lets queries in. */
 const YIELD_AFTER_MS = 5;
 
-/** The signed view of a zone version built with keys: its NSEC3 chain is worked out now, its signatures when asked for. */
-export function signZone(zone: Zone, signing: ZoneSigning, cache: SignatureCache, previous?: SignedView): OnlineView {
-  return new OnlineView(zone, signing.keys, cache, previous instanceof OnlineView ? previous : undefined);
+/**
+ * The signed view of a zone version built with keys: its NSEC3 chain is worked out now, its signatures when
+ * asked for. `previous` is the view of the version before; `touched`, the names a patch of it changed.
+ */
+export function signZone(zone: Zone, signing: ZoneSigning, cache: SignatureCache, previous?: SignedView, touched?: ReadonlySet<string>): OnlineView {
+  return new OnlineView(zone, signing.keys, cache, previous instanceof OnlineView ? previous : undefined, touched);
 }
 
 /**

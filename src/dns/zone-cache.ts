@@ -346,7 +346,7 @@ export class ZoneCache {
 
   /** A new version of `before` from a delta: the names it touched built anew, the rest shared. */
   private patch(before: Zone, delta: ZoneDelta): Zone {
-    return this.view(delta, patchZone(before, this.served(delta), delta.names, this.skip(delta)));
+    return this.view(delta, patchZone(before, this.served(delta), delta.names, this.skip(delta)), delta.names);
   }
 
   /** A signed zone's content also holds its DNSKEY, CDS, CDNSKEY and NSEC3PARAM records. */
@@ -358,10 +358,13 @@ export class ZoneCache {
     return (why) => this.opts.log.warn({ domain: domain.domain, why }, 'record not served');
   }
 
-  /** Attaches the signed view of a new zone version, if signed; it takes the NSEC3 hashes of the names it shares with the version before. */
-  private view({ signing, expiresAt }: ServedZone, zone: Zone): Zone {
+  /**
+   * Attaches the signed view of a new zone version, if signed. Its NSEC3 chain is made from the version
+   * before's: patched at the names `touched` when the version is a patch, else with its hashes lent.
+   */
+  private view({ signing, expiresAt }: ServedZone, zone: Zone, touched?: ReadonlySet<string>): Zone {
     const before = this.byId.get(zone.id);
-    const view = signing ? signZone(zone, signing, this.opts.signatures, before && this.signedZones.get(before)) : expiresAt !== null ? presigned(zone) : undefined;
+    const view = signing ? signZone(zone, signing, this.opts.signatures, before && this.signedZones.get(before), touched) : expiresAt !== null ? presigned(zone) : undefined;
     if (view) this.signedZones.set(zone, view);
     return zone;
   }

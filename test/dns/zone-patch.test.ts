@@ -1,10 +1,14 @@
 /**
  * A zone version patched at the names a change touched (patchZone) is the version built from scratch
  * (buildZone) from the same records: same names, empty non-terminals included, same RRsets in the same
- * order, same TTLs; and the names it did not touch share their RRsets with the version before.
+ * order, same TTLs; and the names it did not touch share their RRsets with the version before. Signed, its
+ * NSEC3 chain patched from the version before's is the chain made from scratch.
  */
 import { describe, expect, it } from 'vitest';
+import { signZone } from '../../src/dns/online.js';
+import type { SignatureCache } from '../../src/dns/sign.js';
 import { buildZone, patchZone, type Zone } from '../../src/dns/zone.js';
+import type { ZoneSigning } from '../../src/model/dnssec.js';
 import { keyOf } from '../../src/model/labels.js';
 import type { RecordFields } from '../../src/model/records/index.js';
 import type { ZoneContent, ZoneRecord } from '../../src/model/zone.js';
@@ -32,7 +36,8 @@ function randomRecord(rand: () => number): ZoneRecord {
     case 2:
       return { name, type: 'MX', ttl, data: { priority: n, mail_server: `mx${n}.example.com` } as RecordFields };
     default:
-      return { name, type: 'NS', ttl, data: { nameserver: `ns${n}.example.net` } as RecordFields };
+      // Name servers at the apex or at one delegation, whose glue lies below it.
+      return { name: rand() < 0.5 ? APEX : 'sub.example.com', type: 'NS', ttl, data: { nameserver: `ns${n}.example.net` } as RecordFields };
   }
 }
 
@@ -56,6 +61,10 @@ function shape(zone: Zone) {
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
+/** The chain needs no keys, and no signature is made here. */
+const SIGNING: ZoneSigning = { keys: [], cds: null, dnskeyTtl: 3600 };
+const NO_CACHE = {} as SignatureCache;
+
 const noSkip = (why: string) => {
   throw new Error(why);
 };
@@ -67,6 +76,7 @@ describe('patching a zone version', () => {
       let records: ZoneRecord[] = Array.from({ length: 10 }, () => randomRecord(rand));
       let serial = 1;
       let zone = buildZone(1, { soa: soa(serial), answers: records }, null, noSkip);
+      let view = signZone(zone, SIGNING, NO_CACHE);
       for (let step = 0; step < 30; step++) {
         // A change removes some records and adds others; the names touched are those of both.
         const touched = new Set([keyOf(APEX)]);
@@ -81,6 +91,8 @@ describe('patching a zone version', () => {
         const fresh = buildZone(1, { soa: soa(serial), answers: records }, null, noSkip);
         expect(shape(zone), `seed ${seed}, step ${step}`).toEqual(shape(fresh));
         expect(zone.serial).toBe(serial);
+        view = signZone(zone, SIGNING, NO_CACHE, view, touched);
+        expect(view.nsec3Chain.entries, `seed ${seed}, step ${step}`).toEqual(signZone(fresh, SIGNING, NO_CACHE).nsec3Chain.entries);
         for (const [k, node] of before.nodes) if (!touched.has(k) && zone.nodes.has(k)) expect(zone.nodes.get(k)).toBe(node);
       }
     }
