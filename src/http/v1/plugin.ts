@@ -30,6 +30,8 @@ declare module 'fastify' {
     public?: boolean;
     /** Validators of the route's success bodies, by status code (set when the route is added). */
     outputChecks?: Map<number, ValidateFunction>;
+    /** Its success bodies hold records of any type: written by JSON.stringify once checked. */
+    plainOutput?: boolean;
   }
 }
 
@@ -80,6 +82,15 @@ function taggedByType(branch: unknown): boolean {
   return typeof b?.properties?.type?.const === 'string' && Array.isArray(b.required) && b.required.includes('type');
 }
 
+/** Whether the schema holds a union of record types anywhere. */
+function hasTaggedUnion(s: unknown): boolean {
+  if (Array.isArray(s)) return s.some(hasTaggedUnion);
+  if (!s || typeof s !== 'object') return false;
+  const anyOf = (s as { anyOf?: unknown }).anyOf;
+  if (Array.isArray(anyOf) && anyOf.length > 1 && anyOf.every(taggedByType)) return true;
+  return Object.values(s).some(hasTaggedUnion);
+}
+
 /** Success bodies as the route's schema publishes them, per status code. */
 function successSchemas(response: unknown): [number, object][] {
   if (!response || typeof response !== 'object') return [];
@@ -126,8 +137,9 @@ function api(services: Services): FastifyPluginAsync {
     // Output is validated as well as input (serialisation alone would drop unknown fields but pass bad
     // values): a success body that breaks its published schema becomes a 500, never a wrong answer.
     app.addHook('onRoute', (route) => {
-      const checks = new Map(successSchemas(route.schema?.response).map(([code, schema]) => [code, output.compile(unionsByReference(schema))]));
-      if (checks.size > 0) route.config = { ...route.config, outputChecks: checks };
+      const successes = successSchemas(route.schema?.response);
+      const checks = new Map(successes.map(([code, schema]) => [code, output.compile(unionsByReference(schema))]));
+      if (checks.size > 0) route.config = { ...route.config, outputChecks: checks, plainOutput: successes.some(([, schema]) => hasTaggedUnion(schema)) };
       // Unknown query fields are refused everywhere, as documented: a route that takes none says so.
       if (route.schema?.response && !route.schema.querystring) route.schema = { ...route.schema, querystring: NO_QUERY };
     });
@@ -137,6 +149,9 @@ function api(services: Services): FastifyPluginAsync {
         req.log.error({ errors: check.errors, url: req.url }, 'interface B response broke its schema; not sent');
         throw new HttpProblem(500, 'The server produced an invalid response; nothing was sent.');
       }
+      // A body holding records of any type, once checked (every record schema is closed), is written as it
+      // is: the schema-driven serialiser would test each record against every type's branch to pick one.
+      if (check && req.routeOptions.config?.plainOutput) reply.serializer(JSON.stringify);
       return payload;
     });
     // JSON only (415 for anything else); merge-patch is JSON too. JSON is UTF-8 (RFC 8259 section 8.1):
