@@ -8,6 +8,7 @@ import * as m005 from './005_tsig_keys.js';
 import * as m006 from './006_dnssec.js';
 import * as m007 from './007_catalog.js';
 import * as m008 from './008_key_scopes.js';
+import * as m009 from './009_changes_serial.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '006_dnssec': m006,
   '007_catalog': m007,
   '008_key_scopes': m008,
+  '009_changes_serial': m009,
 };
 
 export const migrationProvider: MigrationProvider = {
