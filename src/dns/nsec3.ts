@@ -78,10 +78,11 @@ export class Nsec3Chain {
 
   /**
    * The chain of `previous` with the names of `changes` made anew: each with its types now, or left out
-   * (null). Each is found, and put back, by a binary search on its hash: a copy of the entries, no sort.
+   * (null). Each is found, and put back, by a binary search on its hash. The entries are changed in place
+   * (no copy of a chain as long as the zone, per write): `previous` belongs to a zone version no longer served.
    */
   static patched(previous: Nsec3Chain, changes: ReadonlyMap<string, number[] | null>): Nsec3Chain {
-    const entries = previous.entries.slice();
+    const entries = previous.entries;
     const hashes = new Map([...changes.keys()].map((name) => [name, nsec3Hash(name)]));
     for (const hash of hashes.values()) {
       const i = matchingHash(entries, hash);

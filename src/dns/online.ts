@@ -42,20 +42,14 @@ function chainTypes(zone: Zone, key: string, node: ZoneNode): number[] | null {
   return types;
 }
 
-/** Whether one of the names, not the apex, holds NS in either version: a cut made, moved or unmade changes what lies below it. */
-function touchesCut(before: Zone, after: Zone, touched: ReadonlySet<string>): boolean {
-  for (const k of touched) if (k !== after.key && (setOf(before.nodes.get(k) ?? null, TYPE.NS) || setOf(after.nodes.get(k) ?? null, TYPE.NS))) return true;
-  return false;
-}
-
 /**
  * The NSEC3 chain of a zone version: every authoritative name, empty non-terminals and delegations included
- * (no opt-out). `previous`, the version before with its chain, lends the hashes of the names they share;
- * when `touched` says which names this version changed (a patch), the chain is that of `previous` with those
- * names and the names above them made anew, unless a zone cut moved.
+ * (no opt-out). `previous`, the chain of the version before, lends the hashes of the names they share; when
+ * `touched` says which names this version changed (a patch that moved no zone cut), the chain is `previous`
+ * with those names and the names above them made anew.
  */
-function chainOf(zone: Zone, previous?: { zone: Zone; chain: Nsec3Chain }, touched?: ReadonlySet<string>): Nsec3Chain {
-  if (previous && touched && !touchesCut(previous.zone, zone, touched)) {
+function chainOf(zone: Zone, previous?: Nsec3Chain, touched?: ReadonlySet<string>): Nsec3Chain {
+  if (previous && touched) {
     const changes = new Map<string, number[] | null>();
     for (const k of touched) {
       for (let p = k; !changes.has(p); p = parentKey(p)) {
@@ -64,14 +58,14 @@ function chainOf(zone: Zone, previous?: { zone: Zone; chain: Nsec3Chain }, touch
         if (p === zone.key || p === '') break;
       }
     }
-    return Nsec3Chain.patched(previous.chain, changes);
+    return Nsec3Chain.patched(previous, changes);
   }
   const names = new Map<string, number[]>();
   for (const [key, node] of zone.nodes) {
     const types = chainTypes(zone, key, node);
     if (types) names.set(key, types);
   }
-  return Nsec3Chain.of(zone.key, names, previous?.chain);
+  return Nsec3Chain.of(zone.key, names, previous);
 }
 
 /** The signed view of one of our zone versions: signatures made with its keys, proofs from its NSEC3 chain. */
@@ -93,7 +87,7 @@ export class OnlineView implements SignedView, DenialChain {
     previous?: OnlineView,
     touched?: ReadonlySet<string>,
   ) {
-    this.nsec3Chain = chainOf(zone, previous && { zone: previous.zone, chain: previous.nsec3Chain }, touched);
+    this.nsec3Chain = chainOf(zone, previous?.nsec3Chain, touched);
     const soa = zone.soa.items[0] as unknown as Soa;
     this.negativeTtl = Math.min(zone.soa.ttl, (soa.minimum ?? 0) >>> 0);
   }
@@ -136,7 +130,8 @@ const YIELD_AFTER_MS = 5;
 
 /**
  * The signed view of a zone version built with keys: its NSEC3 chain is worked out now, its signatures when
- * asked for. `previous` is the view of the version before; `touched`, the names a patch of it changed.
+ * asked for. `previous` is the view of the version before; `touched`, the names a patch of it changed when
+ * it moved no zone cut.
  */
 export function signZone(zone: Zone, signing: ZoneSigning, cache: SignatureCache, previous?: SignedView, touched?: ReadonlySet<string>): OnlineView {
   return new OnlineView(zone, signing.keys, cache, previous instanceof OnlineView ? previous : undefined, touched);

@@ -18,7 +18,7 @@ import { signZone } from './online.js';
 import { presigned } from './presigned.js';
 import type { SignedView } from './secure.js';
 import type { SignatureCache } from './sign.js';
-import { buildZone, patchZone, type Zone } from './zone.js';
+import { buildZone, cutAmong, patchZone, type Zone } from './zone.js';
 
 const RETRY_MS = 5000;
 /** How long a changed zone waits for more changes before it is rebuilt, unless a query needs it first. */
@@ -264,7 +264,11 @@ export class ZoneCache {
       this.nextLoad.delete(id);
       const whole = this.wholeNext.delete(id);
       try {
-        this.install(id, await this.load(id, whole), done);
+        let read = await this.read(id, whole);
+        // The version in memory was replaced while the journal was read (a start-up load): read it whole.
+        if ('delta' in read && this.byId.get(id) !== read.before) read = { whole: await this.services.zones.read(id, this.opts.nameservers) };
+        // Made and installed in one go: a patch changes the names of the version in memory in place.
+        this.install(id, 'delta' in read ? this.patch(read.before, read.delta) : this.build(read.whole), done);
         this.opts.changed?.();
       } catch (e) {
         if (whole) this.wholeNext.add(id);
@@ -344,9 +348,15 @@ export class ZoneCache {
     return this.view(z, buildZone(z.domain.id, this.served(z), z.expiresAt, this.skip(z)));
   }
 
-  /** A new version of `before` from a delta: the names it touched built anew, the rest shared. */
+  /**
+   * The next version of `before` from a delta: the names it touched made anew in its map of names. Its
+   * NSEC3 chain is patched at those names too, unless a zone cut was made, moved or unmade among them
+   * (what lies below a cut leaves the chain or joins it): then it is made anew.
+   */
   private patch(before: Zone, delta: ZoneDelta): Zone {
-    return this.view(delta, patchZone(before, this.served(delta), delta.names, this.skip(delta)), delta.names);
+    const cut = cutAmong(before, delta.names);
+    const zone = patchZone(before, this.served(delta), delta.names, this.skip(delta));
+    return this.view(delta, zone, cut || cutAmong(zone, delta.names) ? undefined : delta.names);
   }
 
   /** A signed zone's content also holds its DNSKEY, CDS, CDNSKEY and NSEC3PARAM records. */
@@ -375,17 +385,17 @@ export class ZoneCache {
   }
 
   /**
-   * The zone as it should be served now, or null when the domain is gone, inactive or has no copy. A master
-   * zone in memory that only had records changed is patched at the names the journal says were touched,
-   * so a write to a large zone costs in proportion to the write, not to the zone.
+   * What the next version of a zone is made from. A master zone in memory that only had records changed
+   * is patched at the names the journal says were touched, so a write to a large zone costs in proportion
+   * to the write, not to the zone; otherwise the zone as it should be served now, read whole (null when
+   * the domain is gone, inactive or has no copy).
    */
-  private async load(id: number, whole: boolean): Promise<Zone | null> {
+  private async read(id: number, whole: boolean): Promise<{ delta: ZoneDelta; before: Zone } | { whole: ServedZone | null }> {
     const before = this.byId.get(id);
     if (!whole && before && before.expiresAt === null && id !== CATALOG_ID) {
       const delta = await this.services.zones.changedSince(id, before.serial, this.opts.nameservers);
-      // The version in memory may have been replaced while the journal was read: then read it whole.
-      if (delta && this.byId.get(id) === before) return this.patch(before, delta);
+      if (delta) return { delta, before };
     }
-    return this.build(await this.services.zones.read(id, this.opts.nameservers));
+    return { whole: await this.services.zones.read(id, this.opts.nameservers) };
   }
 }

@@ -1,14 +1,14 @@
 /**
  * One zone in memory, as queries read it: every owner name (and every empty non-terminal between an owner
  * and the apex) by lookup key, each with its chain of RRsets, rdata pre-encoded for the writer. Built from
- * a zone's content (model/zone.ts) by buildZone; never changed after that (a change makes a new version,
- * patchZone, which shares the names it did not touch).
+ * a zone's content (model/zone.ts) by buildZone, and patched at the names a change touched (patchZone).
  */
 import { checkName, isWithin, keyOf, lowerAscii, parentKey } from '../model/labels.js';
 import { recordTypeByCode, type RecordFields, type RecordType } from '../model/records/index.js';
 import { wireTtl } from '../model/ttl.js';
 import { soaData, type ZoneContent, type ZoneRecord } from '../model/zone.js';
 import { encodeRdata, servedType, type Rdata } from './writer.js';
+import { TYPE } from './message.js';
 
 /** One RRset as served: every record of one type at one name. */
 export interface RRset {
@@ -60,24 +60,37 @@ export function buildZone(id: number, content: ZoneContent, expiresAt: number | 
 }
 
 /**
- * A new version of a zone in which the names `names` (lookup keys; the apex among them, as its SOA moves
- * with every change) hold exactly the records `content` gives for them; every other name's record sets are
- * shared with `zone`. A name left without records stays as an empty non-terminal while something lies
- * below it; otherwise it goes, and so do the empty non-terminals above it that it alone kept.
+ * The next version of a zone, in which the names `names` (lookup keys; the apex among them, as its SOA
+ * moves with every change) hold exactly the records `content` gives for them. The zone's map of names is
+ * changed in place, so a write costs in proportion to the names it touched, not to the zone: the caller
+ * makes and installs the version in one synchronous step, between two queries, and serves the version
+ * before no more. Everything that can fail (encoding) is done before the map changes. A name left without
+ * records stays as an empty non-terminal while something lies below it; otherwise it goes, and so do the
+ * empty non-terminals above it that it alone kept.
  */
 export function patchZone(zone: Zone, content: ZoneContent, names: ReadonlySet<string>, skip: (why: string) => void): Zone {
-  const nodes = new Map(zone.nodes);
+  const fresh = new Map<string, ZoneNode>();
+  const soa = addRecords(fresh, zone.key, content, skip);
+  const nodes = zone.nodes;
   for (const k of names) nodes.delete(k);
-  const soa = addRecords(nodes, zone.key, content, skip);
+  for (const [k, node] of fresh) {
+    if (node !== null) {
+      trim(node);
+      nodes.set(k, node);
+    } else if (!nodes.has(k)) nodes.set(k, null);
+  }
   for (const k of names) {
-    if (nodes.has(k)) {
-      trim(nodes.get(k) ?? null);
-      continue;
-    }
+    if (nodes.has(k)) continue;
     if (hasBelow(nodes, k)) nodes.set(k, null);
     else for (let p = parentKey(k); p !== zone.key && p !== '' && nodes.get(p) === null && !hasBelow(nodes, p); p = parentKey(p)) nodes.delete(p);
   }
   return { ...zone, soa, serial: soaData(content.soa).serial, nodes };
+}
+
+/** Whether one of the names, other than the apex, is a zone cut (holds NS). */
+export function cutAmong(zone: Zone, names: ReadonlySet<string>): boolean {
+  for (const k of names) if (k !== zone.key && setOf(zone.nodes.get(k) ?? null, TYPE.NS)) return true;
+  return false;
 }
 
 /** Adds the zone's SOA and records to `nodes` and returns the SOA set. */
