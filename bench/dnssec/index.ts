@@ -137,9 +137,9 @@ interface Fresh {
 async function freshSignatures(zh: Zonehost, key: string, id: number, names: number, n: number, log: (line: string) => void): Promise<Fresh[]> {
   const client = await DoClient.open(zh.dnsPort);
   const modes: Fresh[] = [
-    { mode: 'DO query at once after the write (zone rebuilt + fresh RRSIG)', samples: [], errors: 0 },
-    { mode: 'query without DO at once after the write (zone rebuilt, no signing)', samples: [], errors: 0 },
-    { mode: 'DO query once the zone is rebuilt (fresh RRSIG only)', samples: [], errors: 0 },
+    { mode: 'DO query at once after the write (new zone version + fresh RRSIG)', samples: [], errors: 0 },
+    { mode: 'query without DO at once after the write (new zone version, no signing)', samples: [], errors: 0 },
+    { mode: 'DO query once the new zone version is in (fresh RRSIG only)', samples: [], errors: 0 },
     { mode: 'the same DO query again (cached answer)', samples: [], errors: 0 },
   ];
   try {
@@ -149,7 +149,7 @@ async function freshSignatures(zh: Zonehost, key: string, id: number, names: num
       await v1(zh.url, key, 'POST', `/domains/${id}/A`, { name: `h${k}`, address: `198.51.100.${(i % 250) + 1}` });
       const mode = i % 3;
       if (mode === 2) {
-        // A plain query for another name waits for the zone's rebuild and signs nothing.
+        // A plain query for another name waits for the zone's new version and signs nothing.
         const ready = await client.query(ZONE, 'SOA', { dnssec: false });
         if (!ready) throw new Error('no answer to SOA after a change');
       }
