@@ -6,11 +6,11 @@
  */
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { client } from '../v1/support.js';
-import { ensurePanelBuilt, openBrowser, signIn, type Browser } from './browser.js';
+import { ensurePanelBuilt, panelHooks, openBrowser, signIn, type Browser } from './browser.js';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const USER = 'a11y-user';
@@ -42,14 +42,7 @@ beforeAll(async () => {
   page = browser.page;
 }, 180_000);
 
-afterEach(() => {
-  expect(browser.errors()).toEqual([]);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+panelHooks(() => browser, async () => server?.close());
 
 interface Violation {
   id: string;

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { build } from 'vite';
+import { afterAll, afterEach, expect } from 'vitest';
 import { PANEL_DIR } from '../../src/http/panel.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -100,4 +101,18 @@ export async function signIn(page: Page, base: string, username: string, passwor
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Domains' }).waitFor();
+}
+
+/**
+ * The hooks every panel test file shares: after each test, no console error in the page; after all, the
+ * browser closed, then whatever else the file started (`closeRest`).
+ */
+export function panelHooks(browser: () => Browser | undefined, closeRest: () => Promise<unknown>): void {
+  afterEach(() => {
+    expect(browser()?.errors()).toEqual([]);
+  });
+  afterAll(async () => {
+    await browser()?.close();
+    await closeRest();
+  });
 }

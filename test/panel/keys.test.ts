@@ -3,11 +3,11 @@
  * and types and subnets; the key then does exactly what its scope allows through the API, the table shows
  * the scope, a bad network is refused at its field, and nothing is logged to the browser's console.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { client } from '../v1/support.js';
-import { ensurePanelBuilt, openBrowser, shot, signIn, type Browser } from './browser.js';
+import { ensurePanelBuilt, panelHooks, openBrowser, shot, signIn, type Browser } from './browser.js';
 
 const USER = 'keys-user';
 const PASSWORD = 'a panel password for key tests';
@@ -33,10 +33,7 @@ beforeAll(async () => {
   });
 }, 180_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+panelHooks(() => browser, async () => server?.close());
 
 async function openKeysPage(): Promise<void> {
   await signIn(page, server.base, USER, PASSWORD);

@@ -2,14 +2,14 @@
  * The control panel end to end: a user in Debian's Chromium signs in, manages a domain and its records,
  * and the DNS server answers what the panel made. Screenshots of every page go to test-artifacts/panel/.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { dig } from '../dns/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { client } from '../v1/support.js';
-import { ensurePanelBuilt, openBrowser, shot, type Browser } from './browser.js';
+import { ensurePanelBuilt, panelHooks, openBrowser, shot, type Browser } from './browser.js';
 
 const run = promisify(execFile);
 const USER = 'panel-user';
@@ -28,14 +28,7 @@ beforeAll(async () => {
   page = browser.page;
 }, 180_000);
 
-afterEach(() => {
-  expect(browser.errors()).toEqual([]);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+panelHooks(() => browser, async () => server?.close());
 
 const addresses = async (name: string): Promise<string[]> => (await dig(server, name, 'A')).answer.map((r) => r.data).sort();
 /** The one "add a record" form, its type chosen. */

@@ -2,12 +2,12 @@
  * The records table of a domain in Debian's Chromium: one record of every hosted type added through the one
  * "add a record" form, then found again with the type filter, the search and the column sorting.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { dig } from '../dns/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { client } from '../v1/support.js';
-import { ensurePanelBuilt, openBrowser, openDomain, signIn, type Browser } from './browser.js';
+import { ensurePanelBuilt, panelHooks, openBrowser, openDomain, signIn, type Browser } from './browser.js';
 
 const USER = 'records-user';
 const PASSWORD = 'a records password for tests';
@@ -50,14 +50,7 @@ beforeAll(async () => {
   await openDomain(page, server.base, domainId, ZONE);
 }, 180_000);
 
-afterEach(() => {
-  expect(browser.errors()).toEqual([]);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+panelHooks(() => browser, async () => server?.close());
 
 const table = () => page.getByRole('table', { name: /^Records of/ });
 /** A field of the form by its label, marked "(required)" or not. */

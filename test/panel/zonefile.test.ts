@@ -4,14 +4,14 @@
  * lines and a refused server shown as the API names them; the export downloaded.
  * The primary listens on 127.0.38.2, which this server's --import-allow lets through.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { dig } from '../dns/support.js';
 import { startPrimary, type Knot } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { client } from '../v1/support.js';
-import { ensurePanelBuilt, openBrowser, openDomain, signIn, type Browser } from './browser.js';
+import { ensurePanelBuilt, panelHooks, openBrowser, openDomain, signIn, type Browser } from './browser.js';
 
 const USER = 'zonefile-user';
 const PASSWORD = 'a zone file password for tests';
@@ -49,12 +49,7 @@ ftp IN A 192.0.2.21
   await openDomain(page, server.base, domainId, ZONE);
 }, 180_000);
 
-afterEach(() => {
-  expect(browser.errors()).toEqual([]);
-});
-
-afterAll(async () => {
-  await browser?.close();
+panelHooks(() => browser, async () => {
   await primary?.stop();
   await server?.close();
 });
