@@ -4,8 +4,7 @@
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { NotFoundError } from '../../model/errors.js';
 import { RECORD_TYPES, type StoredRecord } from '../../model/records/index.js';
@@ -14,6 +13,7 @@ import { v1Domain } from './domains.js';
 import { HttpProblem, schemaErrors, type ProblemError } from './problem.js';
 import { v1Record } from './records.js';
 import { AnyRecord, IdParams, RECORD_SCHEMAS, problemResponse, success, type RecordSchemas } from './schemas.js';
+import { exact } from './validators.js';
 import { allowOnly, checkIfMatch, etagOf, type RouteContext } from './support.js';
 
 /** The most changes one request may carry. */
@@ -65,10 +65,7 @@ export const ChangeResult = Type.Object(
   { additionalProperties: false, title: 'ChangeResult' },
 );
 
-// ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
-/** Items' fields are checked as interface B checks bodies: as sent, every problem reported. */
-const exact = addFormats(new Ajv({ allErrors: true, verbose: true, strict: false, removeAdditional: false, coerceTypes: false, useDefaults: false }));
+/** Items' fields are checked as interface B checks bodies (the same validators as the routes of each type). */
 const compiled = new Map<string, { create: ValidateFunction; update: ValidateFunction }>(
   RECORD_TYPES.map((t) => {
     const s = RECORD_SCHEMAS.get(t.type) as RecordSchemas;

@@ -6,8 +6,7 @@
 import swagger from '@fastify/swagger';
 import { Type } from '@sinclair/typebox';
 import swaggerUi from '@fastify/swagger-ui';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { AuthError } from '../../model/errors.js';
 import type { Actor, Services } from '../../services/index.js';
@@ -23,6 +22,7 @@ import { tsigKeyRoutes } from './tsigkeys.js';
 import { dnssecRoutes } from './dnssec.js';
 import { zonefileRoutes } from './zonefiles.js';
 import { allowOnly, type RouteContext } from './support.js';
+import { exact, output, text } from './validators.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -35,16 +35,6 @@ declare module 'fastify' {
   }
 }
 
-// ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
-
-const common = { allErrors: true, verbose: true, strict: false, removeAdditional: false } as const;
-/** Bodies are taken as sent (no coercion, no defaults filled in, unknown fields refused); every problem is reported. */
-const exact = addFormats(new Ajv({ ...common, coerceTypes: false, useDefaults: false }));
-// Query strings and path parameters are text: numbers are coerced, defaults applied.
-const text = addFormats(new Ajv({ ...common, coerceTypes: true, useDefaults: true }));
-/** Success bodies are checked as exactly as bodies, each union branch compiled as a function of its own (below). */
-const output = addFormats(new Ajv({ ...common, coerceTypes: false, useDefaults: false, inlineRefs: false, discriminator: true }));
 const validatorCompiler = ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? exact : text).compile(schema);
 /** The query string of a route that takes no query fields. */
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
@@ -80,6 +70,19 @@ function unionsByReference(schema: object): object {
 function taggedByType(branch: unknown): boolean {
   const b = branch as { properties?: { type?: { const?: unknown } }; required?: unknown[] } | null;
   return typeof b?.properties?.type?.const === 'string' && Array.isArray(b.required) && b.required.includes('type');
+}
+
+/** Compiled output checks by what they check: many routes answer with the same schema (a record of one type, a page of them). */
+const outputChecks = new Map<string, ValidateFunction>();
+/** What a response schema checks: all but what `success` adds to document it, which differs from route to route. */
+const checkedPart = ({ 'x-response-description': _d, headers: _h, ...checked }: Record<string, unknown>) => JSON.stringify(checked);
+
+/** The check of a success body, compiled once per schema (compiling them all took most of the server's start). */
+function outputCheck(schema: object): ValidateFunction {
+  const key = checkedPart(schema as Record<string, unknown>);
+  let check = outputChecks.get(key);
+  if (!check) outputChecks.set(key, (check = output.compile(unionsByReference(schema))));
+  return check;
 }
 
 /** Whether the schema holds a union of record types anywhere. */
@@ -138,7 +141,7 @@ function api(services: Services): FastifyPluginAsync {
     // values): a success body that breaks its published schema becomes a 500, never a wrong answer.
     app.addHook('onRoute', (route) => {
       const successes = successSchemas(route.schema?.response);
-      const checks = new Map(successes.map(([code, schema]) => [code, output.compile(unionsByReference(schema))]));
+      const checks = new Map(successes.map(([code, schema]) => [code, outputCheck(schema)]));
       if (checks.size > 0) route.config = { ...route.config, outputChecks: checks, plainOutput: successes.some(([, schema]) => hasTaggedUnion(schema)) };
       // Unknown query fields are refused everywhere, as documented: a route that takes none says so.
       if (route.schema?.response && !route.schema.querystring) route.schema = { ...route.schema, querystring: NO_QUERY };
