@@ -59,17 +59,6 @@ export async function startServer(config: Config): Promise<RunningServer> {
     closers.push(() => feed.stop());
     await leadership.start();
     closers.push(() => leadership.stop());
-    if (config.http) {
-      const app = await buildApp(services, { logger: logger as FastifyBaseLogger, tls: config.tls ?? null,
-        ...(config.rateLimits ? { rateLimits: config.rateLimits } : {}),
-        ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
-      });
-      await app.listen({ host: config.http.host, port: config.http.port });
-      const addr = app.server.address();
-      httpAddress = addr && typeof addr === 'object' ? { host: addr.address, port: addr.port } : null;
-      closers.push(() => app.close());
-      logger.info({ http: httpAddress }, 'HTTP APIs listening');
-    }
     // NOTIFY to secondaries and zone-mirror pulls run on every node but act only while it leads. Started
     // before DNS, which hands them the NOTIFY it accepts for zone mirrors.
     const transfers = await startTransfers(services, {
@@ -100,6 +89,18 @@ export async function startServer(config: Config): Promise<RunningServer> {
       });
       dnsAddress = dns.address;
       closers.push(() => dns.close());
+    }
+    // After DNS: building the HTTP app (compiling its schemas) takes a while, and answering DNS need not wait for it.
+    if (config.http) {
+      const app = await buildApp(services, { logger: logger as FastifyBaseLogger, tls: config.tls ?? null,
+        ...(config.rateLimits ? { rateLimits: config.rateLimits } : {}),
+        ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
+      });
+      await app.listen({ host: config.http.host, port: config.http.port });
+      const addr = app.server.address();
+      httpAddress = addr && typeof addr === 'object' ? { host: addr.address, port: addr.port } : null;
+      closers.push(() => app.close());
+      logger.info({ http: httpAddress }, 'HTTP APIs listening');
     }
   } catch (e) {
     for (const close of closers.reverse()) await close();
