@@ -39,15 +39,22 @@ export interface KnownZone {
   whole: boolean;
 }
 
+/** Items grouped by the lookup key of their owner name, each group in the order given. */
+function byName<T>(items: readonly T[], nameOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(nameOf(item));
+    const list = groups.get(key);
+    if (list) list.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}
+
 /** The whole zone as read (ordered by id) as a KnownZone. */
 export function wholeZone(records: readonly StoredRecord[]): KnownZone {
-  const byName = new Map<string, StoredRecord[]>();
-  for (const r of records) {
-    const list = byName.get(keyOf(r.name));
-    if (list) list.push(r);
-    else byName.set(keyOf(r.name), [r]);
-  }
-  const atName = (name: string) => byName.get(keyOf(name)) ?? [];
+  const grouped = byName(records, (r) => r.name);
+  const atName = (name: string) => grouped.get(keyOf(name)) ?? [];
   return { count: records.length, atName, apex: atName(''), whole: true };
 }
 
@@ -98,14 +105,17 @@ function judgeNames(domain: StoredDomain, batch: RecordBatch, known: KnownZone):
   const touched = [...batch.remove, ...change.flatMap((c) => [c.before, c.after]), ...batch.add];
   const names = new Map<string, string>();
   for (const r of touched) if (!names.has(keyOf(r.name))) names.set(keyOf(r.name), r.name);
+  // Changed and added records by name, grouped once: a batch of 10,000 names must not scan itself per name.
+  const changedAt = byName(change, (c) => c.after.name);
+  const addedAt = byName(batch.add, (r) => r.name);
   /** The records at a name as stored after the writes: by id (a changed record keeps its id), the added last. */
   const after = (name: string): RecordData[] => {
     const key = keyOf(name);
     if (!names.has(key)) return [...known.atName(name)];
     const kept: { id: number; rec: RecordData }[] = known.atName(name).filter((r) => !gone.has(r.id)).map((r) => ({ id: r.id, rec: r }));
-    for (const c of change) if (keyOf(c.after.name) === key) kept.push({ id: c.before.id, rec: c.after });
+    for (const c of changedAt.get(key) ?? []) kept.push({ id: c.before.id, rec: c.after });
     kept.sort((a, b) => a.id - b.id);
-    return [...kept.map((k) => k.rec), ...batch.add.filter((r) => keyOf(r.name) === key)];
+    return [...kept.map((k) => k.rec), ...(addedAt.get(key) ?? [])];
   };
   for (const name of names.values()) {
     const problem = checkAtName(after(name), domain.domain);
@@ -129,15 +139,8 @@ async function checkNames(tx: StoreOps, domain: StoredDomain, touched: readonly 
   let atName: ((name: string) => Promise<readonly StoredRecord[]>) | null = null;
   if (names.size > NAMES_READ_ONE_BY_ONE) {
     // One read of the zone as the batch leaves it, grouped by name (ordered by id, as recordsAt gives them).
-    const byName = new Map<string, StoredRecord[]>();
-    for (const r of await tx.listRecords(domain.id)) {
-      const key = keyOf(r.name);
-      if (!names.has(key)) continue;
-      const list = byName.get(key);
-      if (list) list.push(r);
-      else byName.set(key, [r]);
-    }
-    atName = async (name) => byName.get(keyOf(name)) ?? [];
+    const grouped = byName(await tx.listRecords(domain.id), (r) => r.name);
+    atName = async (name) => grouped.get(keyOf(name)) ?? [];
   } else atName = (name) => tx.recordsAt(domain.id, name);
   for (const name of names.values()) {
     const problem = checkAtName(await atName(name), domain.domain);
