@@ -42,7 +42,10 @@ export interface ZoneDelta extends ServedZone {
   names: Set<string>;
 }
 
-/** Journal rows beyond which a whole read is the cheaper way to a new version. */
+/**
+ * Journal rows, and names touched, beyond which a whole read is the cheaper way to a new version (a name
+ * emptied by a patch costs a scan of the zone's names: dns/zone.ts patchZone).
+ */
 const DELTA_MAX_CHANGES = 64;
 
 /** The master zones of one start-up batch (by id range); each zone's content is built when asked for. */
@@ -130,7 +133,7 @@ export class ZoneService {
    * The master zone `id` as a delta from its version at `serial`, read from the journal and the records at
    * the names it touched; null when only a whole read (`read`) will do: not a served master zone any more,
    * a change other than to records since (domain settings, DNSSEC), a journal that does not reach back
-   * to `serial`, or many changes.
+   * to `serial`, or many changes or names.
    */
   async changedSince(id: number, serial: number, nameservers: readonly string[]): Promise<ZoneDelta | null> {
     const domain = await this.store.domainById(id);
@@ -143,6 +146,7 @@ export class ZoneService {
       if (rows.length > DELTA_MAX_CHANGES || !rows.some((c) => c.serial === serial) || later.some((c) => !c.action.startsWith('record.'))) return null;
       if (later.at(-1)?.serial !== domain.serial) return null;
       for (const c of later) for (const r of [...recordsOf(c.before), ...recordsOf(c.after)]) names.add(keyOf(absoluteName(r.name, domain.domain)));
+      if (names.size > DELTA_MAX_CHANGES) return null;
     }
     const relative = [...names].map((k) => (k === apex ? '' : k.slice(0, k.length - apex.length - 1)));
     const [records, signing] = await Promise.all([this.store.recordsAtNames(id, relative), this.signing(id)]);
