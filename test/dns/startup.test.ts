@@ -115,6 +115,15 @@ describe('DNS start-up load', () => {
   });
 });
 
+/** A zone with www, served by a DNS server with every zone in memory; `server` is that server for dig. */
+async function servedZone(name: string): Promise<{ id: number; server: Parameters<typeof dig>[0] }> {
+  const id = await zone(name, '192.0.2.1');
+  const running = await startDns(services, { host: '127.0.0.1', port: 0, nameservers: NAMESERVERS, log: pino({ level: 'silent' }) });
+  dns = running;
+  await running.zones.loaded;
+  return { id, server: { dnsAddress: running.address } as Parameters<typeof dig>[0] };
+}
+
 /** Counts the store reads of the DNS side's new zone versions from now on: whole zones, and patches' records at names. */
 function countZoneReads(): { whole: number; patches: number } {
   const store = services.store;
@@ -135,9 +144,7 @@ function countZoneReads(): { whole: number; patches: number } {
 describe('DNS zone rebuilds', () => {
   it('rebuild a zone once for a burst of writes nobody queried in between', async () => {
     const name = 'burst.startup.test';
-    const id = await zone(name, '192.0.2.1');
-    dns = await startDns(services, { host: '127.0.0.1', port: 0, nameservers: NAMESERVERS, log: pino({ level: 'silent' }) });
-    await dns.zones.loaded;
+    const { id, server } = await servedZone(name);
     // A new version reads the whole zone, or (a patch) the records at the names the changes touched.
     const reads = countZoneReads();
     const started = performance.now();
@@ -153,17 +160,13 @@ describe('DNS zone rebuilds', () => {
     expect(bound).toBeLessThan(20); // else the burst was too slow to tell anything
     expect(reads.whole + reads.patches).toBeGreaterThan(0);
     expect(reads.whole + reads.patches).toBeLessThanOrEqual(bound);
-    const server = { dnsAddress: dns.address } as Parameters<typeof dig>[0];
     expect(rrs((await dig(server, `b19.${name}`, 'A')).answer)).toEqual([`b19.${name}. 86400 A 192.0.2.29`]);
   });
 
   it('patch a zone at the names a write touched, never reading it whole again, and answer as if it were', async () => {
     const name = 'patch.startup.test';
-    const id = await zone(name, '192.0.2.1');
-    dns = await startDns(services, { host: '127.0.0.1', port: 0, nameservers: NAMESERVERS, log: pino({ level: 'silent' }) });
-    await dns.zones.loaded;
+    const { id, server } = await servedZone(name);
     const reads = countZoneReads();
-    const server = { dnsAddress: dns.address } as Parameters<typeof dig>[0];
     const deep = await services.records.create(alice, id, { type: 'TXT', name: 'a.b.c', ttl: 300, data: { text: 'deep' } });
     expect(rrs((await dig(server, `a.b.c.${name}`, 'TXT')).answer)).toEqual([`a.b.c.${name}. 300 TXT "deep"`]);
     // b.c exists (an empty non-terminal): NODATA, not NXDOMAIN.
