@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { RCODE } from '../../src/dns/message.js';
 import { forEachStore, haveProgram, sleep, startKnotd, table, tempDir, waitFor, type BenchOptions, type Child } from '../support.js';
 import { addUser, apiKey, percentile, resolver, serve, v3, type Reply, type Resolver } from '../propagation/zonehost.js';
+import { knotCatalogConfig } from '../../test/support/knot-catalog.js';
 
 const CATALOG = 'catalog.zonehost.invalid';
 /** The consumer's address: NOTIFY goes to port 53 of the --catalog-axfr addresses; no test or other suite uses this one. */
@@ -23,35 +24,9 @@ const TARGET_MS = 1000;
 /** Pause between polls: keeps the poller from taking a core from knotd and zonehost; bounds the error of each figure. */
 const POLL_MS = 1;
 
-/** knotd reading our catalog (the configuration of test/support/consumers.ts); members get a template with zonehost as their primary. */
+/** knotd reading our catalog, configured as the tests' consumer is; members get a template with zonehost as their primary. */
 function startConsumer(dir: string, primaryPort: number): Child {
-  const common = `    master: zonehost
-    acl: notify_from_zonehost
-    storage: "${dir}"
-    zonefile-sync: -1
-    zonefile-load: none
-    journal-content: none`;
-  return startKnotd(
-    dir,
-    `${CONSUMER}@53`,
-    `remote:
-  - id: zonehost
-    address: 127.0.0.1@${primaryPort}
-    via: ${CONSUMER}
-acl:
-  - id: notify_from_zonehost
-    address: 127.0.0.0/8
-    action: notify
-template:
-  - id: members
-${common}
-zone:
-  - domain: ${CATALOG}
-${common}
-    catalog-role: interpret
-    catalog-template: members
-`,
-  );
+  return startKnotd(dir, `${CONSUMER}@53`, knotCatalogConfig(CATALOG, `127.0.0.1@${primaryPort}`, CONSUMER, dir));
 }
 
 /** knotd serves `zone`: NOERROR with AA and the zone's SOA. */

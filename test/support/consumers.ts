@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { daemon } from './daemon.js';
+import { knotCatalogConfig } from './knot-catalog.js';
 import { startKnot } from './knot.js';
 
 const run = promisify(execFile);
@@ -30,38 +31,9 @@ export async function answersSoa(address: string, zone: string, port = 53): Prom
   return /status: NOERROR/.test(stdout) && /flags: qr aa/i.test(stdout) && new RegExp(`^${zone.replaceAll('.', '\\.')}\\.\\s+\\d+\\s+IN\\s+SOA`, 'm').test(stdout);
 }
 
-/** knotd with `catalog-role: interpret`: members get the template `members` (zonehost as primary). */
+/** knotd reading the catalog, as configured by knotCatalogConfig. */
 export async function knotConsumer(address: string, catalog: string, dnsPort: number): Promise<Consumer> {
-  const knot = await startKnot({
-    address,
-    config: `remote:
-  - id: zonehost
-    address: 127.0.0.1@${dnsPort}
-    via: {address}
-acl:
-  - id: notify_from_zonehost
-    address: 127.0.0.0/8
-    action: notify
-template:
-  - id: members
-    master: zonehost
-    acl: notify_from_zonehost
-    storage: "{dir}"
-    zonefile-sync: -1
-    zonefile-load: none
-    journal-content: none
-zone:
-  - domain: ${catalog}
-    master: zonehost
-    acl: notify_from_zonehost
-    storage: "{dir}"
-    zonefile-sync: -1
-    zonefile-load: none
-    journal-content: none
-    catalog-role: interpret
-    catalog-template: members
-`,
-  });
+  const knot = await startKnot({ address, config: knotCatalogConfig(catalog, `127.0.0.1@${dnsPort}`, '{address}', '{dir}') });
   return { name: 'knotd', address, serves: (zone) => answersSoa(address, zone), log: knot.log, stop: knot.stop };
 }
 
