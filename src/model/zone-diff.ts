@@ -29,6 +29,18 @@ export const recordsOf = (v: unknown): StoredRecord[] => (v == null ? [] : Array
 const minus = (from: readonly ZoneRecord[], other: readonly ZoneRecord[]): ZoneRecord[] => distinctData(from, new Set(other.map(dataKey)));
 
 /**
+ * The journal rows after `serial` (from `changes`, ordered by id, the rows at `serial` among them), when they
+ * take the zone from `serial` to the domain's serial by record changes alone; null when the journal cannot
+ * say: `serial` unknown to it, a change other than to records in between, or nothing after it.
+ */
+export function recordChangesSince<R extends JournalRow>(domain: Pick<StoredDomain, 'serial'>, changes: readonly R[], serial: number): R[] | null {
+  if (!changes.some((c) => c.serial === serial)) return null;
+  const later = changes.filter((c) => serialNewer(c.serial, serial));
+  if (later.some((c) => !c.action.startsWith('record.')) || later.at(-1)?.serial !== domain.serial) return null;
+  return later;
+}
+
+/**
  * The IXFR difference sequences from `clientSerial` to the domain's serial, or null when the journal
  * cannot say (serial unknown to us, or a change other than to records in between) or when there are more
  * changes than records, so the whole zone is the shorter answer.
@@ -46,10 +58,8 @@ export function zoneDiff(
   nameservers: readonly string[],
   zoneSize: number,
 ): ZoneRecord[] | null {
-  if (!changes.some((c) => c.serial === clientSerial)) return null;
-  const later = changes.filter((c) => serialNewer(c.serial, clientSerial));
-  if (later.length === 0 || later.length > zoneSize || later.some((c) => !c.action.startsWith('record.'))) return null;
-  if (later[later.length - 1]?.serial !== domain.serial) return null;
+  const later = recordChangesSince(domain, changes, clientSerial);
+  if (!later || later.length > zoneSize) return null;
   const keyOfRecord = (r: StoredRecord) => rrsetKey({ name: absoluteName(r.name, domain.domain), type: r.type });
   // The records by RRset, as they stood at the client's serial: the current ones with every later change undone.
   const sets = new Map<string, Map<number, StoredRecord>>();

@@ -8,8 +8,8 @@ import { isServed, type StoredDomain } from '../model/domain.js';
 import type { StoredRecord } from '../model/records/index.js';
 import type { StoredTsigKey } from '../model/tsig-key.js';
 import { keyOf } from '../model/labels.js';
-import { parseZone, serialNewer, soaData, soaOf, zoneContent, type ZoneContent, type ZoneRecord } from '../model/zone.js';
-import { recordsOf } from '../model/zone-diff.js';
+import { parseZone, soaData, soaOf, zoneContent, type ZoneContent, type ZoneRecord } from '../model/zone.js';
+import { recordChangesSince, recordsOf } from '../model/zone-diff.js';
 import { absoluteName } from '../model/names.js';
 import type { ZoneSigning } from '../model/dnssec.js';
 import type { ChangeRow, DomainKey, Store } from '../store/store.js';
@@ -142,9 +142,8 @@ export class ZoneService {
     const names = new Set([apex]);
     if (domain.serial !== serial) {
       const rows = await this.store.listChanges({ domainId: id, afterSerial: serial - 1, limit: DELTA_MAX_CHANGES + 1 });
-      const later = rows.filter((c) => serialNewer(c.serial, serial));
-      if (rows.length > DELTA_MAX_CHANGES || !rows.some((c) => c.serial === serial) || later.some((c) => !c.action.startsWith('record.'))) return null;
-      if (later.at(-1)?.serial !== domain.serial) return null;
+      const later = rows.length > DELTA_MAX_CHANGES ? null : recordChangesSince(domain, rows, serial);
+      if (!later) return null;
       for (const c of later) for (const r of [...recordsOf(c.before), ...recordsOf(c.after)]) names.add(keyOf(absoluteName(r.name, domain.domain)));
       if (names.size > DELTA_MAX_CHANGES) return null;
     }
