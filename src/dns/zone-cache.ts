@@ -12,7 +12,6 @@ import { keyOf, parentKey } from '../model/labels.js';
 import type { Services } from '../services/index.js';
 import type { ServedZone, ZoneBatch, ZoneDelta } from '../services/zones.js';
 import type { ZoneContent } from '../model/zone.js';
-import { CATALOG_ID } from '../model/catalog.js';
 import { dnssecApex } from '../model/dnssec.js';
 import { signZone } from './online.js';
 import { presigned } from './presigned.js';
@@ -392,7 +391,7 @@ export class ZoneCache {
    */
   private async read(id: number, whole: boolean): Promise<{ delta: ZoneDelta; before: Zone } | { whole: ServedZone | null }> {
     const before = this.byId.get(id);
-    if (!whole && before && before.expiresAt === null && id !== CATALOG_ID) {
+    if (!whole && before && before.expiresAt === null) {
       const delta = await this.services.zones.changedSince(id, before.serial, this.opts.nameservers);
       if (delta) return { delta, before };
     }
