@@ -30,7 +30,7 @@ declare module 'fastify' {
     public?: boolean;
     /** Validators of the route's success bodies, by status code (set when the route is added). */
     outputChecks?: Map<number, ValidateFunction>;
-    /** Its success bodies hold records of any type: written by JSON.stringify once checked. */
+    /** Its success bodies hold records of any type or open objects: written by JSON.stringify once checked. */
     plainOutput?: boolean;
   }
 }
@@ -85,13 +85,18 @@ function outputCheck(schema: object): ValidateFunction {
   return check;
 }
 
-/** Whether the schema holds a union of record types anywhere. */
-function hasTaggedUnion(s: unknown): boolean {
-  if (Array.isArray(s)) return s.some(hasTaggedUnion);
+/**
+ * Whether the schema holds, anywhere, a union of record types (the schema-driven serialiser would test each
+ * record against every type's branch to pick one) or an object open to more fields (which it writes one
+ * field at a time): bodies of such schemas are written by JSON.stringify once the output check has passed.
+ */
+function plainOutput(s: unknown): boolean {
+  if (Array.isArray(s)) return s.some(plainOutput);
   if (!s || typeof s !== 'object') return false;
-  const anyOf = (s as { anyOf?: unknown }).anyOf;
+  const { anyOf, additionalProperties } = s as { anyOf?: unknown; additionalProperties?: unknown };
   if (Array.isArray(anyOf) && anyOf.length > 1 && anyOf.every(taggedByType)) return true;
-  return Object.values(s).some(hasTaggedUnion);
+  if (additionalProperties === true) return true;
+  return Object.values(s).some(plainOutput);
 }
 
 /** Success bodies as the route's schema publishes them, per status code. */
@@ -142,7 +147,7 @@ function api(services: Services): FastifyPluginAsync {
     app.addHook('onRoute', (route) => {
       const successes = successSchemas(route.schema?.response);
       const checks = new Map(successes.map(([code, schema]) => [code, outputCheck(schema)]));
-      if (checks.size > 0) route.config = { ...route.config, outputChecks: checks, plainOutput: successes.some(([, schema]) => hasTaggedUnion(schema)) };
+      if (checks.size > 0) route.config = { ...route.config, outputChecks: checks, plainOutput: successes.some(([, schema]) => plainOutput(schema)) };
       // Unknown query fields are refused everywhere, as documented: a route that takes none says so.
       if (route.schema?.response && !route.schema.querystring) route.schema = { ...route.schema, querystring: NO_QUERY };
     });
@@ -152,8 +157,7 @@ function api(services: Services): FastifyPluginAsync {
         req.log.error({ errors: check.errors, url: req.url }, 'interface B response broke its schema; not sent');
         throw new HttpProblem(500, 'The server produced an invalid response; nothing was sent.');
       }
-      // A body holding records of any type, once checked (every record schema is closed), is written as it
-      // is: the schema-driven serialiser would test each record against every type's branch to pick one.
+      // Such a body, once checked (every record schema is closed), is written as it is (see plainOutput).
       if (check && req.routeOptions.config?.plainOutput) reply.serializer(JSON.stringify);
       return payload;
     });
