@@ -37,6 +37,11 @@ export interface KnownZone {
   apex: readonly StoredRecord[];
   /** Every name is known (the whole zone was read), not only those the batch touches. */
   whole: boolean;
+  /**
+   * The caller has judged the zone rules on the zone exactly as the batch leaves it (a zone file is the whole
+   * zone, and checkFileRecords judged it to name each broken rule by its line): not judged again.
+   */
+  judged?: boolean;
 }
 
 /** Items grouped by the lookup key of their owner name, each group in the order given. */
@@ -51,11 +56,11 @@ function byName<T>(items: readonly T[], nameOf: (item: T) => string): Map<string
   return groups;
 }
 
-/** The whole zone as read (ordered by id) as a KnownZone. */
-export function wholeZone(records: readonly StoredRecord[]): KnownZone {
+/** The whole zone as read (ordered by id) as a KnownZone; `judged` as KnownZone's. */
+export function wholeZone(records: readonly StoredRecord[], judged = false): KnownZone {
   const grouped = byName(records, (r) => r.name);
   const atName = (name: string) => grouped.get(keyOf(name)) ?? [];
-  return { count: records.length, atName, apex: atName(''), whole: true };
+  return { count: records.length, atName, apex: atName(''), whole: true, judged };
 }
 
 /**
@@ -86,7 +91,7 @@ export async function applyBatch(tx: StoreOps, domain: StoredDomain, batch: Reco
     throw new LimitError('records', `A domain may hold at most ${limits.recordsPerDomain} records.`);
   }
   const judged = known !== undefined && judgeableInMemory(batch, known);
-  if (judged) judgeNames(domain, batch, known);
+  if (judged && !known.judged) judgeNames(domain, batch, known);
   for (const r of batch.remove) await tx.deleteRecord(r.id);
   const changed: StoredRecord[] = [];
   for (const { before, after } of change) {

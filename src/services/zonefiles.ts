@@ -259,7 +259,8 @@ export class ZoneFileService {
         { remove: diff.removed, change: diff.changed.map((c) => ({ before: c.before, after: c.after })), add: diff.added },
         this.limits,
         now,
-        wholeZone(current),
+        // The zone after the import is the file's records, whose rules checkFileRecords judged line by line.
+        wholeZone(current, true),
       );
       if (result.journal) journal.push(result.journal);
       const out: ZoneFileDiff = { ...diff, added: result.added };
