@@ -11,7 +11,7 @@
 import { ConflictError } from './errors.js';
 import { keyOf } from './labels.js';
 import { absoluteName, relativeName } from './names.js';
-import { mainField, MAX_RRSET_BYTES, recordType, recordWireSize, rrsetWireSize, wireDataKey, type RecordData, type RecordType } from './records/index.js';
+import { mainField, MAX_RRSET_BYTES, recordType, recordWireSize, rrsetWireSize, wireDataKey, type RecordData } from './records/index.js';
 
 /** Which RRset a record belongs to: its owner (letter case aside) and type. */
 export const rrsetKey = (a: { name: string; type: string }): string => `${keyOf(a.name)} ${a.type}`;
@@ -26,23 +26,8 @@ export const dataKey = (rec: RecordData): string => identity(rec).key;
 function identity(rec: RecordData): { key: string; rdataLength: number } {
   const t = recordType(rec.type);
   if (!t) return { key: `${rrsetKey(rec)} ${JSON.stringify(rec.data)}`, rdataLength: 0 };
-  const wire = canonicalWire(t, rec.data);
+  const wire = wireDataKey(t, rec.data);
   return { key: `${rrsetKey(rec)} ${wire}`, rdataLength: wire.length };
-}
-
-/**
- * Canonical wire data, kept with the data object it was made from: an import or a bulk change asks for the
- * same records' identity several times (duplicates in the file, the rules at each name, the difference with
- * the zone, the rules again after the write). Data is never changed in place once validated (a type's
- * `validate` builds a new object), so a kept key stays right.
- */
-const wireKeys = new WeakMap<object, { t: RecordType; wire: string }>();
-function canonicalWire(t: RecordType, data: RecordData['data']): string {
-  const kept = wireKeys.get(data);
-  if (kept?.t === t) return kept.wire;
-  const wire = wireDataKey(t, data);
-  wireKeys.set(data, { t, wire });
-  return wire;
 }
 
 const ownerLabel = (name: string, zone: string): string => absoluteName(name, zone);

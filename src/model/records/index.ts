@@ -110,10 +110,11 @@ export function checkRecord(rec: RecordData, ctx: RecordContext): Problems {
   validateTtl(rec, p);
   if (!rec.data || typeof rec.data !== 'object') rec.data = {};
   t.validate(rec, ctx, p);
-  // Data that passed the type's rules must also fit the wire (a name's labels and length, say).
+  // Data that passed the type's rules must also fit the wire (a name's labels and length, say); the
+  // encoding is the one the zone rules' identity of the record uses next, so it is made once.
   if (p.empty) {
     try {
-      written(t, rec.data, false);
+      wireDataKey(t, rec.data);
     } catch (e) {
       p.add(mainField(t), `The ${t.type} data cannot be written in DNS: ${(e as Error).message}.`);
     }
@@ -166,8 +167,20 @@ export function decodeRdata(t: RecordType, message: Buffer, offset: number, leng
  * that keeps their case, RFC 4034 6.2).
  */
 export function wireDataKey(t: RecordType, data: RecordFields): string {
-  return rdataLatin1(t, data, true);
+  const kept = wireKeys.get(data);
+  if (kept?.t === t) return kept.wire;
+  const wire = rdataLatin1(t, data, true);
+  wireKeys.set(data, { t, wire });
+  return wire;
 }
+
+/**
+ * wireDataKey's answers, kept with the data object they were made from: an import or a bulk change asks for
+ * the same records' key several times (checkRecord's check that the data fits the wire, duplicates in the
+ * file, the rules at each name, the difference with the zone). Data is not changed once validated (a change
+ * to a record validates a new data object), so a kept key stays right.
+ */
+const wireKeys = new WeakMap<object, { t: RecordType; wire: string }>();
 
 /**
  * The most an RRset may take on the wire so that one DNS message can carry it whole: 65535 bytes less the
