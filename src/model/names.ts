@@ -98,7 +98,20 @@ export function cidrOf(text: string): Cidr | null {
  * longest run of zero groups as `::`, IPv4-mapped addresses dotted (`::ffff:192.0.2.1`). Node's address
  * parser writes it so (libuv's inet_ntop); equal addresses then compare equal as text.
  */
-export const canonicalIPv6 = (s: string): string => new SocketAddress({ address: s, family: 'ipv6' }).address;
+export function canonicalIPv6(s: string): string {
+  let c = canonicalKept.get(s);
+  if (c === undefined) {
+    c = new SocketAddress({ address: s, family: 'ipv6' }).address;
+    if (canonicalKept.size >= 4096) canonicalKept.clear();
+    canonicalKept.set(s, c).set(c, c);
+  }
+  return c;
+}
+/**
+ * canonicalIPv6's recent answers, each also as its own: an address is made canonical where it is read (a
+ * master file, an API body) and again where its record is validated, and SocketAddress is slow beside a lookup.
+ */
+const canonicalKept = new Map<string, string>();
 
 // Deliberately simple: one @, a non-empty local part without spaces, and a host name domain.
 export function emailProblem(raw: string): string | null {
