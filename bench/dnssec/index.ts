@@ -7,11 +7,13 @@
  * - signed query rate: dnsperf with DO over a mix of existing names, NXDOMAIN, NODATA, wildcard expansions
  *   and referrals, in alternating rounds;
  * - the first answer that needs a fresh signature, after each of N record changes through interface B,
- *   client side, one query at a time; and SignatureCache.sign in this process, ECDSA and Ed25519;
+ *   client side, one query at a time, beside knotd's first answer after each of N changes by UPDATE; and
+ *   SignatureCache.sign in this process, ECDSA and Ed25519;
  * - signing a 100,000-record zone: zonehost's first signed AXFR after turning signing on, knotd's signing
  *   on load and `knotc -b zone-sign`.
  */
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -22,6 +24,8 @@ import { DoClient, shape, type Answer } from './probe.js';
 import { signCost } from './sign-cost.js';
 import { MIX, loadZone, queryFile, sampleQuery, zoneRecords, type QueryKind } from './zone.js';
 import { dnsperf, LOADS, type Load, type PerfResult } from '../dns/index.js';
+import { UpdateClient } from '../update/client.js';
+import { tsigSecret } from '../../src/dns/tsig.js';
 
 const run = promisify(execFile);
 
@@ -29,7 +33,14 @@ const ZONE = 'signed.example';
 const BIG = 'big.example';
 const ALGORITHM = 'ECDSAP256SHA256';
 
-const KNOT_POLICY = `policy:
+/** The key knotd takes record changes with (the fresh-signature reference rows). */
+const UPDATE_KEY = { name: 'bench-update.key', algorithm: 'hmac-sha256' as const, secret: randomBytes(32).toString('base64') };
+
+const KNOT_POLICY = `key:
+  - id: ${UPDATE_KEY.name}
+    algorithm: ${UPDATE_KEY.algorithm}
+    secret: ${UPDATE_KEY.secret}
+policy:
   - id: bench
     algorithm: ecdsap256sha256
     single-type-signing: on
@@ -41,6 +52,9 @@ acl:
   - id: transfer
     address: 127.0.0.1
     action: transfer
+  - id: update
+    key: ${UPDATE_KEY.name}
+    action: update
 `;
 
 /** dnsperf with the DO bit: every query asks for signatures. */
@@ -91,7 +105,7 @@ async function startKnotSigner(dir: string, zones: Record<string, string>): Prom
     zonefile-sync: -1
     journal-content: none
 zone:
-${Object.keys(zones).map((z) => `  - domain: ${z}\n    file: "${z}.zone"\n    dnssec-signing: on\n    dnssec-policy: bench\n    acl: transfer\n`).join('')}`,
+${Object.keys(zones).map((z) => `  - domain: ${z}\n    file: "${z}.zone"\n    dnssec-signing: on\n    dnssec-policy: bench\n    acl: [transfer, update]\n`).join('')}`,
   );
   return { child, port, conf: join(dir, 'knot.conf') };
 }
@@ -171,6 +185,39 @@ async function freshSignatures(zh: Zonehost, key: string, id: number, names: num
   return modes;
 }
 
+/**
+ * The same pattern against knotd, the reference: each change by a TSIG-signed DNS UPDATE (knotd signs the
+ * changed RRset as it applies the update, before it answers), then, as in zonehost's third and fourth rows,
+ * a query without DO for the SOA, one DO query for the name and the same again. Its answers need no signing
+ * once the update is answered, so its figures are what this machine adds to any answer: the floor.
+ */
+async function freshSignaturesKnot(port: number, names: number, n: number): Promise<Fresh[]> {
+  const client = await DoClient.open(port);
+  const updates = await UpdateClient.open('127.0.0.1', port, tsigSecret(UPDATE_KEY), 5000);
+  const modes: Fresh[] = [
+    { mode: 'knotd: DO query once the update is answered (signed as knotd applied it)', samples: [], errors: 0 },
+    { mode: 'knotd: the same DO query again', samples: [], errors: 0 },
+  ];
+  try {
+    for (let i = 0; i < n; i++) {
+      const k = (i * 7 + 2) % names;
+      const name = `h${k}.${ZONE}`;
+      const o = await updates.send(ZONE, [{ op: 'add', name, type: 'A', data: `203.0.113.${(i % 250) + 1}` }]);
+      if (o.rcode !== 0 || o.badSignature) throw new Error(`knotd answered an UPDATE with rcode ${o.rcode}${o.badSignature ? ', badly signed' : ''}`);
+      if (!(await client.query(ZONE, 'SOA', { dnssec: false }))) throw new Error('knotd: no answer to SOA after a change');
+      for (const mode of modes) {
+        const a = await client.query(name, 'A');
+        if (a && a.rcode === 'NOERROR' && a.answer.filter((t) => t === 'A').length >= 2 && a.answer.includes('RRSIG')) mode.samples.push(a.ms);
+        else mode.errors++;
+      }
+    }
+  } finally {
+    client.close();
+    updates.close();
+  }
+  return modes;
+}
+
 const fmt = (ms: number) => ms.toFixed(3);
 const secs = (ms: number) => (ms / 1000).toFixed(2);
 
@@ -231,7 +278,6 @@ export async function dnssecBenchmark(opts: BenchOptions, log: (line: string) =>
         }
       }
     }
-    await knot.child.stop();
     const median = (rs: PerfResult[] | undefined) => (rs?.length ? ([...rs].sort((a, b) => a.qps - b.qps)[Math.floor(rs.length / 2)] as PerfResult) : undefined);
     const qpsRows = LOADS.map((load) => {
       const [ours, theirs] = [median(runs.get(`zonehost/${load.name}`)), median(runs.get(`knotd/${load.name}`))];
@@ -253,8 +299,12 @@ export async function dnssecBenchmark(opts: BenchOptions, log: (line: string) =>
     // 2. Fresh signatures.
     log(`  ${changes * 3} changes through interface B, the first answer after each`);
     const fresh = await freshSignatures(zh, key, smallId, small.names, changes, log);
+    log(`  ${changes} changes to knotd's copy by UPDATE, the first answer after each`);
+    fresh.push(...(await freshSignaturesKnot(knot.port, small.names, changes)));
+    await knot.child.stop();
     out.push(
-      `DNSSEC, first answer needing a fresh signature: ${changes} changes per row through interface B (POST /v1/domains/{id}/A: one more A record at a name, so its A RRset needs a new RRSIG), then one query over UDP for that name, timed in the client (ms); ${ZONE} as above`,
+      `DNSSEC, first answer needing a fresh signature: ${changes} changes per row through interface B (POST /v1/domains/{id}/A: one more A record at a name, so its A RRset needs a new RRSIG), then one query over UDP for that name, timed in the client (ms); ${ZONE} as above. ` +
+        `knotd's rows: ${changes} changes to its signed copy by TSIG-signed UPDATE, which knotd signs before it answers, then the same queries as zonehost's third and fourth rows (the machine's floor for one query)`,
       table(['after a change', 'p50 ms', 'p99 ms', 'max ms', 'errors'], fresh.map((f) => [f.mode, fmt(percentile(f.samples, 50)), fmt(percentile(f.samples, 99)), fmt(Math.max(...f.samples)), String(f.errors)])),
       'target: fresh-signature p99 < 2 ms',
       '',
