@@ -1,10 +1,13 @@
 /**
  * DNS query throughput (issue 4): dnsperf against our server and against knotd serving the same zone,
- * exported from ours by AXFR, in the same run on the same machine. Prints both rates and their ratio.
+ * exported from ours by AXFR, in the same run on the same machine. Prints both rates and their ratio, and
+ * beside them the floor's: a Node.js process that sends every query straight back (udp-floor.mjs), the
+ * most one Node.js thread answers over UDP here.
  */
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort, haveProgram, runCommand, spawnKnot, startChild, table, tempDir, waitFor, ZONEHOST_BIN, type BenchOptions, type Child } from '../support.js';
 
@@ -42,7 +45,7 @@ async function startZonehost(dir: string, records: number, log: (line: string) =
   runCommand(process.execPath, [ZONEHOST_BIN, 'user', 'add', 'bench', '--db', db], `${password}\n`);
   const [http, port] = [await freePort(), await freePort()];
   const child: Child = startChild(process.execPath, [
-    ZONEHOST_BIN, 'serve', '--db', db, '--http', `127.0.0.1:${http}`, '--dns', `127.0.0.1:${port}`, '--log-level', 'warn',
+    ...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF] : []), ZONEHOST_BIN, 'serve', '--db', db, '--http', `127.0.0.1:${http}`, '--dns', `127.0.0.1:${port}`, '--log-level', 'warn',
     '--rate-limit-address', '0', '--rate-limit-key', '0', '--max-records', '100000000',
   ]);
   const url = `http://127.0.0.1:${http}/api/`;
@@ -104,6 +107,21 @@ async function startKnot(dir: string, zoneFile: string): Promise<Server> {
   return { name: 'knotd', port, stop: () => child.stop() };
 }
 
+/** The Node.js floor (udp-floor.mjs) on a port of its own. */
+async function startFloor(): Promise<Server> {
+  const port = await freePort();
+  const child = startChild(process.execPath, [fileURLToPath(new URL('./udp-floor.mjs', import.meta.url)), String(port)]);
+  try {
+    // It answers with no records, so any reply will do (dig exits 9 without one).
+    const replies = () => run('dig', ['-p', String(port), '@127.0.0.1', '+time=1', '+tries=1', ZONE, 'SOA'], { timeout: 5000 }).then(() => true, () => false);
+    await waitFor(() => `the Node.js floor (${child.output()})`, replies);
+  } catch (e) {
+    await child.stop();
+    throw e;
+  }
+  return { name: 'Node.js floor', port, stop: () => child.stop() };
+}
+
 /** The query mix: mostly existing names, some NXDOMAIN, apex MX, TXT, a CNAME and wildcard names. */
 function queryFile(dir: string, records: number): string {
   const lines: string[] = [];
@@ -157,11 +175,12 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
     const ours = await startZonehost(dir.path, records, log);
     try {
       const knot = await startKnot(dir.path, await exportZone(ours.port));
+      const floor = await startFloor();
       try {
-        for (const server of [ours, knot]) if (!opts.quick) await dnsperf(server.port, queries, 3, LOADS[0]); // warm-up
+        for (const server of [ours, knot, floor]) if (!opts.quick) await dnsperf(server.port, queries, 3, LOADS[0]); // warm-up
         for (const load of LOADS) {
           for (let round = 0; round < rounds; round++) {
-            for (const server of [ours, knot]) {
+            for (const server of [ours, knot, floor]) {
               const r = await dnsperf(server.port, queries, seconds, load);
               log(`  ${server.name}, ${load.name}, round ${round + 1}: ${r.qps.toFixed(0)} qps`);
               const key = `${server.name}/${load.name}`;
@@ -171,6 +190,7 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
         }
       } finally {
         await knot.stop();
+        await floor.stop();
       }
     } finally {
       await ours.stop();
@@ -180,12 +200,14 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
   }
   const results = new Map([...runs].map(([key, rs]) => [key, [...rs].sort((a, b) => a.qps - b.qps)[Math.floor(rs.length / 2)] as PerfResult]));
   const rows = LOADS.map((load) => {
-    const [ours, knot] = [results.get(`zonehost/${load.name}`), results.get(`knotd/${load.name}`)];
+    const [ours, knot, floor] = [results.get(`zonehost/${load.name}`), results.get(`knotd/${load.name}`), results.get(`Node.js floor/${load.name}`)];
     const cells = (r: PerfResult | undefined) => (r ? [r.qps.toFixed(0), r.lost, r.latency] : ['-', '-', '-']);
-    return [load.name, ...cells(ours), ...cells(knot), ours && knot ? (ours.qps / knot.qps).toFixed(2) : '-'];
+    const ratio = (a: PerfResult | undefined, b: PerfResult | undefined) => (a && b ? (a.qps / b.qps).toFixed(2) : '-');
+    return [load.name, ...cells(ours), ...cells(knot), ratio(ours, knot), floor ? floor.qps.toFixed(0) : '-', ratio(floor, knot)];
   });
   return [
     `DNS: dnsperf for ${seconds} s per load over UDP (median of ${rounds} alternating round${rounds > 1 ? 's' : ''}), ${records + 5}-record zone (answers, NXDOMAIN, MX with additional, TXT, CNAME, wildcard); knotd serves the zone exported from ours by AXFR, with its default workers`,
-    table(['load', 'zonehost qps', 'lost', 'avg latency s', 'knotd qps', 'lost', 'avg latency s', 'zonehost/knotd'], rows),
+    table(['load', 'zonehost qps', 'lost', 'avg latency s', 'knotd qps', 'lost', 'avg latency s', 'zonehost/knotd', 'Node.js floor qps', 'floor/knotd'], rows),
+    'Node.js floor: one Node.js thread sending every query straight back (bench/dns/udp-floor.mjs), no DNS work: the most any one-thread Node.js server answers here',
   ].join('\n');
 }
