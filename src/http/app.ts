@@ -14,6 +14,9 @@ import { redactTarget, requestLogSerializers } from './log.js';
 import { installMetrics } from './metrics.js';
 import { registerPanel } from './panel.js';
 
+/** How long stopping waits for the requests under way before it closes every connection. */
+const CLOSE_GRACE_MS = 5000;
+
 export interface HttpOptions {
   logger: FastifyBaseLogger;
   /** Largest request body accepted, in bytes. */
@@ -101,6 +104,16 @@ export async function buildApp(services: Services, opts: HttpOptions): Promise<F
       reply.header('Strict-Transport-Security', 'max-age=31536000');
     });
   }
+
+  // Stopping waits for the requests under way, but not for ever: after CLOSE_GRACE_MS every connection is
+  // closed, so that a client holding one open (an upload the server stopped reading after a 413, say) cannot
+  // keep the node from stopping.
+  let forceClose: NodeJS.Timeout | undefined;
+  app.addHook('preClose', async () => {
+    forceClose = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS);
+    forceClose.unref();
+  });
+  app.addHook('onClose', async () => clearTimeout(forceClose));
 
   installRateLimits(app, opts.rateLimits ?? DEFAULT_RATE_LIMITS, (req) => (isV1Path(req.url) ? v1LimitedReply : v3LimitedReply));
   // Before the routes are registered, so that every route's answers are counted.

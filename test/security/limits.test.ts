@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rawRequest } from '../support/raw-http.js';
 import { startTestServer, v3, type TestServer } from '../support/server.js';
@@ -54,5 +55,23 @@ describe('size limits', () => {
     // Within the limit, multipart works as before.
     const small = await rawRequest(port, `${head}Content-Length: ${chunk.length}\r\n\r\n${chunk}`);
     expect(small.endsWith('{"ERRORARRAY":[],"ACTION":"test.echo","DATA":{"FOO":"bar"}}')).toBe(true);
+  });
+
+  it('stops within seconds while a client holds a connection open in the middle of an upload', async () => {
+    server = await startTestServer();
+    const port = Number(new URL(server.base).port);
+    // Headers announcing a body far over the limit, one byte of it, then nothing: the server answers 413 and
+    // the connection is neither idle nor going anywhere.
+    const socket = connect(port, '127.0.0.1', () => socket.write('POST /v1/domains HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n{'));
+    socket.on('error', () => {});
+    const answered = new Promise((resolve) => socket.once('data', resolve));
+    await answered;
+    const started = Date.now();
+    const closing = server.close().then(() => 'stopped');
+    server = undefined;
+    const outcome = await Promise.race([closing, new Promise((r) => setTimeout(() => r('still stopping after 15 s'), 15_000))]);
+    socket.destroy();
+    expect(outcome).toBe('stopped');
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
