@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { addUser, apiKey, percentile, serve, v1, type Zonehost } from '../propagation/zonehost.js';
 import { freePort, haveProgram, startKnotd, table, tempDir, type BenchOptions, type Child } from '../support.js';
-import { DoClient, shape, type Answer } from './probe.js';
+import { DoClient, ThreadedDoClient, shape, type Answer } from './probe.js';
 import { signCost } from './sign-cost.js';
 import { MIX, loadZone, queryFile, sampleQuery, zoneRecords, type QueryKind } from './zone.js';
 import { dnsperf, LOADS, type Load, type PerfResult } from '../dns/index.js';
@@ -149,7 +149,7 @@ interface Fresh {
  * (h<k>), so the A RRset there is new and needs a new RRSIG, then times one DO query for it.
  */
 async function freshSignatures(zh: Zonehost, key: string, id: number, names: number, n: number, log: (line: string) => void): Promise<Fresh[]> {
-  const client = await DoClient.open(zh.dnsPort);
+  const client = await ThreadedDoClient.open(zh.dnsPort);
   const modes: Fresh[] = [
     { mode: 'DO query at once after the write (new zone version + fresh RRSIG)', samples: [], errors: 0 },
     { mode: 'query without DO at once after the write (new zone version, no signing)', samples: [], errors: 0 },
@@ -180,7 +180,7 @@ async function freshSignatures(zh: Zonehost, key: string, id: number, names: num
       if ((i + 1) % 150 === 0) log(`    ${i + 1} changes`);
     }
   } finally {
-    client.close();
+    await client.close();
   }
   return modes;
 }
@@ -192,7 +192,7 @@ async function freshSignatures(zh: Zonehost, key: string, id: number, names: num
  * once the update is answered, so its figures are what this machine adds to any answer: the floor.
  */
 async function freshSignaturesKnot(port: number, names: number, n: number): Promise<Fresh[]> {
-  const client = await DoClient.open(port);
+  const client = await ThreadedDoClient.open(port);
   const updates = await UpdateClient.open('127.0.0.1', port, tsigSecret(UPDATE_KEY), 5000);
   const modes: Fresh[] = [
     { mode: 'knotd: DO query once the update is answered (signed as knotd applied it)', samples: [], errors: 0 },
@@ -212,7 +212,7 @@ async function freshSignaturesKnot(port: number, names: number, n: number): Prom
       }
     }
   } finally {
-    client.close();
+    await client.close();
     updates.close();
   }
   return modes;
@@ -303,7 +303,7 @@ export async function dnssecBenchmark(opts: BenchOptions, log: (line: string) =>
     fresh.push(...(await freshSignaturesKnot(knot.port, small.names, changes)));
     await knot.child.stop();
     out.push(
-      `DNSSEC, first answer needing a fresh signature: ${changes} changes per row through interface B (POST /v1/domains/{id}/A: one more A record at a name, so its A RRset needs a new RRSIG), then one query over UDP for that name, timed in the client (ms); ${ZONE} as above. ` +
+      `DNSSEC, first answer needing a fresh signature: ${changes} changes per row through interface B (POST /v1/domains/{id}/A: one more A record at a name, so its A RRset needs a new RRSIG), then one query over UDP for that name, timed in the client on a thread of its own (ms); ${ZONE} as above. ` +
         `knotd's rows: ${changes} changes to its signed copy by TSIG-signed UPDATE, which knotd signs before it answers, then the same queries as zonehost's third and fourth rows (the machine's floor for one query)`,
       table(['after a change', 'p50 ms', 'p99 ms', 'max ms', 'errors'], fresh.map((f) => [f.mode, fmt(percentile(f.samples, 50)), fmt(percentile(f.samples, 99)), fmt(Math.max(...f.samples)), String(f.errors)])),
       'target: fresh-signature p99 < 2 ms',
