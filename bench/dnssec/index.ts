@@ -7,7 +7,7 @@
  * - signed query rate: dnsperf with DO over a mix of existing names, NXDOMAIN, NODATA, wildcard expansions
  *   and referrals, in alternating rounds;
  * - the first answer that needs a fresh signature, after each of N record changes through interface B,
- *   client side, one query at a time, beside knotd's first answer after each of N changes by UPDATE; and
+ *   client side (on a thread of its own), one query at a time, beside knotd's first answer after each of N changes by UPDATE; and
  *   SignatureCache.sign in this process, ECDSA and Ed25519;
  * - signing a 100,000-record zone: zonehost's first signed AXFR after turning signing on, knotd's signing
  *   on load and `knotc -b zone-sign`.
