@@ -12,7 +12,7 @@ import { keyOf, parentKey } from '../model/labels.js';
 import type { Services } from '../services/index.js';
 import type { ServedZone, ZoneBatch, ZoneDelta } from '../services/zones.js';
 import type { ZoneContent } from '../model/zone.js';
-import { dnssecApex } from '../model/dnssec.js';
+import { dnssecApex, type ZoneSigning } from '../model/dnssec.js';
 import { signZone } from './online.js';
 import { presigned } from './presigned.js';
 import type { SignedView } from './secure.js';
@@ -58,6 +58,8 @@ export class ZoneCache {
   private readonly byKey = new Map<string, Zone>();
   /** The signed view of each zone version that is signed: ours with our keys, a mirror's as its master signed it. */
   private readonly signedZones = new WeakMap<Zone, SignedView>();
+  /** What each signed zone version was signed with, for the patches made from it (ZoneDelta.signing). */
+  private readonly signings = new WeakMap<Zone, ZoneSigning>();
   private readonly byId = new Map<number, Zone>();
   /** Zone ids waiting for a load of their own, and the promise that settles when none are left. */
   private readonly queued = new Set<number>();
@@ -353,9 +355,10 @@ export class ZoneCache {
    * (what lies below a cut leaves the chain or joins it): then it is made anew.
    */
   private patch(before: Zone, delta: ZoneDelta): Zone {
+    const next: ServedZone = delta.signing === undefined ? { ...delta, signing: this.signings.get(before) ?? null } : delta;
     const cut = cutAmong(before, delta.names);
-    const zone = patchZone(before, this.served(delta), delta.names, this.skip(delta));
-    return this.view(delta, zone, cut || cutAmong(zone, delta.names) ? undefined : delta.names);
+    const zone = patchZone(before, this.served(next), delta.names, this.skip(next));
+    return this.view(next, zone, cut || cutAmong(zone, delta.names) ? undefined : delta.names);
   }
 
   /** A signed zone's content also holds its DNSKEY, CDS, CDNSKEY and NSEC3PARAM records. */
@@ -375,6 +378,7 @@ export class ZoneCache {
     const before = this.byId.get(zone.id);
     const view = signing ? signZone(zone, signing, this.opts.signatures, before && this.signedZones.get(before), touched) : expiresAt !== null ? presigned(zone) : undefined;
     if (view) this.signedZones.set(zone, view);
+    if (signing) this.signings.set(zone, signing);
     return zone;
   }
 

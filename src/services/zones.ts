@@ -36,10 +36,12 @@ export interface ZoneSnapshot extends ServedZone {
 /**
  * What changed in a master zone since a version the reader holds: every name a change touched (lookup
  * keys, the apex always among them, as its SOA moves) and, in `content`, exactly the records now at those
- * names; the rest of the zone is as it was.
+ * names; the rest of the zone is as it was. `signing` is left out when only records changed since that
+ * version (a DNSSEC change is journaled as one, which makes a delta impossible): it is the version's own.
  */
-export interface ZoneDelta extends ServedZone {
+export interface ZoneDelta extends Omit<ServedZone, 'signing'> {
   names: Set<string>;
+  signing?: ZoneSigning | null;
 }
 
 /**
@@ -140,7 +142,8 @@ export class ZoneService {
     if (!domain || !isServed(domain.status) || domain.kind !== 'master') return null;
     const apex = keyOf(domain.domain);
     const names = new Set([apex]);
-    if (domain.serial !== serial) {
+    const recordsOnly = domain.serial !== serial;
+    if (recordsOnly) {
       const rows = await this.store.listChanges({ domainId: id, afterSerial: serial - 1, limit: DELTA_MAX_CHANGES + 1 });
       const later = rows.length > DELTA_MAX_CHANGES ? null : recordChangesSince(domain, rows, serial);
       if (!later) return null;
@@ -148,8 +151,10 @@ export class ZoneService {
       if (names.size > DELTA_MAX_CHANGES) return null;
     }
     const relative = [...names].map((k) => (k === apex ? '' : k.slice(0, k.length - apex.length - 1)));
-    const [records, signing] = await Promise.all([this.store.recordsAtNames(id, relative), this.signing(id)]);
-    return { domain, content: zoneContent(domain, records, nameservers), expiresAt: null, signing, names };
+    // Only record changes since `serial`: the zone's keys and their states are those of the reader's version.
+    const [records, signing] = await Promise.all([this.store.recordsAtNames(id, relative), recordsOnly ? undefined : this.signing(id)]);
+    const content = zoneContent(domain, records, nameservers);
+    return signing === undefined ? { domain, content, expiresAt: null, names } : { domain, content, expiresAt: null, signing, names };
   }
 
   /**

@@ -4,10 +4,12 @@
  * while the bulk read of it was under way is served as changed, never from the older bulk copy. Later, a
  * burst of writes to a zone costs one rebuild, not one a write.
  */
+import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startDns, type RunningDns } from '../../src/dns/server.js';
 import { Services, type Actor } from '../../src/services/index.js';
+import { DEFAULT_LIMITS } from '../../src/services/actor.js';
 import { openStore } from '../../src/store/open.js';
 import type { StoredRecord } from '../../src/model/records/index.js';
 import { freshDatabase } from '../support/server.js';
@@ -187,5 +189,40 @@ describe('DNS zone rebuilds', () => {
     await services.domains.update(alice, id, { ttl: 3600 });
     expect(rrs((await dig(server, `www.${name}`, 'A')).answer)).toEqual([`www.${name}. 3600 A 192.0.2.1`]);
     expect(reads.whole).toBe(1);
+  });
+
+  it('patch a signed zone with the keys it was signed with, reading its DNSSEC state again only when that changed', async () => {
+    await services.store.close();
+    services = new Services(await openStore(db.url), DEFAULT_LIMITS, Date.now, { kek: randomBytes(32) });
+    const a = await services.accounts.createUser('bob', 'pw');
+    const bob: Actor = { ...alice, accountId: a.id, username: 'bob' };
+    const name = 'signed.startup.test';
+    const d = await services.domains.create(bob, { domain: name, kind: 'master', soaEmail: `hostmaster@${name}` });
+    await services.dnssec.set(bob, d.id, { enabled: true, algorithm: 'ECDSAP256SHA256' });
+    const running = await startDns(services, { host: '127.0.0.1', port: 0, nameservers: NAMESERVERS, log: pino({ level: 'silent' }) });
+    dns = running;
+    await running.zones.loaded;
+    const server = { dnsAddress: running.address } as Parameters<typeof dig>[0];
+    const keys = async () => rrs((await dig(server, '+dnssec', name, 'DNSKEY')).answer).filter((r) => / \d+ DNSKEY /.test(r)).length;
+    expect(await keys()).toBe(1);
+    const reads = countZoneReads();
+    let stateReads = 0;
+    const state = services.store.dnssecOfDomains.bind(services.store);
+    services.store.dnssecOfDomains = (first: number, last: number) => {
+      stateReads++;
+      return state(first, last);
+    };
+    await services.records.create(bob, d.id, { type: 'A', name: 'new', ttl: 300, data: { address: '192.0.2.7' } });
+    const answer = rrs((await dig(server, '+dnssec', `new.${name}`, 'A')).answer);
+    expect(answer[0]).toBe(`new.${name}. 300 A 192.0.2.7`);
+    expect(answer.some((r) => / RRSIG A 13 /.test(r))).toBe(true);
+    expect(await keys()).toBe(1);
+    expect(reads).toEqual({ whole: 0, patches: 1 });
+    expect(stateReads).toBe(0);
+    // A rollover is a change of the DNSSEC state: the next version reads it (whole), with the new key published.
+    await services.dnssec.rollover(bob, d.id);
+    expect(await keys()).toBe(2);
+    expect(reads.whole).toBe(1);
+    expect(stateReads).toBeGreaterThan(0);
   });
 });
