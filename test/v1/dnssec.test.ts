@@ -280,6 +280,14 @@ describe('/v1/domains/{id}/dnssec', () => {
     ]);
   });
 
+  it('starts a rollover with an empty body labelled JSON', async () => {
+    const { id } = await newDomain();
+    await alice.put(`/v1/domains/${id}/dnssec`, { enabled: true });
+    const same = await alice.call('POST', `/v1/domains/${id}/dnssec/rollover`, { raw: '', headers: { 'content-type': 'application/json' } });
+    expect(same.status, same.text).toBe(202);
+    expect(same.body.keys.map((k: any) => k.state)).toEqual(['active', 'incoming']);
+  });
+
   it('turns off through unsigning: CDS/CDNSKEY delete while the keys still sign, then unsigned and keyless; re-enabling meanwhile keeps the key', async () => {
     const { id } = await newDomain();
     const on = await alice.put(`/v1/domains/${id}/dnssec`, { enabled: true });

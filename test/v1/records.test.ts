@@ -333,6 +333,19 @@ describe('record rules and errors', () => {
     expect(one.headers.get('allow')).toBe('GET, PUT, PATCH, DELETE, HEAD, OPTIONS');
   });
 
+  it('takes an empty body labelled JSON as no body where none is needed (a DELETE, as many clients send it), and refuses it where one is', async () => {
+    const json = { 'content-type': 'application/json' };
+    const made = await api.post(`/v1/domains/${domainId}/A`, { name: 'labelled-delete', address: '192.0.2.77' });
+    expect(made.status, made.text).toBe(201);
+    const gone = await api.del(`/v1/domains/${domainId}/A/${made.body.id}`, { raw: '', headers: json });
+    expect(gone.status, gone.text).toBe(204);
+    expectProblem(await api.get(`/v1/domains/${domainId}/A/${made.body.id}`), 404);
+    const listed = await api.get(`/v1/domains/${domainId}/records`, { headers: json });
+    expect(listed.status, listed.text).toBe(200);
+    const empty = expectProblem(await api.call('POST', `/v1/domains/${domainId}/A`, { raw: '', headers: json }), 400);
+    expect(empty.detail).toMatch(/body is empty/);
+  });
+
   it('records of a missing domain, or of a zone mirror, are 404', async () => {
     expectProblem(await api.get('/v1/domains/999999/records'), 404);
     expectProblem(await api.post('/v1/domains/999999/A', { address: '192.0.2.1' }), 404);

@@ -79,6 +79,7 @@ export function dnssecRoutes(app: FastifyInstance, ctx: RouteContext): void {
     '/domains/:id/dnssec/rollover',
     {
       // Every field is optional, so a POST without a body (curl -X POST) is a rollover of the same algorithm.
+      config: { bodyOptional: true },
       preValidation: async (req) => {
         if (req.body === undefined || req.body === null) req.body = {};
       },

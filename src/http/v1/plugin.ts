@@ -32,6 +32,8 @@ declare module 'fastify' {
     outputChecks?: Map<number, ValidateFunction>;
     /** Its success bodies hold records of any type or open objects: written by JSON.stringify once checked. */
     plainOutput?: boolean;
+    /** Its body may be left out, also as an empty body labelled JSON (a rollover of the same algorithm). */
+    bodyOptional?: boolean;
   }
 }
 
@@ -169,6 +171,8 @@ function api(services: Services): FastifyPluginAsync {
     const parseJson = app.getDefaultJsonParser('error', 'error');
     const utf8 = new TextDecoder('utf-8', { fatal: true });
     const jsonParser = (req: FastifyRequest, body: Buffer, done: (err: Error | null, body?: unknown) => void): void => {
+      // Many clients label every request JSON: an empty body where none is needed (a DELETE) is no body.
+      if (body.length === 0 && (!req.routeOptions.schema?.body || req.routeOptions.config?.bodyOptional)) return done(null, undefined);
       const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1];
       const coding = req.headers['content-encoding'];
       if ((charset && !/^utf-?8$/i.test(charset)) || (coding && coding.toLowerCase() !== 'identity')) {
