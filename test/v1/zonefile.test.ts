@@ -335,11 +335,14 @@ describe('zone files over interface B', () => {
     expect(await exported(id)).toBe(before);
   });
 
-  it('takes text/plain, refuses JSON and other charsets, answers 413 over 10 MiB, 404 for another account, 409 for a zone mirror', async () => {
+  it('takes text/plain, refuses JSON, other charsets and an empty file, answers 413 over 10 MiB, 404 for another account, 409 for a zone mirror', async () => {
     const cur = await exported(id);
     expect((await put(id, cur, { type: 'text/plain; charset=utf-8', dryRun: true })).status).toBe(200);
     expect((await put(id, cur, { type: 'text/dns; charset=iso-8859-1', dryRun: true })).status).toBe(415);
-    expect((await put(id, '{}', { type: 'application/json' })).status).toBe(400);
+    expectProblem(await put(id, '{}', { type: 'application/json' }), 415);
+    expectProblem(await call(server.base, 'PUT', `/v1/domains/${id}/zonefile`, { key }), 415);
+    // An empty body (a client whose file read failed) never empties the zone.
+    for (const empty of ['', ' \n\t\n']) expect(expectProblem(await put(id, empty), 400).detail).toMatch(/empty/);
     const huge = await put(id, `; ${'x'.repeat(11 * 1024 * 1024)}\n`);
     expectProblem(huge, 413);
     const other = (await server.user('zonefiles-other')).key;

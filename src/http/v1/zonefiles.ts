@@ -169,6 +169,12 @@ export function zonefileRoutes(app: FastifyInstance, ctx: RouteContext): void {
       url,
       {
         bodyLimit: ZONEFILE_BODY_LIMIT,
+        // Before the schema: a JSON body would otherwise be refused as "not a string", and an empty one would
+        // make the zone empty (a client whose file read failed sends nothing).
+        preValidation: async (req) => {
+          if (typeof req.body !== 'string') throw new HttpProblem(415, 'Send the zone file as text/dns (or text/plain), UTF-8.');
+          if (req.body.trim() === '') throw new HttpProblem(400, 'The zone file is empty; nothing was written. A file with just the SOA makes the zone empty.');
+        },
         schema: {
           tags: ['domains'],
           summary: "Replace a domain's records by a zone file",
