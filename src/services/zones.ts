@@ -153,8 +153,7 @@ export class ZoneService {
     const relative = [...names].map((k) => (k === apex ? '' : k.slice(0, k.length - apex.length - 1)));
     // Only record changes since `serial`: the zone's keys and their states are those of the reader's version.
     const [records, signing] = await Promise.all([this.store.recordsAtNames(id, relative), recordsOnly ? undefined : this.signing(id)]);
-    const content = zoneContent(domain, records, nameservers);
-    return signing === undefined ? { domain, content, expiresAt: null, names } : { domain, content, expiresAt: null, signing, names };
+    return { domain, content: zoneContent(domain, records, nameservers), expiresAt: null, names, ...(signing === undefined ? {} : { signing }) };
   }
 
   /**
