@@ -11,6 +11,7 @@ import { resolveKek } from './services/kek.js';
 import { Leadership } from './services/leader.js';
 import { Services } from './services/index.js';
 import { openStore } from './store/open.js';
+import { youngGcAfterWrites } from './young-gc.js';
 
 export interface RunningServer {
   services: Services;
@@ -57,6 +58,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
     const feed = new ClusterFeed(store, services.bus, (m) => logger.warn(m));
     await feed.start();
     closers.push(() => feed.stop());
+    // The bus hears each write right after it commits, before its answer: the young-generation pause goes there.
+    const offGc = services.bus.on(youngGcAfterWrites());
+    closers.push(async () => offGc());
     await leadership.start();
     closers.push(() => leadership.stop());
     // NOTIFY to secondaries and zone-mirror pulls run on every node but act only while it leads. Started
