@@ -1,5 +1,6 @@
 /** Malformed and random input over UDP and TCP: clear FORMERR where an answer is possible, and never a crash. */
 import { createSocket } from 'node:dgram';
+import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import * as dnsPacket from 'dns-packet';
 import fc from 'fast-check';
@@ -262,6 +263,34 @@ describe('TCP connections', () => {
     } finally {
       for (const s of held) s.destroy();
       await dns.close();
+    }
+  });
+});
+
+/** Linux's cap on a socket's receive buffer; the burst below needs about 2 MiB of it. */
+const rmemMax = (() => {
+  try {
+    return Number(readFileSync('/proc/sys/net/core/rmem_max', 'utf8'));
+  } catch {
+    return 0;
+  }
+})();
+
+describe('a burst while the server is busy', () => {
+  it.skipIf(rmemMax < 4 * 1024 * 1024)('queues 2,000 queries in the socket and answers every one (Linux drops them past its 208 KiB default)', async () => {
+    const client = createSocket({ type: 'udp4', recvBufferSize: 4 * 1024 * 1024 });
+    const answered = new Set<number>();
+    client.on('message', (m) => answered.add(m.readUInt16BE(0)));
+    await new Promise<void>((resolve) => client.connect(port, '127.0.0.1', resolve));
+    try {
+      // The server runs on this thread: while the loop below spins, every query waits in its socket.
+      for (let id = 0; id < 2000; id++) client.send(query(`www.${ZONE}`, 'A', id));
+      const until = Date.now() + 300;
+      while (Date.now() < until);
+      await eventually('every query answered', async () => answered.size === 2000, 5000);
+      expect(answered.size).toBe(2000);
+    } finally {
+      client.close();
     }
   });
 });
