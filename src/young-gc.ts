@@ -5,8 +5,8 @@
  * commonest thing to run right after a write is the query for what it changed (an ACME validator, a
  * resolver asking the new name). So once a write has committed, before its answer is sent, a young
  * generation with little room left is collected at once: the pause lands on the write, which takes
- * milliseconds anyway, and not on the first answers after it. Scavenges do not come more often; they come
- * a little earlier. Nothing else (old generation, idle time) is touched.
+ * milliseconds anyway, and not on the first answers after it. Scavenges come a little earlier, so a little
+ * more often (at 70 % rather than 80–100 %); nothing else (old generation, idle time) is touched.
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -21,10 +21,12 @@ type MinorGc = (options: { type: 'minor' }) => void;
 const MAX_FULL = 0.7;
 
 /**
- * V8's gc() without --expose-gc on the command line: the flag, set while one new context is made, puts gc in
- * that context alone (not on globalThis), and is cleared again at once.
+ * V8's gc(): the global one under --expose-gc, otherwise one made for us. The flag, set while one new context
+ * is made, puts gc in that context alone (not on globalThis), and is cleared again at once.
  */
 function minorGc(): MinorGc | null {
+  const global = (globalThis as { gc?: unknown }).gc;
+  if (typeof global === 'function') return global as MinorGc;
   try {
     v8.setFlagsFromString('--expose-gc');
     const gc: unknown = vm.runInNewContext('gc');
@@ -36,12 +38,16 @@ function minorGc(): MinorGc | null {
   }
 }
 
+/** Made once per process, on first use. */
+let gc: MinorGc | null | undefined;
+
 /** A function to call after each committed write: it scavenges when the young generation is over MAX_FULL. */
 export function youngGcAfterWrites(): () => void {
-  const gc = minorGc();
-  if (!gc) return () => {};
+  gc ??= minorGc();
+  const collect = gc;
+  if (!collect) return () => {};
   return () => {
     const young = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
-    if (young && young.space_used_size > MAX_FULL * (young.space_used_size + young.space_available_size)) gc({ type: 'minor' });
+    if (young && young.space_used_size > MAX_FULL * (young.space_used_size + young.space_available_size)) collect({ type: 'minor' });
   };
 }
