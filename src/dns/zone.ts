@@ -3,7 +3,7 @@
  * and the apex) by lookup key, each with its chain of RRsets, rdata pre-encoded for the writer. Built from
  * a zone's content (model/zone.ts) by buildZone, and patched at the names a change touched (patchZone).
  */
-import { checkName, isWithin, keyOf, lowerAscii, parentKey } from '../model/labels.js';
+import { checkName, firstLabelEnd, isWithin, keyOf, lowerAscii, parentKey } from '../model/labels.js';
 import { recordTypeByCode, type RecordFields, type RecordType } from '../model/records/index.js';
 import { wireTtl } from '../model/ttl.js';
 import { soaData, type ZoneContent, type ZoneRecord } from '../model/zone.js';
@@ -43,6 +43,12 @@ export interface Zone {
   serial: number;
   /** Every owner name and every name between an owner and the apex (null there), by lookup key. */
   nodes: Map<string, ZoneNode>;
+  /**
+   * How many names of `nodes` lie directly below each name that has any (the apex's parent not counted), so a
+   * patch knows whether a name it emptied stays as an empty non-terminal without reading the whole zone. Made
+   * by the first patch that empties a name, then changed with `nodes`, in place.
+   */
+  below?: Map<string, number>;
   /** Epoch ms after which a mirror's copy is no longer served; null for master zones. */
   expiresAt: number | null;
 }
@@ -72,19 +78,29 @@ export function patchZone(zone: Zone, content: ZoneContent, names: ReadonlySet<s
   const fresh = new Map<string, ZoneNode>();
   const soa = addRecords(fresh, zone.key, content, skip);
   const nodes = zone.nodes;
-  for (const k of names) nodes.delete(k);
+  let below = zone.below;
+  const drop = (k: string) => {
+    if (nodes.delete(k) && below && k !== zone.key) count(below, parentKey(k), -1);
+  };
+  const put = (k: string, node: ZoneNode) => {
+    if (below && k !== zone.key && !nodes.has(k)) count(below, parentKey(k), 1);
+    nodes.set(k, node);
+  };
+  for (const k of names) drop(k);
   for (const [k, node] of fresh) {
     if (node !== null) {
       trim(node);
-      nodes.set(k, node);
-    } else if (!nodes.has(k)) nodes.set(k, null);
+      put(k, node);
+    } else if (!nodes.has(k)) put(k, null);
   }
   for (const k of names) {
     if (nodes.has(k)) continue;
-    if (hasBelow(nodes, k)) nodes.set(k, null);
-    else for (let p = parentKey(k); p !== zone.key && p !== '' && nodes.get(p) === null && !hasBelow(nodes, p); p = parentKey(p)) nodes.delete(p);
+    below ??= childCounts(nodes, zone.key);
+    // Something lies below: an empty non-terminal, as are the names above it this patch emptied before it.
+    if (below.has(k)) for (let p = k; p !== zone.key && p !== '' && !nodes.has(p); p = parentKey(p)) put(p, null);
+    else for (let p = parentKey(k); p !== zone.key && p !== '' && nodes.get(p) === null && !below.has(p); p = parentKey(p)) drop(p);
   }
-  return { ...zone, soa, serial: soaData(content.soa).serial, nodes };
+  return { ...zone, soa, serial: soaData(content.soa).serial, nodes, ...(below ? { below } : {}) };
 }
 
 /** Whether one of the names, other than the apex, is a zone cut (holds NS). */
@@ -149,17 +165,25 @@ function trim(node: ZoneNode): void {
   }
 }
 
-/** Whether some name in `nodes` lies below `key` (a scan: patches touch few names, and only emptied ones ask). */
-function hasBelow(nodes: ReadonlyMap<string, ZoneNode>, key: string): boolean {
-  const tail = '.' + key;
+/** Zone.below for `nodes`: one pass over the zone, where scanning it for each emptied name was one pass each. */
+function childCounts(nodes: ReadonlyMap<string, ZoneNode>, apex: string): Map<string, number> {
+  const below = new Map<string, number>();
+  let atApex = 0;
   for (const k of nodes.keys()) {
-    if (!k.endsWith(tail)) continue;
-    // `a\.b.example` ends in `.b.example` but is a child of `example`: walk up to be sure.
-    let p = parentKey(k);
-    while (p.length > key.length) p = parentKey(p);
-    if (p === key) return true;
+    if (k === apex) continue;
+    // Most names lie right below the apex: counted without making the parent's string (a third of the time).
+    const dot = firstLabelEnd(k);
+    if (dot === k.length - apex.length - 1) atApex++;
+    else count(below, k.slice(dot + 1), 1);
   }
-  return false;
+  if (atApex > 0) below.set(apex, atApex);
+  return below;
+}
+
+function count(below: Map<string, number>, parent: string, by: 1 | -1): void {
+  const n = (below.get(parent) ?? 0) + by;
+  if (n > 0) below.set(parent, n);
+  else below.delete(parent);
 }
 
 /** The name a CNAME set points at (its one record's target). */

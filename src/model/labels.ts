@@ -25,11 +25,18 @@ export const keyOfLabels = (labels: readonly string[]): string => lowerAscii(nam
 
 /** The key of the parent name ('' above a top-level name); escaped dots do not end a label. */
 export function parentKey(key: string): string {
+  const dot = firstLabelEnd(key);
+  return dot < 0 ? '' : key.slice(dot + 1);
+}
+
+/** Where the first label of a lookup key ends: the index of the first dot not escaped (`\.`), or -1. */
+export function firstLabelEnd(key: string): number {
   for (let i = 0; i < key.length; i++) {
-    if (key[i] === '\\') i++;
-    else if (key[i] === '.') return key.slice(i + 1);
+    const c = key.charCodeAt(i);
+    if (c === 0x5c) i++;
+    else if (c === 0x2e) return i;
   }
-  return '';
+  return -1;
 }
 
 /** Whether the name with lookup key `key` is `apex` or lies below it. */
