@@ -38,12 +38,12 @@ function minorGc(): MinorGc | null {
   }
 }
 
-/** Made once per process, on first use. */
+/** Made once per process, on first use (null: this V8 gave none, not asked again). */
 let gc: MinorGc | null | undefined;
 
 /** A function to call after each committed write: it scavenges when the young generation is over MAX_FULL. */
 export function youngGcAfterWrites(): () => void {
-  gc ??= minorGc();
+  if (gc === undefined) gc = minorGc();
   const collect = gc;
   if (!collect) return () => {};
   return () => {
