@@ -2,7 +2,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import type { Config } from './config.js';
-import { startDns } from './dns/server.js';
+import { startDns } from './dns/server/server.js';
 import { axfrZoneSource, startTransfers } from './dns/transfer/index.js';
 import { buildApp } from './http/app.js';
 import { DEFAULT_LIMITS } from './services/actor.js';
@@ -11,7 +11,7 @@ import { resolveKek } from './services/kek.js';
 import { Leadership } from './services/leader.js';
 import { Services } from './services/index.js';
 import { openStore } from './store/open.js';
-import { youngGcAfterWrites } from './young-gc.js';
+import { youngGcAfterWrites } from './dns/server/young-gc.js';
 
 export interface RunningServer {
   services: Services;

@@ -10,7 +10,7 @@
  * catalog is never polled: a member being served is what shows the catalog arrived.
  */
 import { performance } from 'node:perf_hooks';
-import { RCODE } from '../../src/dns/message.js';
+import { RCODE } from '../../src/dns/wire/message.js';
 import { forEachStore, haveProgram, sleep, startKnotd, table, tempDir, waitFor, type BenchOptions, type Child } from '../support.js';
 import { addUser, apiKey, percentile, resolver, serve, v3, type Reply, type Resolver } from '../propagation/zonehost.js';
 import { knotCatalogConfig } from '../../test/support/knot-catalog.js';

@@ -26,7 +26,7 @@ import { signCost } from './sign-cost.js';
 import { MIX, loadZone, queryFile, sampleQuery, zoneRecords, type QueryKind } from './zone.js';
 import { dnsperf, LOADS, type Load, type PerfResult } from '../dns/index.js';
 import { UpdateClient } from '../update/client.js';
-import { tsigSecret } from '../../src/dns/tsig.js';
+import { tsigSecret } from '../../src/dns/wire/tsig.js';
 
 const run = promisify(execFile);
 

@@ -1,12 +1,12 @@
 /**
- * The cost of one fresh signature in this process: SignatureCache.sign (src/dns/sign.ts) for RRsets it has
+ * The cost of one fresh signature in this process: SignatureCache.sign (src/dns/dnssec/sign.ts) for RRsets it has
  * not seen (one A record each, as a changed name's), timed call by call with node:perf_hooks, for ECDSA
  * P-256 and Ed25519; next to it the bare node:crypto signing of data of the same size, and a cache hit.
  */
 import { generateKeyPairSync, sign as cryptoSign, type KeyObject } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { ZoneKey } from '../../src/model/dnssec.js';
-import { SignatureCache } from '../../src/dns/sign.js';
+import { SignatureCache } from '../../src/dns/dnssec/sign.js';
 import { percentile } from '../propagation/zonehost.js';
 
 export interface SignCost {

@@ -67,7 +67,7 @@ export async function v1(url: string, key: string, method: string, path: string,
   return text ? JSON.parse(text) : undefined;
 }
 
-/** A decoded answer: its rcode (number, as RCODE in src/dns/message.ts), AA flag and answer records. */
+/** A decoded answer: its rcode (number, as RCODE in src/dns/wire/message.ts), AA flag and answer records. */
 export interface Reply {
   rcode: number;
   aa: boolean;

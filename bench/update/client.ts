@@ -1,14 +1,14 @@
 /**
  * The load of the update suite: DNS UPDATE messages (RFC 2136) signed with TSIG (hmac-sha256), built with
- * dns-packet and signed with our own codec (src/dns/tsig.ts), one message at a time per client, each answer
+ * dns-packet and signed with our own codec (src/dns/wire/tsig.ts), one message at a time per client, each answer
  * waited for (and its TSIG checked) before the next is sent, over UDP as nsupdate sends them by default.
  */
 import dnsPacket from 'dns-packet';
 import type { Socket } from 'node:dgram';
 import { connectedUdp } from '../support.js';
 import { performance } from 'node:perf_hooks';
-import { OPCODE } from '../../src/dns/message.js';
-import { findTsig, sign, verify, type TsigSecret } from '../../src/dns/tsig.js';
+import { OPCODE } from '../../src/dns/wire/message.js';
+import { findTsig, sign, verify, type TsigSecret } from '../../src/dns/wire/tsig.js';
 
 /** RFC 2136 2.5.4: class NONE deletes one record (dns-packet has no name for it). */
 const CLASS_NONE = 254;

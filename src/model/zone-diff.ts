@@ -1,6 +1,6 @@
 /**
  * IXFR's difference sequences (RFC 1995 section 4) of a master zone, from its records and the journal
- * of changes since the client's serial (services/write.ts appends one row per change). A pure function:
+ * of changes since the client's serial (services/zone-writer.ts appends one row per change). A pure function:
  * the transfer reads records and journal as one version (services.zones.snapshot) and hands them here; it
  * sits in the model beside zoneContent and withRRsetTtls because what it sends must be exactly what they
  * make of each version, as AXFR sends it.

@@ -4,7 +4,7 @@ import { allowsAddress, checkKeyScope, checkManage, widens, type KeyScope } from
 import type { ApiKeyRow, Store } from '../store/store.js';
 import { UniqueViolation } from '../store/store.js';
 import { scopeOf, type Actor, type Limits } from './actor.js';
-import { generateKey, hashKey, KEY_PREFIX_LENGTH } from './keys.js';
+import { generateKey, hashKey, KEY_PREFIX_LENGTH } from './api-key-material.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { LoginThrottle } from './throttle.js';
 

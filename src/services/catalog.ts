@@ -1,16 +1,16 @@
 /**
  * The catalog zone (RFC 9432) of this service, when configured (--catalog): its members are read from the
- * stored domains and its serial from the store (raised with every membership change, services/write.ts and
+ * stored domains and its serial from the store (raised with every membership change, services/zone-writer.ts and
  * mirrors.ts), so every node serves the same catalog. Every membership change heard on the bus (this node's
  * or, on PostgreSQL, another's) is followed at once by a 'catalog.changed' event, so the DNS side reloads the
  * catalog and notifies its consumers like any other zone.
  */
 import { CATALOG_ID, catalogContent, catalogDomain, catalogMembers } from '../model/catalog.js';
 import type { StoredDomain } from '../model/domain.js';
-import { isMembershipChange } from '../model/events.js';
+import { isMembershipChange } from '../model/zone-event.js';
 import type { ZoneContent } from '../model/zone.js';
 import type { Store } from '../store/store.js';
-import type { ChangeBus } from './events.js';
+import type { ZoneEventBus } from './zone-events.js';
 
 /** The standard DNS port, where NOTIFY goes unless a secondary is listed with another. */
 export const DNS_PORT = 53;
@@ -43,7 +43,7 @@ export interface CatalogOptions {
 export class CatalogService {
   constructor(
     private readonly store: Store,
-    bus: ChangeBus,
+    bus: ZoneEventBus,
     readonly options: CatalogOptions,
   ) {
     bus.on((c) => {

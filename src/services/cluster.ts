@@ -1,5 +1,5 @@
 /**
- * Feeds other nodes' changes into this node's ChangeBus, so a DNS-only node serves what an API node
+ * Feeds other nodes' changes into this node's ZoneEventBus, so a DNS-only node serves what an API node
  * wrote. Notifications (store.listen) make it fast; a periodic comparison of every zone's serial with
  * what this node last heard heals anything missed (a dropped feed connection, a node that died between
  * commit and notify). Zone mirrors are compared by the serial of their last transfer, which the leader
@@ -7,8 +7,8 @@
  */
 import type { StoredDomain } from '../model/domain.js';
 import type { Store } from '../store/store.js';
-import type { ZoneChange } from '../model/events.js';
-import type { ChangeBus } from './events.js';
+import type { ZoneEvent } from '../model/zone-event.js';
+import type { ZoneEventBus } from './zone-events.js';
 
 export const DEFAULT_RECONCILE_MS = 5000;
 
@@ -24,7 +24,7 @@ export class ClusterFeed {
 
   constructor(
     private readonly store: Store,
-    private readonly bus: ChangeBus,
+    private readonly bus: ZoneEventBus,
     private readonly log: (message: string) => void,
     private readonly reconcileMs = DEFAULT_RECONCILE_MS,
   ) {}
@@ -62,7 +62,7 @@ export class ClusterFeed {
     await this.running;
   }
 
-  private track(c: ZoneChange): void {
+  private track(c: ZoneEvent): void {
     // The catalog is no stored domain: each node derives its events from the domains' own.
     if (c.kind === 'catalog.changed') return;
     if (c.kind === 'domain.deleted') {

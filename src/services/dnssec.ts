@@ -38,8 +38,8 @@ import type { Store, StoreOps } from '../store/store.js';
 import { checkManage } from '../model/key-scope.js';
 import { scopeOf, type Actor } from './actor.js';
 import type { DomainService } from './domains.js';
-import type { ChangeBus } from './events.js';
-import type { JournalEntry, ZoneWriter } from './write.js';
+import type { ZoneEventBus } from './zone-events.js';
+import type { JournalEntry, ZoneWriter } from './zone-writer.js';
 
 export interface DnssecOptions {
   /** The key-encryption key; null where there is none (PostgreSQL without --key-encryption-key-file). */
@@ -94,7 +94,7 @@ export class DnssecService {
     private readonly store: Store,
     private readonly writer: ZoneWriter,
     private readonly domains: DomainService,
-    bus: ChangeBus,
+    bus: ZoneEventBus,
     options: DnssecOptions,
   ) {
     this.kek = options.kek;

@@ -7,7 +7,7 @@ import { UniqueViolation } from '../store/store.js';
 import { scopeOf, type Actor, type Limits } from './actor.js';
 import type { CatalogService } from './catalog.js';
 import { checkNameServerAddresses } from './zone-checks.js';
-import type { Precondition, ZoneWriter } from './write.js';
+import type { Precondition, ZoneWriter } from './zone-writer.js';
 
 export type DomainInput = Partial<DomainData> & Pick<DomainData, 'domain' | 'kind'>;
 

@@ -4,26 +4,26 @@ import { DEFAULT_LIMITS, type Limits } from './actor.js';
 import { AccountService } from './accounts.js';
 import { AuditService } from './audit.js';
 import { CatalogService, type CatalogOptions } from './catalog.js';
-import { ChangeService } from './changes.js';
+import { ChangeService } from './bulk-changes.js';
 import { DnssecService, type DnssecOptions } from './dnssec.js';
 import { DomainService } from './domains.js';
 import { Metrics } from './metrics.js';
-import { ChangeBus } from './events.js';
+import { ZoneEventBus } from './zone-events.js';
 import { MirrorService } from './mirrors.js';
 import { RecordService } from './records.js';
 import { TsigKeyService } from './tsig-keys.js';
 import { UpdateService } from './updates.js';
-import { ZoneWriter } from './write.js';
+import { ZoneWriter } from './zone-writer.js';
 import { ZoneService } from './zones.js';
 import { ZoneFileService, type TransferOptions } from './zonefiles.js';
 
 export type { Actor, Limits } from './actor.js';
-export { ChangeBus } from './events.js';
+export { ZoneEventBus } from './zone-events.js';
 export type { ZoneSource, ZoneSourceLimits, TransferOptions } from './zonefiles.js';
 export type { CatalogOptions } from './catalog.js';
 
 export class Services {
-  readonly bus = new ChangeBus();
+  readonly bus = new ZoneEventBus();
   readonly writer: ZoneWriter;
   readonly accounts: AccountService;
   readonly domains: DomainService;

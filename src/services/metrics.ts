@@ -3,7 +3,7 @@
  * control panel draws them) and totals of DNS queries and HTTP requests, exported in Prometheus' text
  * format. Nothing is stored: a restart starts the counts again, as Prometheus counters expect.
  */
-import type { ChangeBus } from './events.js';
+import type { ZoneEventBus } from './zone-events.js';
 
 const MINUTE_MS = 60_000;
 /** Minutes of per-minute query counts kept for each zone (24 hours). */
@@ -98,7 +98,7 @@ export class Metrics {
   private readonly gauges = new Set<{ name: string; help: string; read: () => number }>();
 
   constructor(
-    bus: ChangeBus,
+    bus: ZoneEventBus,
     private readonly now: () => number = Date.now,
   ) {
     // A deleted zone's counts go with it (its id is never reused, so nothing else would free them).

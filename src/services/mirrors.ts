@@ -3,7 +3,7 @@ import type { StoredDomain } from '../model/domain.js';
 import type { MirrorState, Store, StoreOps } from '../store/store.js';
 import type { Actor } from './actor.js';
 import type { DomainService } from './domains.js';
-import type { ChangeBus } from './events.js';
+import type { ZoneEventBus } from './zone-events.js';
 
 export interface TransferState {
   /** Serial of the copy being served; null before the first successful transfer. */
@@ -20,7 +20,7 @@ export class MirrorService {
   constructor(
     private readonly store: Store,
     private readonly domains: DomainService,
-    private readonly bus: ChangeBus,
+    private readonly bus: ZoneEventBus,
     private readonly now: () => number,
   ) {}
 

@@ -12,7 +12,7 @@ import { recordType } from '../model/records/index.js';
 import { checkAtName, hasAddress, inZoneNameServers, nameServerWithoutAddress } from '../model/zone-rules.js';
 import type { StoreOps } from '../store/store.js';
 import type { Limits } from './actor.js';
-import type { JournalEntry } from './write.js';
+import type { JournalEntry } from './zone-writer.js';
 import { checkNameServerAddresses, touchesNameServers } from './zone-checks.js';
 
 export interface RecordBatch {

@@ -7,7 +7,7 @@ import { pageLimit, type Page, type StoreOps, type Store } from '../store/store.
 import { checkRecordWrite, checkWrite } from '../model/key-scope.js';
 import { scopeOf, type Actor, type Limits } from './actor.js';
 import type { DomainService } from './domains.js';
-import type { Precondition, ZoneWriter } from './write.js';
+import type { Precondition, ZoneWriter } from './zone-writer.js';
 import { checkNameServerAddresses, checkRequirements, touchesNameServers } from './zone-checks.js';
 
 export interface RecordFilter extends Page {

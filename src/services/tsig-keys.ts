@@ -11,7 +11,7 @@ import { pageLimit, type Page, type Store, type StoreOps } from '../store/store.
 import { UniqueViolation } from '../store/store.js';
 import { scopeOf, type Actor, type Limits } from './actor.js';
 import type { DomainService } from './domains.js';
-import type { Precondition } from './write.js';
+import type { Precondition } from './zone-writer.js';
 
 /** A new key: only the name is required; `secret` (base64) is generated when absent. */
 export type TsigKeyInput = Partial<TsigKeyData> & Pick<TsigKeyData, 'name'> & { secret?: string };

@@ -2,7 +2,7 @@
  * DNS UPDATE (RFC 2136) as a write: the key's scope, the prerequisites, the updates, then the zone rules on
  * the names it touched, applied whole or not at all, with at most one serial increase and one journal entry
  * naming the key.
- * The DNS door (src/dns/update.ts) turns the message into prerequisites and updates and the outcome into an rcode.
+ * The DNS door (src/dns/server/update.ts) turns the message into prerequisites and updates and the outcome into an rcode.
  */
 import { isServedMaster, type StoredDomain } from '../model/domain.js';
 import { keyOf } from '../model/labels.js';
@@ -15,7 +15,7 @@ import type { StoreOps } from '../store/store.js';
 import type { Actor, Limits } from './actor.js';
 import { applyBatch, judgeableInMemory } from './record-batch.js';
 import type { StoredRecord } from '../model/records/index.js';
-import type { JournalEntry, ZoneWriter } from './write.js';
+import type { JournalEntry, ZoneWriter } from './zone-writer.js';
 
 /** The zone is not one of our master zones (a mirror, or not ours at all): NOTAUTH. */
 export class NotAuthoritative extends Error {}

@@ -36,7 +36,7 @@ import { checkManage, checkRecordWrite, checkWrite, type KeyScope } from '../mod
 import { scopeOf, type Actor, type Limits } from './actor.js';
 import type { DomainService } from './domains.js';
 import { applyBatch, wholeZone } from './record-batch.js';
-import type { JournalEntry, ZoneWriter } from './write.js';
+import type { JournalEntry, ZoneWriter } from './zone-writer.js';
 
 /** The domain settings an import may set from the file's SOA. */
 export interface ZoneFileSettings {

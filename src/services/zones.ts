@@ -46,7 +46,7 @@ export interface ZoneDelta extends Omit<ServedZone, 'signing'> {
 
 /**
  * Journal rows, and names touched, beyond which a whole read is the cheaper way to a new version (a name
- * emptied by a patch costs a scan of the zone's names: dns/zone.ts patchZone).
+ * emptied by a patch costs a scan of the zone's names: dns/zone/zone.ts patchZone).
  */
 const DELTA_MAX_CHANGES = 64;
 

@@ -8,7 +8,7 @@ import { migrationProvider } from './migrations/index.js';
 import type { Database, DnssecKeysTable, DnssecZonesTable, DomainsTable, RecordsTable, TsigKeysTable } from './schema.js';
 import type { DnssecAlgorithm, DnssecKeyData, DnssecKeyState, DnssecStatus, DnssecZoneState, StoredDnssecKey } from '../model/dnssec.js';
 import type { StoredTsigKey, TsigAlgorithm, TsigKeyData, TsigKeyRef, UpdateScope } from '../model/tsig-key.js';
-import type { ZoneChange } from '../model/events.js';
+import type { ZoneEvent } from '../model/zone-event.js';
 import type { KeyScope } from '../model/key-scope.js';
 import { pageLimit, type Account, type Page, type ApiKeyRow, type ChangeRow, type DomainFilter, type DomainKey, type LeaderLock, type MirrorState, type NewChange, type Store, type StoreOps } from './store.js';
 
@@ -691,7 +691,7 @@ export class KyselyOps implements StoreOps {
     }
   }
 
-  async announce(change: ZoneChange): Promise<void> {
+  async announce(change: ZoneEvent): Promise<void> {
     if (this.channel !== null) await sql`select pg_notify(${this.channel}, ${JSON.stringify({ origin: this.origin, change })})`.execute(this.db);
   }
 
@@ -742,7 +742,7 @@ export abstract class KyselyStore extends KyselyOps implements Store {
   }
 
   /** Without a shared server there are no other nodes to hear from (SQLite). */
-  async listen(_listener: (change: ZoneChange) => void, _resync: () => void): Promise<(() => Promise<void>) | null> {
+  async listen(_listener: (change: ZoneEvent) => void, _resync: () => void): Promise<(() => Promise<void>) | null> {
     return null;
   }
 

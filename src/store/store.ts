@@ -5,7 +5,7 @@
 import type { CatalogCandidate } from '../model/catalog.js';
 import type { DomainData, StoredDomain } from '../model/domain.js';
 import type { RecordData, StoredRecord } from '../model/records/index.js';
-import type { ZoneChange } from '../model/events.js';
+import type { ZoneEvent } from '../model/zone-event.js';
 import type { KeyScope } from '../model/key-scope.js';
 import type { StoredTsigKey, TsigKeyData } from '../model/tsig-key.js';
 import type { DnssecKeyData, DnssecKeyState, DnssecZoneState, StoredDnssecKey } from '../model/dnssec.js';
@@ -192,7 +192,7 @@ export interface StoreOps {
    * Tells the other nodes about a change. On PostgreSQL a NOTIFY, delivered only if and when the
    * transaction commits; on SQLite (one process) nothing to do.
    */
-  announce(change: ZoneChange): Promise<void>;
+  announce(change: ZoneEvent): Promise<void>;
   listChanges(filter: { accountId?: number; domainId?: number; domainIds?: readonly number[]; afterSerial?: number } & Page): Promise<ChangeRow[]>;
 }
 
@@ -205,7 +205,7 @@ export interface Store extends StoreOps {
    * was interrupted and has reconnected, since notifications may have been missed meanwhile. Resolves
    * once listening, with the function that stops. On SQLite there are no other nodes: null.
    */
-  listen(listener: (change: ZoneChange) => void, resync: () => void): Promise<(() => Promise<void>) | null>;
+  listen(listener: (change: ZoneEvent) => void, resync: () => void): Promise<(() => Promise<void>) | null>;
   /**
    * The lock that makes one node of a cluster its leader (services/leader.ts); `onLost` is called when a
    * held lock is lost with its connection. Null where one node is the whole cluster (SQLite).

@@ -5,10 +5,10 @@
 import * as dnsPacket from 'dns-packet';
 import dnsTypes from 'dns-packet/types.js';
 import { describe, expect, it } from 'vitest';
-import { resolve } from '../../src/dns/lookup.js';
-import { parseQuery, type Query } from '../../src/dns/query.js';
-import type { Entry } from '../../src/dns/result.js';
-import { buildZone } from '../../src/dns/zone.js';
+import { resolve } from '../../src/dns/zone/lookup.js';
+import { parseQuery, type Query } from '../../src/dns/wire/query.js';
+import type { Entry } from '../../src/dns/zone/result.js';
+import { buildZone } from '../../src/dns/zone/zone.js';
 import type { RecordFields } from '../../src/model/records/index.js';
 import type { ZoneContent, ZoneRecord } from '../../src/model/zone.js';
 

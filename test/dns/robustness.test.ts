@@ -6,7 +6,7 @@ import * as dnsPacket from 'dns-packet';
 import fc from 'fast-check';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDns } from '../../src/dns/server.js';
+import { startDns } from '../../src/dns/server/server.js';
 import { eventually } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createDomain, createRecord, dig, rrs, udpExchange } from './support.js';

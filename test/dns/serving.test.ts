@@ -2,7 +2,7 @@
 import * as dnsPacket from 'dns-packet';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDns } from '../../src/dns/server.js';
+import { startDns } from '../../src/dns/server/server.js';
 import { serialiseZone, type ZoneContent } from '../../src/model/zone.js';
 import { startServer } from '../../src/server.js';
 import { transfer } from '../support/knot.js';

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startDns, type RunningDns } from '../../src/dns/server.js';
+import { startDns, type RunningDns } from '../../src/dns/server/server.js';
 import { Services, type Actor } from '../../src/services/index.js';
 import { DEFAULT_LIMITS } from '../../src/services/actor.js';
 import { openStore } from '../../src/store/open.js';

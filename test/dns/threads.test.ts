@@ -4,7 +4,7 @@
  * their source ports; the query counts stay exact. On older Node.js the node answers on one thread and says so.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { singleThreadReason } from '../../src/dns/threads.js';
+import { singleThreadReason } from '../../src/dns/server/threads.js';
 import { freshDatabase, v3 } from '../support/server.js';
 import { addUser, freePort, startNode, stopNodes, waitFor, type Node } from '../multinode/nodes.js';
 import { dnsAnswer } from './support.js';

@@ -11,7 +11,7 @@ import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { connect, type Socket } from 'node:net';
 import * as dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findTsig, sign, verify, type TsigSecret } from '../../src/dns/tsig.js';
+import { findTsig, sign, verify, type TsigSecret } from '../../src/dns/wire/tsig.js';
 import type { Actor } from '../../src/services/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createDomain, createRecord, dig, rrs } from './support.js';

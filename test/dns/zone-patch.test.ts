@@ -5,9 +5,9 @@
  * NSEC3 chain patched from the version before's is the chain made from scratch.
  */
 import { describe, expect, it } from 'vitest';
-import { signZone } from '../../src/dns/online.js';
-import type { SignatureCache } from '../../src/dns/sign.js';
-import { buildZone, cutAmong, patchZone, type Zone } from '../../src/dns/zone.js';
+import { signZone } from '../../src/dns/dnssec/online.js';
+import type { SignatureCache } from '../../src/dns/dnssec/sign.js';
+import { buildZone, cutAmong, patchZone, type Zone } from '../../src/dns/zone/zone.js';
 import type { ZoneSigning } from '../../src/model/dnssec.js';
 import { keyOf } from '../../src/model/labels.js';
 import type { RecordFields } from '../../src/model/records/index.js';

@@ -4,7 +4,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ZoneChange } from '../../src/model/events.js';
+import type { ZoneEvent } from '../../src/model/zone-event.js';
 import { parsePostgresUrl } from '../../src/store/postgres/pg-dialect.js';
 import { freshDatabase, startTestServer, v3, type TestServer } from '../support/server.js';
 import { waitFor } from './nodes.js';
@@ -16,7 +16,7 @@ const db = freshDatabase();
 let writer: TestServer;
 let reader: TestServer;
 let key = '';
-const heard: ZoneChange[] = [];
+const heard: ZoneEvent[] = [];
 
 beforeAll(async () => {
   if (!DATABASE_URL) return;

@@ -3,7 +3,7 @@
  * export at /metrics. Real queries with dig against a running node.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChangeBus } from '../../src/services/events.js';
+import { ZoneEventBus } from '../../src/services/zone-events.js';
 import { Metrics, QUERY_MINUTES } from '../../src/services/metrics.js';
 import { dig } from '../dns/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -61,7 +61,7 @@ describe('per-zone DNS query counts', () => {
 
   it('keep 24 hours per minute and forget older minutes', () => {
     let now = Date.UTC(2026, 0, 1, 12, 0, 30);
-    const metrics = new Metrics(new ChangeBus(), () => now);
+    const metrics = new Metrics(new ZoneEventBus(), () => now);
     metrics.countQuery(7, 'z.example');
     metrics.countQuery(7, 'z.example');
     now += 60_000;
@@ -81,7 +81,7 @@ describe('per-zone DNS query counts', () => {
 
   it('count alike whether a zone was queried in a few minutes or in many', () => {
     let now = Date.UTC(2026, 0, 1, 12, 0, 30);
-    const metrics = new Metrics(new ChangeBus(), () => now);
+    const metrics = new Metrics(new ZoneEventBus(), () => now);
     // Zone 1: 3 queries in each of 40 minutes (more than a few), with a gap of 100 minutes after the 20th.
     const expected: number[] = [];
     for (let m = 0; m < 40; m++) {

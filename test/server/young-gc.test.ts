@@ -1,12 +1,12 @@
 /**
- * Young-generation collections after writes (src/young-gc.ts): a write that leaves the young generation over
+ * Young-generation collections after writes (src/dns/server/young-gc.ts): a write that leaves the young generation over
  * 70 % full is collected before its answer, so the queries right after it are not; one that leaves room is
  * not collected.
  */
 import v8 from 'node:v8';
 import { constants, performance, PerformanceObserver } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { youngGcAfterWrites } from '../../src/young-gc.js';
+import { youngGcAfterWrites } from '../../src/dns/server/young-gc.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { client, type Client } from '../v1/support.js';
 

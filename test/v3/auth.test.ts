@@ -1,6 +1,6 @@
 /** Interface A authentication and user.getapikey: both key carriers, key format, expiry and the key limit. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashKey } from '../../src/services/keys.js';
+import { hashKey } from '../../src/services/api-key-material.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { call, data, errorBody, errors } from './support.js';
 

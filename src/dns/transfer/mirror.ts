@@ -10,10 +10,10 @@ import type { Logger } from 'pino';
 import type { StoredDomain } from '../../model/domain.js';
 import { SOA_TYPE } from '../../model/records/index.js';
 import { DEFAULT_TIMERS } from '../../model/ttl.js';
-import type { ZoneChange } from '../../model/events.js';
+import type { ZoneEvent } from '../../model/zone-event.js';
 import type { Services } from '../../services/index.js';
 import { parseZone, serialiseZone, serialNewer, soaData, type Soa } from '../../model/zone.js';
-import { OPCODE } from '../message.js';
+import { OPCODE } from '../wire/message.js';
 import { checkSoa, pullZone, rcodeName, received, toMaster, type Received } from './pull.js';
 import { queryFlags, rcodeOf, tcpExchange, truncated, udpExchange } from './wire.js';
 
@@ -86,7 +86,7 @@ export class MirrorPuller {
     this.services.mirrors.passOnNotify(domain).catch((e: unknown) => this.opts.log.warn({ err: e, domain: domain.domain }, 'NOTIFY could not be passed on to the leader'));
   }
 
-  private onChange(c: ZoneChange): void {
+  private onChange(c: ZoneEvent): void {
     // A mirror created or changed (new masters, new name) starts its backoff afresh.
     if (c.kind === 'domain.created' || c.kind === 'domain.updated' || c.kind === 'domain.deleted') this.failures.delete(c.domainId);
     if (c.kind === 'domain.created' || c.kind === 'domain.updated' || c.kind === 'mirror.notified') this.check(c.domainId);

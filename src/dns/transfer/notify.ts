@@ -11,11 +11,11 @@ import * as packet from 'dns-packet';
 import type { Logger } from 'pino';
 import { isServed, type StoredDomain } from '../../model/domain.js';
 import { normalizeZoneName } from '../../model/names.js';
-import type { ZoneChange } from '../../model/events.js';
+import type { ZoneEvent } from '../../model/zone-event.js';
 import type { Services } from '../../services/index.js';
 import { serialNewer, soaData, type ZoneRecord } from '../../model/zone.js';
 import type { TransferRequest } from './outgoing.js';
-import { OPCODE, RCODE } from '../message.js';
+import { OPCODE, RCODE } from '../wire/message.js';
 import { addressIn, decodeStrict, opcodeOf, queryFlags, rcodeOf, response } from './wire.js';
 
 /**
@@ -71,7 +71,7 @@ export class NotifySender {
     this.sockets.clear();
   }
 
-  private async onChange(c: ZoneChange): Promise<void> {
+  private async onChange(c: ZoneEvent): Promise<void> {
     if (c.kind === 'domain.deleted') {
       this.lastSent.delete(c.domainId);
       return;

@@ -10,9 +10,9 @@ import { normalizeZoneName } from '../../model/names.js';
 import { zoneDiff } from '../../model/zone-diff.js';
 import { serialNewer, soaData, withRRsetTtls } from '../../model/zone.js';
 import type { Services } from '../../services/index.js';
-import { RCODE } from '../message.js';
-import { signedRecords } from '../online.js';
-import type { SignatureCache } from '../sign.js';
+import { RCODE } from '../wire/message.js';
+import { signedRecords } from '../dnssec/online.js';
+import type { SignatureCache } from '../dnssec/sign.js';
 import { addressIn, response, responses } from './wire.js';
 
 export interface TransferRequest {

@@ -12,8 +12,8 @@ import type { TsigKeyRef } from '../../model/tsig-key.js';
 import { checkZone } from '../../model/zone-rules.js';
 import { wireTtl } from '../../model/ttl.js';
 import { soaData, type ZoneContent, type ZoneRecord } from '../../model/zone.js';
-import { CLASS_IN, OPCODE } from '../message.js';
-import { SignedExchange, tsigSecret } from '../tsig.js';
+import { CLASS_IN, OPCODE } from '../wire/message.js';
+import { SignedExchange, tsigSecret } from '../wire/tsig.js';
 import { decodeStrict, queryFlags, rcodeOf, receivedAnswers, tcpExchange, type ReceivedRecord } from './wire.js';
 
 /** RCODE names (RFC 1035, 2136, 6895) for the errors a primary may answer a transfer with. */

@@ -11,8 +11,8 @@ import { BlockList, isIPv4, Socket } from 'node:net';
 import { nameOfLabels, readName, splitName } from '../../model/labels.js';
 import { decodeRdata, recordTypeByCode, type RecordFields } from '../../model/records/index.js';
 import type { ZoneRecord } from '../../model/zone.js';
-import { CLASS_IN, EDNS_UDP_SIZE, FLAG_AA, FLAG_TC, RCODE, typeCode, typeName } from '../message.js';
-import { ResponseWriter, toWireRecord } from '../writer.js';
+import { CLASS_IN, EDNS_UDP_SIZE, FLAG_AA, FLAG_TC, RCODE, typeCode, typeName } from '../wire/message.js';
+import { ResponseWriter, toWireRecord } from '../wire/writer.js';
 
 /** dns-packet's record-level codecs, which its published typings leave out. */
 type Decoder<T> = { (buf: Buffer, offset: number): T; bytes: number };

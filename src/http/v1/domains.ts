@@ -6,7 +6,7 @@ import { checkDomain, DOMAIN_DEFAULTS, statusFromName, statusName, type DomainDa
 import { NotFoundError } from '../../model/errors.js';
 import { normalizeZoneName } from '../../model/names.js';
 import type { Actor } from '../../services/index.js';
-import type { Precondition } from '../../services/write.js';
+import type { Precondition } from '../../services/zone-writer.js';
 import type { TransferState } from '../../services/mirrors.js';
 import type { StoreOps } from '../../store/store.js';
 import { bodyFailure, mapFields, rejectBody, type FieldMap } from './problem.js';

@@ -15,7 +15,7 @@ import { domainRoutes, mirrorRoutes } from './domains.js';
 import { OPENAPI_INFO } from './openapi.js';
 import { fastifyProblem, HttpProblem, problem, problemFor, sendProblem } from './problem.js';
 import { recordRoutes } from './records.js';
-import { changeRoutes } from './changes.js';
+import { changeRoutes } from './bulk-changes.js';
 import { accountRoutes } from './account.js';
 import { metricsRoutes } from './metrics.js';
 import { tsigKeyRoutes } from './tsigkeys.js';

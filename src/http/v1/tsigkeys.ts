@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { checkTsigKey, DEFAULT_TSIG_ALGORITHM, type StoredTsigKey, type TsigKeyData } from '../../model/tsig-key.js';
-import type { Precondition } from '../../services/write.js';
+import type { Precondition } from '../../services/zone-writer.js';
 import { bodyFailure, rejectBody } from './problem.js';
 import { NewTsigKey, PageQuery, problemResponse, success, TsigKey, TsigKeyCreate, TsigKeyParams, TsigKeyPatch } from './schemas.js';
 import { allowOnly, checkIfMatch, etagOf, page, type RouteContext } from './support.js';

@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { ZoneChange } from '../../model/events.js';
+import type { ZoneEvent } from '../../model/zone-event.js';
 import { KyselyOps, KyselyStore } from '../kysely-store.js';
 import type { Database } from '../schema.js';
 import { UniqueViolation, type LeaderLock, type StoreOps } from '../store.js';
@@ -160,7 +160,7 @@ export class PostgresStore extends KyselyStore {
    * A dedicated connection LISTENs on the channel. When it breaks, it is re-opened (with a log line)
    * until it works again, and `resync` tells the caller to look for what it may have missed.
    */
-  override async listen(listener: (change: ZoneChange) => void, resync: () => void): Promise<() => Promise<void>> {
+  override async listen(listener: (change: ZoneEvent) => void, resync: () => void): Promise<() => Promise<void>> {
     let client: pg.Client | null = null;
     let stopped = false;
     let retry: NodeJS.Timeout | undefined;
@@ -169,7 +169,7 @@ export class PostgresStore extends KyselyStore {
       const c = new pg.Client({ connectionString: this.parsed.connectionString });
       c.on('notification', (n) => {
         if (n.channel !== channel || !n.payload) return;
-        const { origin, change } = JSON.parse(n.payload) as { origin: string; change: ZoneChange };
+        const { origin, change } = JSON.parse(n.payload) as { origin: string; change: ZoneEvent };
         if (origin !== this.origin) listener(change);
       });
       let lost = false;

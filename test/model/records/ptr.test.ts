@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeRdata } from '../../../src/dns/writer.js';
+import { encodeRdata } from '../../../src/dns/wire/writer.js';
 import { zoneNameProblem } from '../../../src/model/names.js';
 import { PTR } from '../../../src/model/records/ptr.js';
 import { check, fieldsOf, fromWire, generic, parse, present, wireHex } from './support.js';

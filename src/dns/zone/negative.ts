@@ -3,8 +3,8 @@
  * the type asked for) for one that does; both with the zone's SOA in authority, at the TTL the answer may
  * be cached for: min(SOA TTL, SOA MINIMUM) (section 5). After a CNAME chain, they speak of its last name.
  */
-import type { Soa } from '../model/zone.js';
-import { RCODE } from './message.js';
+import type { Soa } from '../../model/zone.js';
+import { RCODE } from '../wire/message.js';
 import type { Result } from './result.js';
 import type { Zone } from './zone.js';
 

@@ -15,7 +15,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Socket as UdpSocket } from 'node:dgram';
 import type { Logger } from 'pino';
-import type { Services } from '../services/index.js';
+import type { Services } from '../../services/index.js';
 import type { DnsHandler } from './server.js';
 
 /** What a worker's cache entry keeps of the zone that answered, for metrics and a mirror's expiry. */

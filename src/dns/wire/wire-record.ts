@@ -1,5 +1,5 @@
 /** Reading one resource record of a received message, bounded: what the query parser and TSIG share. */
-import { readName, WireError } from '../model/labels.js';
+import { readName, WireError } from '../../model/labels.js';
 
 export interface WireRecord {
   /** Offset of the record's owner name in the message. */

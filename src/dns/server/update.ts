@@ -4,18 +4,18 @@
  * Only a message signed with a TSIG key gets this far (the server checks the signature).
  */
 import type { Logger } from 'pino';
-import { isServedMaster } from '../model/domain.js';
-import { ConflictError, LimitError, ValidationError } from '../model/errors.js';
-import { nameOfLabels, WireError } from '../model/labels.js';
-import { relativeName } from '../model/names.js';
-import { decodeRdata, recordTypeByCode, type RecordData } from '../model/records/index.js';
-import type { StoredTsigKey } from '../model/tsig-key.js';
-import { PrerequisiteFailed, type Prerequisite, type UpdateOp } from '../model/update.js';
-import type { Services } from '../services/index.js';
-import { NotAuthoritative, UpdateRefused } from '../services/updates.js';
-import { CLASS_ANY, CLASS_IN, RCODE, TYPE, typeName } from './message.js';
-import type { Query } from './query.js';
-import { readRecord, skipQuestions } from './wire-record.js';
+import { isServedMaster } from '../../model/domain.js';
+import { ConflictError, LimitError, ValidationError } from '../../model/errors.js';
+import { nameOfLabels, WireError } from '../../model/labels.js';
+import { relativeName } from '../../model/names.js';
+import { decodeRdata, recordTypeByCode, type RecordData } from '../../model/records/index.js';
+import type { StoredTsigKey } from '../../model/tsig-key.js';
+import { PrerequisiteFailed, type Prerequisite, type UpdateOp } from '../../model/update.js';
+import type { Services } from '../../services/index.js';
+import { NotAuthoritative, UpdateRefused } from '../../services/updates.js';
+import { CLASS_ANY, CLASS_IN, RCODE, TYPE, typeName } from '../wire/message.js';
+import type { Query } from '../wire/query.js';
+import { readRecord, skipQuestions } from '../wire/wire-record.js';
 
 /** RFC 2136 2.4/2.5: class NONE marks "does not exist" and "delete this record". */
 const CLASS_NONE = 254;

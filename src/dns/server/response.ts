@@ -2,11 +2,11 @@
  * A query's answer as one message within the size the transport allows: what is left out when it does not
  * fit, and when TC sends the client to TCP (RFC 1035 4.2.1, RFC 6891 7, RFC 9471 3.1).
  */
-import { splitName } from '../model/labels.js';
-import { EDNS_UDP_SIZE, TCP_MAX } from './message.js';
-import type { Malformed, Query } from './query.js';
-import type { Entry, Result } from './result.js';
-import { ResponseWriter } from './writer.js';
+import { splitName } from '../../model/labels.js';
+import { EDNS_UDP_SIZE, TCP_MAX } from '../wire/message.js';
+import type { Malformed, Query } from '../wire/query.js';
+import type { Entry, Result } from '../zone/result.js';
+import { ResponseWriter } from '../wire/writer.js';
 
 const CLASSIC_UDP_SIZE = 512;
 

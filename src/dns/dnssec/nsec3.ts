@@ -5,11 +5,11 @@
  * closer name, wildcard: RFC 5155 7.2).
  */
 import { createHash } from 'node:crypto';
-import { nameOfLabels, splitName } from '../model/labels.js';
-import { canonicalName, NSEC3_PARAMS } from '../model/dnssec.js';
-import { base32hex } from '../model/records/common.js';
-import type { RecordFields } from '../model/records/index.js';
-import { typeName } from './message.js';
+import { nameOfLabels, splitName } from '../../model/labels.js';
+import { canonicalName, NSEC3_PARAMS } from '../../model/dnssec.js';
+import { base32hex } from '../../model/records/common.js';
+import type { RecordFields } from '../../model/records/index.js';
+import { typeName } from '../wire/message.js';
 
 const NO_SALT = Buffer.alloc(0);
 

@@ -5,8 +5,8 @@
  * the query's own question bytes (its case echoed exactly) between a fresh header and the cached rest.
  * Emptied on every zone change, so it never outlives the data it was built from.
  */
-import type { Query } from './query.js';
-import type { Zone } from './zone.js';
+import type { Query } from '../wire/query.js';
+import type { Zone } from '../zone/zone.js';
 
 /** What an entry remembers of the zone that answered: the zone itself, or on a DNS worker thread its id and name. */
 export interface AnsweringZone {

@@ -2,7 +2,7 @@
  * The query parser: strict and bounded, reading what dns-packet would not check (every record's bounds,
  * OPT and TSIG placement, option lengths) and keeping the question's labels byte for byte.
  */
-import { keyOfLabels, readName, WireError } from '../model/labels.js';
+import { keyOfLabels, readName, WireError } from '../../model/labels.js';
 import { CLASS_ANY, EDNS_DO, FLAG_QR, OPCODE, TYPE } from './message.js';
 import { readTsigRdata, type Tsig } from './tsig.js';
 import { readRecord } from './wire-record.js';

@@ -1,6 +1,6 @@
 /**
  * POST /v1/domains/{id}/changes: many record creates, updates and deletes as one write, all or none
- * (services/changes.ts). Problems are named by JSON pointers into the request (`/changes/3/address`).
+ * (services/bulk-changes.ts). Problems are named by JSON pointers into the request (`/changes/3/address`).
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
@@ -8,7 +8,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { NotFoundError } from '../../model/errors.js';
 import { RECORD_TYPES, type StoredRecord } from '../../model/records/index.js';
-import { CHANGE_OPS, ChangesRejected, type ChangeItem, type ItemProblem } from '../../services/changes.js';
+import { CHANGE_OPS, ChangesRejected, type ChangeItem, type ItemProblem } from '../../services/bulk-changes.js';
 import { v1Domain } from './domains.js';
 import { HttpProblem, schemaErrors, type ProblemError } from './problem.js';
 import { v1Record } from './records.js';

@@ -10,7 +10,7 @@ export const OPCODE = { QUERY: 0, NOTIFY: 4, UPDATE: 5 } as const;
 export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, YXDOMAIN: 6, YXRRSET: 7, NXRRSET: 8, NOTAUTH: 9, NOTZONE: 10, BADVERS: 16 } as const;
 
 /** Type numbers and mnemonics both ways: the registry's table (dig's names, `TYPE<n>` otherwise). */
-export { typeCode, typeMnemonic as typeName } from '../model/records/bitmap.js';
+export { typeCode, typeMnemonic as typeName } from '../../model/records/bitmap.js';
 
 export const FLAG_QR = 0x8000;
 export const FLAG_AA = 0x0400;

@@ -4,10 +4,10 @@
  * data is encoded by the registry (model/records); `encodeRdata` keeps it in the form the writer takes,
  * ahead of time, guarding the wire's limits (labels over 63 octets, TXT strings over 255, bad addresses).
  */
-import { checkName, keyOfLabels, splitName, WireError } from '../model/labels.js';
-import { rdataLatin1, recordType, recordTypeByCode, type RdataWriter, type RecordFields, type RecordType } from '../model/records/index.js';
-import { wireTtl } from '../model/ttl.js';
-import type { ZoneRecord } from '../model/zone.js';
+import { checkName, keyOfLabels, splitName, WireError } from '../../model/labels.js';
+import { rdataLatin1, recordType, recordTypeByCode, type RdataWriter, type RecordFields, type RecordType } from '../../model/records/index.js';
+import { wireTtl } from '../../model/ttl.js';
+import type { ZoneRecord } from '../../model/zone.js';
 import { CLASS_IN, EDNS_DO, FLAG_AA, FLAG_CD, FLAG_QR, FLAG_RD, FLAG_TC, TCP_MAX, TYPE } from './message.js';
 
 /**

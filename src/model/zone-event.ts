@@ -1,9 +1,9 @@
 /**
  * What a committed write changed, as one event: the DNS server patches its in-memory zones from it, the
  * NOTIFY sender and the mirror puller act on it, and on PostgreSQL other nodes hear it (LISTEN/NOTIFY).
- * The store carries it between nodes; services/events.ts delivers it within one.
+ * The store carries it between nodes; services/zone-events.ts delivers it within one.
  */
-export interface ZoneChange {
+export interface ZoneEvent {
   domainId: number;
   /** Zone name (lower case); for a rename, the new name. */
   domain: string;
@@ -22,5 +22,5 @@ export interface ZoneChange {
 }
 
 /** Changes that may change the catalog zone's members or their properties (the catalog serial is raised with them). */
-export const isMembershipChange = (c: Pick<ZoneChange, 'kind'>): boolean =>
+export const isMembershipChange = (c: Pick<ZoneEvent, 'kind'>): boolean =>
   c.kind === 'domain.created' || c.kind === 'domain.updated' || c.kind === 'domain.deleted' || c.kind === 'mirror.transferred';

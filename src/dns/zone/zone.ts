@@ -3,12 +3,12 @@
  * and the apex) by lookup key, each with its chain of RRsets, rdata pre-encoded for the writer. Built from
  * a zone's content (model/zone.ts) by buildZone, and patched at the names a change touched (patchZone).
  */
-import { checkName, firstLabelEnd, isWithin, keyOf, lowerAscii, parentKey } from '../model/labels.js';
-import { recordTypeByCode, type RecordFields, type RecordType } from '../model/records/index.js';
-import { wireTtl } from '../model/ttl.js';
-import { soaData, type ZoneContent, type ZoneRecord } from '../model/zone.js';
-import { encodeRdata, servedType, type Rdata } from './writer.js';
-import { TYPE } from './message.js';
+import { checkName, firstLabelEnd, isWithin, keyOf, lowerAscii, parentKey } from '../../model/labels.js';
+import { recordTypeByCode, type RecordFields, type RecordType } from '../../model/records/index.js';
+import { wireTtl } from '../../model/ttl.js';
+import { soaData, type ZoneContent, type ZoneRecord } from '../../model/zone.js';
+import { encodeRdata, servedType, type Rdata } from '../wire/writer.js';
+import { TYPE } from '../wire/message.js';
 
 /** One RRset as served: every record of one type at one name. */
 export interface RRset {

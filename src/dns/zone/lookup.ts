@@ -3,12 +3,12 @@
  * referrals at zone cuts (closest.ts), wildcards (wildcard.ts), negative answers (negative.ts), and the
  * addresses of named hosts (additional.ts).
  */
-import { isWithin, keyOf, splitName } from '../model/labels.js';
+import { isWithin, keyOf, splitName } from '../../model/labels.js';
 import { addAdditional } from './additional.js';
 import { closestEncloser, referral } from './closest.js';
-import { RCODE, TYPE } from './message.js';
+import { RCODE, TYPE } from '../wire/message.js';
 import { nodata, nxdomain } from './negative.js';
-import type { Query } from './query.js';
+import type { Query } from '../wire/query.js';
 import { emptyResult, prove, type Result } from './result.js';
 import { wildcardAt } from './wildcard.js';
 import { aliasTarget, setOf, type Zone, type ZoneNode } from './zone.js';

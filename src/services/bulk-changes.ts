@@ -17,7 +17,7 @@ import { checkRecordWrite, checkWrite } from '../model/key-scope.js';
 import { scopeOf, type Actor, type Limits } from './actor.js';
 import type { DomainService } from './domains.js';
 import { applyBatch, wholeZone, type BatchResult } from './record-batch.js';
-import type { Precondition, ZoneWriter } from './write.js';
+import type { Precondition, ZoneWriter } from './zone-writer.js';
 import { touchesNameServers } from './zone-checks.js';
 
 export const CHANGE_OPS = ['create', 'update', 'delete'] as const;

@@ -4,8 +4,8 @@
  * and the later messages of a transfer (the previous MAC and the timers only, 5.3.1).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { lowerAscii, readName, splitName, WireError } from '../model/labels.js';
-import { TSIG_ALGORITHMS, isTsigAlgorithm, type TsigAlgorithm } from '../model/tsig-key.js';
+import { lowerAscii, readName, splitName, WireError } from '../../model/labels.js';
+import { TSIG_ALGORITHMS, isTsigAlgorithm, type TsigAlgorithm } from '../../model/tsig-key.js';
 import { CLASS_ANY, TYPE } from './message.js';
 import { readRecord, skipQuestions } from './wire-record.js';
 

@@ -5,16 +5,16 @@
  * a transfer (signedRecords).
  */
 import { setImmediate } from 'node:timers/promises';
-import { parentKey } from '../model/labels.js';
-import { dnssecApex, type ZoneKey, type ZoneSigning } from '../model/dnssec.js';
-import { decodeRdata, rdataOf, recordType, recordTypeByCode, type RecordFields, type RecordType } from '../model/records/index.js';
-import type { Soa, ZoneContent, ZoneRecord } from '../model/zone.js';
-import { TYPE } from './message.js';
+import { parentKey } from '../../model/labels.js';
+import { dnssecApex, type ZoneKey, type ZoneSigning } from '../../model/dnssec.js';
+import { decodeRdata, rdataOf, recordType, recordTypeByCode, type RecordFields, type RecordType } from '../../model/records/index.js';
+import type { Soa, ZoneContent, ZoneRecord } from '../../model/zone.js';
+import { TYPE } from '../wire/message.js';
 import { Nsec3Chain } from './nsec3.js';
 import type { DenialChain, SignedView } from './secure.js';
 import type { SignatureCache } from './sign.js';
-import { encodeRdata, type Rdata } from './writer.js';
-import { buildZone, setOf, type RRset, type Zone, type ZoneNode } from './zone.js';
+import { encodeRdata, type Rdata } from '../wire/writer.js';
+import { buildZone, setOf, type RRset, type Zone, type ZoneNode } from '../zone/zone.js';
 
 const typeOf = (name: string): RecordType => recordType(name) as RecordType;
 

@@ -2,11 +2,11 @@
  * The answer to a standard query: the zone it falls in (REFUSED outside our zones, SERVFAIL for one that
  * could not be loaded), NOTIMP for meta types we do not serve, else the zone's lookup (lookup.ts).
  */
-import { CLASS_IN, RCODE, TYPE } from './message.js';
-import { resolve } from './lookup.js';
-import type { Query } from './query.js';
-import { emptyResult, type Result } from './result.js';
-import type { Zone } from './zone.js';
+import { CLASS_IN, RCODE, TYPE } from '../wire/message.js';
+import { resolve } from '../zone/lookup.js';
+import type { Query } from '../wire/query.js';
+import { emptyResult, type Result } from '../zone/result.js';
+import type { Zone } from '../zone/zone.js';
 import type { ZoneCache } from './zone-cache.js';
 
 /** The answer to `q` and the zone it came from. */

@@ -4,8 +4,8 @@
  * parsing, the response cache), never the zones or the services.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { TCP_MAX } from './message.js';
-import { parseQuery, plainQuery, type Query } from './query.js';
+import { TCP_MAX } from '../wire/message.js';
+import { parseQuery, plainQuery, type Query } from '../wire/query.js';
 import { ResponseCache } from './response-cache.js';
 import { udpLimit } from './response.js';
 import type { Answered, FromWorker, ThreadZone, WorkerSetup } from './threads.js';

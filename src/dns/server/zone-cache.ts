@@ -6,18 +6,18 @@
  * changed zone is rebuilt at once when a query needs it, otherwise REBUILD_DELAY_MS later, so a burst of
  * writes to a large zone costs one rebuild, not one each.
  */
-import type { StoredDomain } from '../model/domain.js';
-import type { ZoneChange } from '../model/events.js';
-import { keyOf, parentKey } from '../model/labels.js';
-import type { Services } from '../services/index.js';
-import type { ServedZone, ZoneBatch, ZoneDelta } from '../services/zones.js';
-import type { ZoneContent } from '../model/zone.js';
-import { dnssecApex, type ZoneSigning } from '../model/dnssec.js';
-import { signZone } from './online.js';
-import { presigned } from './presigned.js';
-import type { SignedView } from './secure.js';
-import type { SignatureCache } from './sign.js';
-import { buildZone, cutAmong, patchZone, type Zone } from './zone.js';
+import type { StoredDomain } from '../../model/domain.js';
+import type { ZoneEvent } from '../../model/zone-event.js';
+import { keyOf, parentKey } from '../../model/labels.js';
+import type { Services } from '../../services/index.js';
+import type { ServedZone, ZoneBatch, ZoneDelta } from '../../services/zones.js';
+import type { ZoneContent } from '../../model/zone.js';
+import { dnssecApex, type ZoneSigning } from '../../model/dnssec.js';
+import { signZone } from '../dnssec/online.js';
+import { presigned } from '../dnssec/presigned.js';
+import type { SignedView } from '../dnssec/secure.js';
+import type { SignatureCache } from '../dnssec/sign.js';
+import { buildZone, cutAmong, patchZone, type Zone } from '../zone/zone.js';
 
 const RETRY_MS = 5000;
 /** How long a changed zone waits for more changes before it is rebuilt, unless a query needs it first. */
@@ -215,7 +215,7 @@ export class ZoneCache {
     done.resolve();
   }
 
-  private onChange(c: ZoneChange): void {
+  private onChange(c: ZoneEvent): void {
     // A deleted zone goes at once; the queued reload also undoes a load that was in flight meanwhile.
     if (c.kind === 'domain.deleted') this.remove(c.domainId);
     if (c.kind !== 'records.changed') this.wholeNext.add(c.domainId);

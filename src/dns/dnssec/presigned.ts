@@ -10,14 +10,14 @@
  * NSEC3 records are real names of the zone (hash.apex), so queries for them find them; they stand beside
  * the zone's other names and hide none of them.
  */
-import { keyOf, parentKey, splitName } from '../model/labels.js';
-import { base32hexOctets } from '../model/records/common.js';
-import { decodeRdata, recordTypeByCode, type RecordFields, type RecordType } from '../model/records/index.js';
-import { TYPE } from './message.js';
+import { keyOf, parentKey, splitName } from '../../model/labels.js';
+import { base32hexOctets } from '../../model/records/common.js';
+import { decodeRdata, recordTypeByCode, type RecordFields, type RecordType } from '../../model/records/index.js';
+import { TYPE } from '../wire/message.js';
 import { coveringHash, matchingHash, nsec3Hash } from './nsec3.js';
 import type { DenialChain, SignedView } from './secure.js';
-import type { Rdata } from './writer.js';
-import { setOf, type RRset, type Zone } from './zone.js';
+import type { Rdata } from '../wire/writer.js';
+import { setOf, type RRset, type Zone } from '../zone/zone.js';
 
 /** RFC 5155's one hash algorithm, SHA-1. */
 const SHA1 = 1;

@@ -2,8 +2,8 @@
  * Additional section processing (RFC 1035 3.3; glue, RFC 9471): the addresses of in-zone hosts that the
  * records of an answer or referral name (MX, SRV and NS targets).
  */
-import { isWithin } from '../model/labels.js';
-import { RECORD_TYPES } from '../model/records/index.js';
+import { isWithin } from '../../model/labels.js';
+import { RECORD_TYPES } from '../../model/records/index.js';
 import type { Entry, Result } from './result.js';
 import { setOf, type Zone } from './zone.js';
 

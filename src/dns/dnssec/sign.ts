@@ -5,10 +5,10 @@
  * made anew after one week, well before any resolver could hold it past its expiry.
  */
 import { createHash, sign as cryptoSign } from 'node:crypto';
-import { splitName } from '../model/labels.js';
-import { canonicalName, type ZoneKey } from '../model/dnssec.js';
-import type { RecordFields } from '../model/records/index.js';
-import { CLASS_IN, typeName } from './message.js';
+import { splitName } from '../../model/labels.js';
+import { canonicalName, type ZoneKey } from '../../model/dnssec.js';
+import type { RecordFields } from '../../model/records/index.js';
+import { CLASS_IN, typeName } from '../wire/message.js';
 
 export const INCEPTION_OFFSET_S = 3600;
 export const VALIDITY_S = 14 * 86400;

@@ -4,8 +4,8 @@
  */
 import type { StoreOps, Store } from '../store/store.js';
 import type { Actor } from './actor.js';
-import { isMembershipChange, type ZoneChange } from '../model/events.js';
-import type { ChangeBus } from './events.js';
+import { isMembershipChange, type ZoneEvent } from '../model/zone-event.js';
+import type { ZoneEventBus } from './zone-events.js';
 
 export interface JournalEntry {
   action: string;
@@ -25,14 +25,14 @@ export type Precondition<T> = (current: T, tx: StoreOps) => Promise<void> | void
 export interface WriteResult<T> {
   value: T;
   /** The change to announce; null when nothing changed. */
-  change: Omit<ZoneChange, 'serial'> | null;
+  change: Omit<ZoneEvent, 'serial'> | null;
   journal: JournalEntry[];
 }
 
 export class ZoneWriter {
   constructor(
     private readonly store: Store,
-    private readonly bus: ChangeBus,
+    private readonly bus: ZoneEventBus,
     readonly now: () => number,
   ) {}
 
@@ -43,7 +43,7 @@ export class ZoneWriter {
 
   /** Runs one zone write; returns the function's value and the zone's serial afterwards (0 if unchanged or deleted). */
   async write<T>(actor: Actor | null, fn: (tx: StoreOps, now: number) => Promise<WriteResult<T>>): Promise<{ value: T; serial: number }> {
-    let announced: ZoneChange | null = null;
+    let announced: ZoneEvent | null = null;
     const value = await this.store.transaction(async (tx) => {
       const now = this.now();
       const res = await fn(tx, now);
@@ -76,7 +76,7 @@ export class ZoneWriter {
       await tx.announce(announced);
       return res.value;
     });
-    const change = announced as ZoneChange | null;
+    const change = announced as ZoneEvent | null;
     if (change) this.bus.emit(change);
     return { value, serial: change?.serial ?? 0 };
   }

@@ -3,9 +3,9 @@
  * it reaches the name itself, or the closest encloser of a name that does not exist, or first a zone cut
  * (NS records below the apex), below which the zone is not authoritative and answers with a referral.
  */
-import { parentKey } from '../model/labels.js';
+import { parentKey } from '../../model/labels.js';
 import { addAdditional } from './additional.js';
-import { TYPE } from './message.js';
+import { TYPE } from '../wire/message.js';
 import type { Result } from './result.js';
 import { setOf, type RRset, type Zone, type ZoneNode } from './zone.js';
 

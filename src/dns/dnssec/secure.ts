@@ -8,11 +8,11 @@
  * What the records are comes from the zone version's signed view (`SignedView`): our own zones signed
  * online (online.ts), or a zone mirror's copy as its master signed it (presigned.ts).
  */
-import { keyOf, parentKey } from '../model/labels.js';
-import { TYPE } from './message.js';
+import { keyOf, parentKey } from '../../model/labels.js';
+import { TYPE } from '../wire/message.js';
 import { denialNames } from './nsec3.js';
-import type { Denial, Entry, Result } from './result.js';
-import { setOf, type RRset, type Zone } from './zone.js';
+import type { Denial, Entry, Result } from '../zone/result.js';
+import { setOf, type RRset, type Zone } from '../zone/zone.js';
 
 /** The records that prove names and types absent in one zone version. */
 export interface DenialChain {
