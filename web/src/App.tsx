@@ -1,7 +1,4 @@
-/**
- * The panel's frame: the session, the navigation and hash routes (#/domains, #/domains/3, #/mirrors,
- * #/keys, #/tsigkeys). Hash routes keep every page at /manager/, so the server needs no fallback route.
- */
+/** The panel's frame: the session, the navigation and the page the hash route names (see routes.ts). */
 import { useEffect, useRef, useState } from 'react';
 import { loadSession, revokeKey, saveSession, setUnauthorisedHandler, type Session } from './api';
 import { DomainPage } from './pages/DomainPage';
@@ -10,47 +7,71 @@ import { Keys } from './pages/Keys';
 import { Mirrors } from './pages/Mirrors';
 import { SignIn } from './pages/SignIn';
 import { TsigKeys } from './pages/TsigKeys';
+import { parseRoute, type Route } from './routes';
 
-type Route = { page: 'domains' } | { page: 'domain'; id: number } | { page: 'mirrors' } | { page: 'keys' } | { page: 'tsigkeys' };
+const NAV: { page: Route['page']; href: string; label: string }[] = [
+  { page: 'domains', href: '#/domains', label: 'Domains' },
+  { page: 'mirrors', href: '#/mirrors', label: 'Zone mirrors' },
+  { page: 'keys', href: '#/keys', label: 'API keys' },
+  { page: 'tsigkeys', href: '#/tsigkeys', label: 'TSIG keys' },
+];
 
-function parseRoute(hash: string): Route {
-  const parts = hash.replace(/^#\/?/, '').split('/');
-  if (parts[0] === 'domains' && parts[1] && /^\d+$/.test(parts[1])) return { page: 'domain', id: Number(parts[1]) };
-  if (parts[0] === 'mirrors') return { page: 'mirrors' };
-  if (parts[0] === 'keys') return { page: 'keys' };
-  if (parts[0] === 'tsigkeys') return { page: 'tsigkeys' };
-  return { page: 'domains' };
+function MainNav({ route, session, onSignOut }: { route: Route; session: Session; onSignOut: () => void }) {
+  // A domain's page is part of "Domains".
+  const current = (page: Route['page']) => (route.page === page || (page === 'domains' && route.page === 'domain') ? 'page' : undefined);
+  return (
+    <nav aria-label="Main">
+      {NAV.map((n) => (
+        <a key={n.page} href={n.href} aria-current={current(n.page)}>
+          {n.label}
+        </a>
+      ))}
+      <span className="who">{session.username}</span>
+      <button type="button" onClick={onSignOut}>
+        Sign out
+      </button>
+    </nav>
+  );
 }
 
-export const go = (hash: string): void => {
-  window.location.hash = hash;
-};
+function CurrentPage({ route, session, onSignOut }: { route: Route; session: Session; onSignOut: () => void }) {
+  switch (route.page) {
+    case 'domain':
+      return <DomainPage key={route.id} id={route.id} />;
+    case 'mirrors':
+      return <Mirrors />;
+    case 'keys':
+      return <Keys session={session} onOwnKeyRevoked={onSignOut} />;
+    case 'tsigkeys':
+      return <TsigKeys />;
+    default:
+      return <Domains />;
+  }
+}
 
-export function App() {
-  const [session, setSession] = useState<Session | null>(loadSession);
+/** The current hash route, following the browser's hashchange events. */
+function useRoute(): Route {
   const [route, setRoute] = useState<Route>(() => parseRoute(window.location.hash));
-  const [notice, setNotice] = useState('');
-  const main = useRef<HTMLElement>(null);
-
   useEffect(() => {
     const onHash = () => setRoute(parseRoute(window.location.hash));
     window.addEventListener('hashchange', onHash);
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
+  return route;
+}
 
+/** The signed-in session, with sign-in, sign-out and the notice shown when a session ends. */
+function useSession() {
+  const [session, setSession] = useState<Session | null>(loadSession);
+  const [notice, setNotice] = useState('');
+  const end = (why: string) => {
+    saveSession(null);
+    setSession(null);
+    setNotice(why);
+  };
   useEffect(() => {
-    setUnauthorisedHandler(() => {
-      saveSession(null);
-      setSession(null);
-      setNotice('Your session has ended (the key expired or was revoked). Please sign in again.');
-    });
+    setUnauthorisedHandler(() => end('Your session has ended (the key expired or was revoked). Please sign in again.'));
   }, []);
-
-  // A new page gets focus at its start, so keyboard and screen-reader users begin there.
-  useEffect(() => {
-    main.current?.querySelector<HTMLElement>('h1')?.focus();
-  }, [route, session]);
-
   const signIn = (s: Session) => {
     saveSession(s);
     setSession(s);
@@ -59,40 +80,28 @@ export function App() {
   const signOut = async () => {
     // The key is revoked on the server, not just forgotten here.
     if (session) await revokeKey(session.keyId, session.key).catch(() => undefined);
-    saveSession(null);
-    setSession(null);
-    setNotice('You have signed out.');
+    end('You have signed out.');
   };
+  return { session, notice, signIn, signOut };
+}
 
-  const current = (page: Route['page'] | 'domain') => (route.page === page || (page === 'domains' && route.page === 'domain') ? 'page' : undefined);
+export function App() {
+  const { session, notice, signIn, signOut } = useSession();
+  const route = useRoute();
+  const main = useRef<HTMLElement>(null);
+  const focusStart = () => main.current?.querySelector<HTMLElement>('h1')?.focus();
+
+  // A new page gets focus at its start, so keyboard and screen-reader users begin there.
+  useEffect(focusStart, [route, session]);
 
   return (
     <>
-      <a className="skip" href="#main" onClick={(e) => (e.preventDefault(), main.current?.querySelector<HTMLElement>('h1')?.focus())}>
+      <a className="skip" href="#main" onClick={(e) => (e.preventDefault(), focusStart())}>
         Skip to content
       </a>
       <header className="top">
         <span className="brand">zonehost</span>
-        {session ? (
-          <nav aria-label="Main">
-            <a href="#/domains" aria-current={current('domains')}>
-              Domains
-            </a>
-            <a href="#/mirrors" aria-current={current('mirrors')}>
-              Zone mirrors
-            </a>
-            <a href="#/keys" aria-current={current('keys')}>
-              API keys
-            </a>
-            <a href="#/tsigkeys" aria-current={current('tsigkeys')}>
-              TSIG keys
-            </a>
-            <span className="who">{session.username}</span>
-            <button type="button" onClick={signOut}>
-              Sign out
-            </button>
-          </nav>
-        ) : null}
+        {session ? <MainNav route={route} session={session} onSignOut={signOut} /> : null}
       </header>
       <main id="main" ref={main}>
         {notice ? (
@@ -100,19 +109,7 @@ export function App() {
             {notice}
           </p>
         ) : null}
-        {!session ? (
-          <SignIn onSignedIn={signIn} />
-        ) : route.page === 'domain' ? (
-          <DomainPage key={route.id} id={route.id} />
-        ) : route.page === 'mirrors' ? (
-          <Mirrors />
-        ) : route.page === 'keys' ? (
-          <Keys session={session} onOwnKeyRevoked={signOut} />
-        ) : route.page === 'tsigkeys' ? (
-          <TsigKeys />
-        ) : (
-          <Domains />
-        )}
+        {session ? <CurrentPage route={route} session={session} onSignOut={signOut} /> : <SignIn onSignedIn={signIn} />}
       </main>
     </>
   );

@@ -192,6 +192,9 @@ export interface QueryCounts {
   counts: number[];
 }
 
+/** The TSIG algorithms interface B accepts (its schema lists them); the first is the default. */
+export const TSIG_ALGORITHMS = ['hmac-sha256', 'hmac-sha224', 'hmac-sha384', 'hmac-sha512', 'hmac-sha1'];
+
 export type UpdateScope = boolean | { names?: string[]; types?: string[] };
 
 export interface TsigKey {

@@ -1,24 +1,5 @@
-/** Small shared pieces: labelled fields with their errors, error summaries, confirmations, loading. */
-import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from 'react';
-import { ApiError, type Problem } from './api';
-
-/** A problem's entries split into those naming one of `fields` and the rest. */
-export function splitProblem(p: Problem | null, fields: string[]): { byField: Record<string, string[]>; general: string[] } {
-  const byField: Record<string, string[]> = {};
-  const general: string[] = [];
-  if (!p) return { byField, general };
-  for (const e of p.errors) {
-    // "axfr.1" is about the axfr field.
-    const head = e.field?.split('.')[0];
-    if (head && fields.includes(head)) (byField[head] ??= []).push(e.reason);
-    else general.push(e.reason);
-  }
-  if (general.length === 0 && Object.keys(byField).length === 0) general.push(p.detail);
-  return { byField, general };
-}
-
-export const problemOf = (e: unknown): Problem =>
-  e instanceof ApiError ? e.problem : { status: 0, title: 'Error', detail: e instanceof Error ? e.message : String(e), errors: [] };
+/** Small shared pieces: labelled fields with their errors, error summaries, confirmations, dates and lists. */
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 
 interface FieldProps {
   label: string;
@@ -109,26 +90,6 @@ export function ConfirmButton({ label, ariaLabel, question, confirmLabel, onConf
       </button>
     </span>
   );
-}
-
-/** Loads data when `deps` change; `reload` fetches again. */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | null; error: Problem | null; reload: () => void } {
-  const [data, setData] = useState<T | null>(null);
-  const [error, setError] = useState<Problem | null>(null);
-  const [tick, setTick] = useState(0);
-  // eslint-disable-next-line react-hooks/exhaustive-deps
-  const run = useCallback(load, deps);
-  useEffect(() => {
-    let live = true;
-    run().then(
-      (d) => live && (setData(d), setError(null)),
-      (e) => live && setError(problemOf(e)),
-    );
-    return () => {
-      live = false;
-    };
-  }, [run, tick]);
-  return { data, error, reload: () => setTick((t) => t + 1) };
 }
 
 /** "2026-11-23T01:02:03.000Z" as the reader's local date and time. */

@@ -1,7 +1,8 @@
 /** The fields of a domain, for creating one and for editing its settings. */
-import { useState, type FormEvent } from 'react';
-import type { Domain, Problem } from '../api';
-import { ErrorSummary, Field, listOf, problemOf, splitProblem } from '../ui';
+import { useState } from 'react';
+import type { Domain } from '../api';
+import { useSubmit } from '../hooks';
+import { ErrorSummary, Field, listOf } from '../ui';
 
 export type DomainBody = Omit<Domain, 'id'>;
 
@@ -13,26 +14,17 @@ export function DomainForm({ initial, submitLabel, label, onSubmit }: { initial?
   const [ttl, setTtl] = useState(String(initial?.default_ttl ?? 0));
   const [status, setStatus] = useState<Domain['status']>(initial?.status ?? 'active');
   const [axfr, setAxfr] = useState((initial?.axfr ?? []).join(', '));
-  const [problem, setProblem] = useState<Problem | null>(null);
   const [saved, setSaved] = useState('');
-  const [busy, setBusy] = useState(false);
-  const { byField, general } = splitProblem(problem, FIELDS);
+  const form = useSubmit<void>(FIELDS, () => {
+    if (initial) setSaved('Saved.');
+  });
+  const { byField, general } = form;
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
+  const submit = form.submitWith(() => {
     setSaved('');
-    try {
-      // A TTL that is not a whole number goes as typed, for the server to explain.
-      await onSubmit({ domain: domain.trim(), soa: soa.trim(), default_ttl: (/^\d+$/.test(ttl.trim()) ? Number(ttl) : ttl) as number, status, axfr: listOf(axfr) });
-      setProblem(null);
-      if (initial) setSaved('Saved.');
-    } catch (err) {
-      setProblem(problemOf(err));
-    } finally {
-      setBusy(false);
-    }
-  }
+    // A TTL that is not a whole number goes as typed, for the server to explain.
+    return onSubmit({ domain: domain.trim(), soa: soa.trim(), default_ttl: (/^\d+$/.test(ttl.trim()) ? Number(ttl) : ttl) as number, status, axfr: listOf(axfr) });
+  });
 
   return (
     <form onSubmit={submit} noValidate aria-label={label} className="grid-form">
@@ -58,7 +50,7 @@ export function DomainForm({ initial, submitLabel, label, onSubmit }: { initial?
         {(p) => <textarea {...p} name="axfr" rows={2} value={axfr} onChange={(e) => setAxfr(e.target.value)} />}
       </Field>
       <div className="actions">
-        <button type="submit" className="primary" disabled={busy}>
+        <button type="submit" className="primary" disabled={form.busy}>
           {submitLabel}
         </button>
         {saved ? <span role="status">{saved}</span> : null}

@@ -1,7 +1,9 @@
+/** One domain's page: its query chart, records, DNSSEC, zone file, settings and deletion. */
 import { useState } from 'react';
 import { api, type Domain } from '../api';
-import { go } from '../App';
-import { ConfirmButton, ErrorSummary, problemOf, useLoad } from '../ui';
+import { useLoad, useRowActions } from '../hooks';
+import { go } from '../routes';
+import { ConfirmButton, ErrorSummary } from '../ui';
 import { Dnssec } from './Dnssec';
 import { DomainForm } from './DomainForm';
 import { QueryChart } from './QueryChart';
@@ -11,7 +13,8 @@ import { ZoneFile } from './ZoneFile';
 export function DomainPage({ id }: { id: number }) {
   const { data: domain, error } = useLoad(() => api.get<Domain>(`/v1/domains/${id}`), [id]);
   const [current, setCurrent] = useState<Domain | null>(null);
-  const [deleteError, setDeleteError] = useState('');
+  // After a deletion this page is gone: the list of domains is shown instead of a refresh.
+  const deletion = useRowActions(() => go('#/domains'), { refreshAfterFailure: false });
   // Bumped by an import, so the records table loads the records it wrote.
   const [imports, setImports] = useState(0);
   const d = current ?? domain;
@@ -58,19 +61,12 @@ export function DomainPage({ id }: { id: number }) {
       </details>
       <h2>Delete this domain</h2>
       <p>Deleting removes the domain and all its records; the DNS server stops answering for it at once.</p>
-      <ErrorSummary messages={deleteError ? [deleteError] : []} />
+      <ErrorSummary messages={deletion.errors} />
       <ConfirmButton
         label="Delete domain"
         question={`Delete ${d.domain} and all its records?`}
         confirmLabel="Yes, delete the domain"
-        onConfirm={async () => {
-          try {
-            await api.del(`/v1/domains/${id}`);
-            go('#/domains');
-          } catch (e) {
-            setDeleteError(problemOf(e).detail);
-          }
-        }}
+        onConfirm={() => deletion.run(() => api.del(`/v1/domains/${id}`))}
       />
     </section>
   );

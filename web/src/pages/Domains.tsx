@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import { api, type Domain } from '../api';
-import { go } from '../App';
-import { ErrorSummary, useLoad } from '../ui';
+import { useLoad } from '../hooks';
+import { go } from '../routes';
+import { ErrorSummary } from '../ui';
 import { DomainForm } from './DomainForm';
 
 export function Domains() {

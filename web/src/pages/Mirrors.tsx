@@ -1,28 +1,21 @@
 /** Zone mirrors (secondary zones): their transfer state, creation, status and deletion. */
-import { useState, type FormEvent } from 'react';
-import { api, type Mirror, type Problem } from '../api';
-import { ConfirmButton, ErrorSummary, Field, listOf, problemOf, splitProblem, useLoad, when } from '../ui';
+import { useState } from 'react';
+import { api, type Mirror } from '../api';
+import { useLoad, useRowActions, useSubmit } from '../hooks';
+import { ConfirmButton, ErrorSummary, Field, listOf, when } from '../ui';
 
 function CreateMirror({ onCreated }: { onCreated: () => void }) {
   const [domain, setDomain] = useState('');
   const [masters, setMasters] = useState('');
   const [axfr, setAxfr] = useState('');
-  const [problem, setProblem] = useState<Problem | null>(null);
-  const { byField, general } = splitProblem(problem, ['domain', 'masters', 'axfr']);
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    try {
-      await api.post<Mirror>('/v1/zonemirrors', { domain: domain.trim(), masters: listOf(masters), axfr: listOf(axfr) });
-      setProblem(null);
-      setDomain('');
-      setMasters('');
-      setAxfr('');
-      onCreated();
-    } catch (err) {
-      setProblem(problemOf(err));
-    }
-  }
+  const form = useSubmit<Mirror>(['domain', 'masters', 'axfr'], () => {
+    setDomain('');
+    setMasters('');
+    setAxfr('');
+    onCreated();
+  });
+  const { byField, general } = form;
+  const submit = form.submitWith(() => api.post<Mirror>('/v1/zonemirrors', { domain: domain.trim(), masters: listOf(masters), axfr: listOf(axfr) }));
 
   return (
     <form onSubmit={submit} noValidate aria-label="Create a zone mirror" className="grid-form">
@@ -54,21 +47,12 @@ function transferState(m: Mirror): { text: string; cls: string } {
 
 export function Mirrors() {
   const { data, error, reload } = useLoad(() => api.all<Mirror>('/v1/zonemirrors?limit=500'), []);
-  const [rowError, setRowError] = useState('');
-  const act = async (f: () => Promise<unknown>) => {
-    try {
-      await f();
-      setRowError('');
-    } catch (e) {
-      setRowError(problemOf(e).detail);
-    }
-    reload();
-  };
+  const rows = useRowActions(reload);
   return (
     <section>
       <h1 tabIndex={-1}>Zone mirrors</h1>
       <p>A zone mirror is a secondary zone: this server transfers it from its primary servers and serves the copy.</p>
-      <ErrorSummary messages={[error?.detail, rowError].filter((m): m is string => !!m)} />
+      <ErrorSummary messages={[error?.detail, ...rows.errors].filter((m): m is string => !!m)} />
       {data && data.length === 0 ? <p>No zone mirrors yet.</p> : null}
       {data && data.length > 0 ? (
         <div className="table-wrap">
@@ -105,11 +89,11 @@ export function Mirrors() {
                     <td>{when(m.transfer.last_success, 'never')}</td>
                     <td>{when(m.transfer.last_attempt, 'never')}</td>
                     <td className="row-actions">
-                      <button type="button" onClick={() => act(() => api.patch(`/v1/zonemirrors/${m.id}`, { status: m.status === 'active' ? 'inactive' : 'active' }))}>
+                      <button type="button" onClick={() => rows.run(() => api.patch(`/v1/zonemirrors/${m.id}`, { status: m.status === 'active' ? 'inactive' : 'active' }))}>
                         {m.status === 'active' ? 'Deactivate' : 'Activate'}
                         <span className="sr-only"> {m.domain}</span>
                       </button>
-                      <ConfirmButton label="Delete" question={`Delete the mirror of ${m.domain}?`} confirmLabel="Yes, delete" onConfirm={() => act(() => api.del(`/v1/zonemirrors/${m.id}`))} />
+                      <ConfirmButton label="Delete" question={`Delete the mirror of ${m.domain}?`} confirmLabel="Yes, delete" onConfirm={() => rows.run(() => api.del(`/v1/zonemirrors/${m.id}`))} />
                     </td>
                   </tr>
                 );

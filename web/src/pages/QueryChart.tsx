@@ -1,7 +1,7 @@
 /** A zone's DNS queries over the last 24 hours as a small bar chart (15-minute bars), with the figures in text. */
 import { useEffect } from 'react';
 import { api, type QueryCounts } from '../api';
-import { useLoad } from '../ui';
+import { useLoad } from '../hooks';
 
 const BAR_MINUTES = 15;
 const W = 960;

@@ -1,6 +1,8 @@
-import { useState, type FormEvent } from 'react';
-import { createKey, type Problem, type Session } from '../api';
-import { ErrorSummary, Field, problemOf, splitProblem } from '../ui';
+/** Signing in: the user name and password buy this browser tab an expiring API key. */
+import { useState } from 'react';
+import { createKey, type Session } from '../api';
+import { useSubmit } from '../hooks';
+import { ErrorSummary, Field } from '../ui';
 
 /** How long a panel session's key lives, in hours: a working day. */
 const SESSION_HOURS = 12;
@@ -8,23 +10,14 @@ const SESSION_HOURS = 12;
 export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
-  const [problem, setProblem] = useState<Problem | null>(null);
-  const [busy, setBusy] = useState(false);
-  const { byField, general } = splitProblem(problem, ['username', 'password']);
+  const form = useSubmit<Session>(['username', 'password'], onSignedIn);
+  const { byField, general } = form;
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    try {
-      // Signing in is creating a labelled, expiring API key; signing out revokes it.
-      const k = await createKey(username, password, `control panel (${navigator.userAgent.includes('Mobile') ? 'mobile ' : ''}browser)`, SESSION_HOURS);
-      onSignedIn({ key: k.key, keyId: k.id, username });
-    } catch (err) {
-      setProblem(problemOf(err));
-    } finally {
-      setBusy(false);
-    }
-  }
+  const submit = form.submitWith(async () => {
+    // Signing in is creating a labelled, expiring API key; signing out revokes it.
+    const k = await createKey(username, password, `control panel (${navigator.userAgent.includes('Mobile') ? 'mobile ' : ''}browser)`, SESSION_HOURS);
+    return { key: k.key, keyId: k.id, username };
+  });
 
   return (
     <section className="narrow">
@@ -38,7 +31,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
         <Field label="Password" errors={byField.password} required>
           {(p) => <input {...p} name="password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />}
         </Field>
-        <button type="submit" className="primary" disabled={busy}>
+        <button type="submit" className="primary" disabled={form.busy}>
           Sign in
         </button>
       </form>

@@ -4,11 +4,11 @@
  * dry run: records added, removed, changed and unchanged) and applied only when the user confirms it; the
  * API's problems (one per bad line) are listed with their line numbers.
  */
-import { useState, type FormEvent } from 'react';
-import { api, TextBody, type Problem, type RecordItem, type ZoneFileDiff } from '../api';
-import { recordTypes } from '../schema';
-import { ErrorSummary, Field, problemOf, splitProblem, useLoad } from '../ui';
-import { RecordValue, rowOf, shownName } from './Records';
+import { useState } from 'react';
+import { api, TextBody, TSIG_ALGORITHMS, type Problem, type ZoneFileDiff } from '../api';
+import { splitProblem, useRowActions, useSubmit } from '../hooks';
+import { ErrorSummary, Field } from '../ui';
+import { DiffSummary } from './ZoneFileDiff';
 
 type Source = 'paste' | 'upload' | 'transfer';
 const SOURCES: { value: Source; label: string }[] = [
@@ -16,9 +16,6 @@ const SOURCES: { value: Source; label: string }[] = [
   { value: 'upload', label: 'Upload a zone file' },
   { value: 'transfer', label: 'Transfer from a server (AXFR)' },
 ];
-
-// The algorithms the transfer's key may use (interface B's TSIG algorithms); the first is the default.
-const TSIG_ALGORITHMS = ['hmac-sha256', 'hmac-sha224', 'hmac-sha384', 'hmac-sha512', 'hmac-sha1'];
 
 interface Transfer {
   server: string;
@@ -38,114 +35,41 @@ function problemLines(p: Problem, shownElsewhere: (field: string) => boolean): s
   return [p.detail, ...rest.map((e) => (e.field ? `${e.field.charAt(0).toUpperCase()}${e.field.slice(1)}: ${e.reason}` : e.reason))];
 }
 
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
-
-/** The difference an import makes, one row per record it adds, removes or changes. */
-function DiffTable({ diff }: { diff: ZoneFileDiff }) {
-  const types = useLoad(recordTypes, []);
-  const rows: { change: string; rec: RecordItem; key: string }[] = [
-    ...diff.added.map((rec, i) => ({ change: 'added', rec, key: `a${i}` })),
-    ...diff.removed.map((rec, i) => ({ change: 'removed', rec, key: `r${i}` })),
-    ...diff.changed.map((c, i) => ({ change: `TTL ${c.before.ttl === 0 ? 'default' : String(c.before.ttl)} → ${c.after.ttl === 0 ? 'default' : String(c.after.ttl)}`, rec: c.after, key: `c${i}` })),
-  ];
-  if (rows.length === 0) return null;
-  const spec = (type: string) => types.data?.find((t) => t.type === type);
-  return (
-    <div className="table-wrap">
-      <table className="records-table">
-        <caption className="sr-only">Records the import changes</caption>
-        <thead>
-          <tr>
-            <th scope="col">Change</th>
-            <th scope="col">Name</th>
-            <th scope="col">Type</th>
-            <th scope="col">Value</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map(({ change, rec, key }) => {
-            const s = spec(rec.type);
-            const row = s ? rowOf(rec, s) : null;
-            return (
-              <tr key={key} className={`diff-${change.split(' ')[0]}`}>
-                <td data-label="Change">{change}</td>
-                <td data-label="Name">{shownName(String(rec.name ?? ''))}</td>
-                <td data-label="Type">{rec.type}</td>
-                <td data-label="Value" className="value">
-                  {row ? <RecordValue row={row} /> : null}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
-  );
+/** What the import form holds: where the zone comes from and that source's input. */
+interface ImportInput {
+  source: Source;
+  text: string;
+  file: { name: string; text: string } | null;
+  transfer: Transfer;
 }
+const NO_INPUT: ImportInput = { source: 'paste', text: '', file: null, transfer: NO_TRANSFER };
 
-function DiffSummary({ diff }: { diff: ZoneFileDiff }) {
-  const settings = diff.domain.changed.map((f) => `${f === 'soa' ? 'SOA e-mail' : f.replace(/_/g, ' ')}: ${String(diff.domain[f as keyof ZoneFileDiff['domain']])}`);
-  return (
-    <>
-      <p>
-        {diff.dry_run ? 'The import would make these changes' : 'Imported'}: {plural(diff.added.length, 'record')} added, {diff.removed.length} removed,{' '}
-        {diff.changed.length} with another TTL, {diff.unchanged.length} unchanged.
-        {settings.length ? ` Domain settings from the file's SOA: ${settings.join('; ')}.` : ''}
-      </p>
-      {diff.dry_run ? <DiffTable diff={diff} /> : null}
-    </>
-  );
-}
+const isEmpty = ({ source, text, file, transfer }: ImportInput): boolean => (source === 'paste' ? text.trim() === '' : source === 'upload' ? !file : transfer.server.trim() === '');
 
-export function ZoneFile({ domainId, domain, onImported }: { domainId: number; domain: string; onImported: () => void }) {
-  const [source, setSource] = useState<Source>('paste');
-  const [text, setText] = useState('');
-  const [file, setFile] = useState<{ name: string; text: string } | null>(null);
-  const [transfer, setTransfer] = useState<Transfer>(NO_TRANSFER);
-  const [preview, setPreview] = useState<ZoneFileDiff | null>(null);
-  const [result, setResult] = useState<ZoneFileDiff | null>(null);
-  const [problem, setProblem] = useState<Problem | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [exportError, setExportError] = useState('');
-
-  // Whatever the user changes, a preview no longer describes it: the import applied is always the one previewed.
-  const edited = () => {
-    setPreview(null);
-    setResult(null);
-    setProblem(null);
+/** The import's request: the zone file as text, or the transfer's server and key. */
+function importRequest(domainId: number, { source, text, file, transfer }: ImportInput, dryRun: boolean): Promise<ZoneFileDiff> {
+  const query = dryRun ? '?dry_run=true' : '';
+  if (source !== 'transfer') return api.put<ZoneFileDiff>(`/v1/domains/${domainId}/zonefile${query}`, new TextBody(source === 'paste' ? text : (file?.text ?? ''), 'text/dns; charset=utf-8'));
+  const port = transfer.port.trim();
+  const body = {
+    server: transfer.server.trim(),
+    ...(port === '' ? {} : { port: /^\d+$/.test(port) ? Number(port) : port }),
+    ...(transfer.keyName.trim() || transfer.secret.trim() ? { tsig: { name: transfer.keyName.trim(), algorithm: transfer.algorithm, secret: transfer.secret.trim() } } : {}),
   };
-  const setField = (name: keyof Transfer, value: string) => (setTransfer((t) => ({ ...t, [name]: value })), edited());
+  return api.post<ZoneFileDiff>(`/v1/domains/${domainId}/zonefile/transfer${query}`, body);
+}
 
-  async function run(dryRun: boolean): Promise<ZoneFileDiff> {
-    const query = dryRun ? '?dry_run=true' : '';
-    if (source !== 'transfer') return api.put<ZoneFileDiff>(`/v1/domains/${domainId}/zonefile${query}`, new TextBody(source === 'paste' ? text : (file?.text ?? ''), 'text/dns; charset=utf-8'));
-    const port = transfer.port.trim();
-    const body = {
-      server: transfer.server.trim(),
-      ...(port === '' ? {} : { port: /^\d+$/.test(port) ? Number(port) : port }),
-      ...(transfer.keyName.trim() || transfer.secret.trim() ? { tsig: { name: transfer.keyName.trim(), algorithm: transfer.algorithm, secret: transfer.secret.trim() } } : {}),
-    };
-    return api.post<ZoneFileDiff>(`/v1/domains/${domainId}/zonefile/transfer${query}`, body);
-  }
+/** The problem's entries about the transfer form's fields, filed under them. */
+const transferErrors = (problem: Problem | null, source: Source): Record<string, string[]> =>
+  splitProblem(
+    problem && source === 'transfer' ? { ...problem, errors: problem.errors.map((e) => ({ ...e, field: TRANSFER_FIELDS[e.field ?? ''] ?? e.field })) } : null,
+    Object.values(TRANSFER_FIELDS),
+  ).byField;
 
-  async function act(dryRun: boolean) {
-    setBusy(true);
-    try {
-      const diff = await run(dryRun);
-      setProblem(null);
-      setPreview(dryRun ? diff : null);
-      setResult(dryRun ? null : diff);
-      if (!dryRun) onImported();
-    } catch (e) {
-      setProblem(problemOf(e));
-      setPreview(null);
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  async function download() {
-    try {
+function ZoneExport({ domainId, domain }: { domainId: number; domain: string }) {
+  const exporting = useRowActions();
+  const download = () =>
+    exporting.run(async () => {
       const zone = await api.get<string>(`/v1/domains/${domainId}/zonefile`);
       const url = URL.createObjectURL(new Blob([zone], { type: 'text/dns' }));
       const a = document.createElement('a');
@@ -153,118 +77,170 @@ export function ZoneFile({ domainId, domain, onImported }: { domainId: number; d
       a.download = `${domain}.zone`;
       a.click();
       setTimeout(() => URL.revokeObjectURL(url), 10_000);
-      setExportError('');
-    } catch (e) {
-      setExportError(problemOf(e).detail);
-    }
-  }
-
-  const { byField } = splitProblem(
-    problem && source === 'transfer' ? { ...problem, errors: problem.errors.map((e) => ({ ...e, field: TRANSFER_FIELDS[e.field ?? ''] ?? e.field })) } : null,
-    Object.values(TRANSFER_FIELDS),
-  );
-  const general = problem ? problemLines(problem, (f) => source === 'transfer' && f in TRANSFER_FIELDS) : [];
-  const preventSubmit = (e: FormEvent) => (e.preventDefault(), void act(true));
-  const empty = source === 'paste' ? text.trim() === '' : source === 'upload' ? !file : transfer.server.trim() === '';
-
+    });
   return (
-    <section className="panel-box" aria-labelledby="zonefile-heading">
-      <h2 id="zonefile-heading">Zone file</h2>
+    <>
       <h3>Export</h3>
       <p>The zone as served (SOA, NS and every record, absolute names), as an RFC 1035 master file.</p>
-      <ErrorSummary messages={exportError ? [exportError] : []} />
+      <ErrorSummary messages={exporting.errors} />
       <div className="actions">
         <button type="button" onClick={() => void download()}>
           Download {domain}.zone
         </button>
       </div>
+    </>
+  );
+}
+
+function TransferFields({ transfer, setField, byField }: { transfer: Transfer; setField: (name: keyof Transfer, value: string) => void; byField: Record<string, string[]> }) {
+  return (
+    <>
+      <Field label="Server" required errors={byField.server} hint="The IP address of your current provider's primary (not a host name)">
+        {(p) => <input {...p} name="server" autoComplete="off" value={transfer.server} onChange={(e) => setField('server', e.target.value)} />}
+      </Field>
+      <Field label="Port" errors={byField.port} hint="53, or 1024-65535">
+        {(p) => <input {...p} name="port" inputMode="numeric" autoComplete="off" value={transfer.port} onChange={(e) => setField('port', e.target.value)} />}
+      </Field>
+      <Field label="TSIG key name" errors={byField.keyName} hint="Only if the server wants a key for transfers; used for this transfer, not stored">
+        {(p) => <input {...p} name="tsig_name" autoComplete="off" value={transfer.keyName} onChange={(e) => setField('keyName', e.target.value)} />}
+      </Field>
+      <Field label="TSIG algorithm" errors={byField.algorithm}>
+        {(p) => (
+          <select {...p} name="tsig_algorithm" value={transfer.algorithm} onChange={(e) => setField('algorithm', e.target.value)}>
+            {TSIG_ALGORITHMS.map((a) => (
+              <option key={a}>{a}</option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="TSIG secret" errors={byField.secret} hint="Base64">
+        {(p) => <input {...p} name="tsig_secret" type="password" autoComplete="off" value={transfer.secret} onChange={(e) => setField('secret', e.target.value)} />}
+      </Field>
+    </>
+  );
+}
+
+/** The chosen source's fields: a text area, a file chooser or the transfer's server and key. */
+function SourceFields({ domain, input, change, byField }: { domain: string; input: ImportInput; change: (c: Partial<ImportInput>) => void; byField: Record<string, string[]> }) {
+  if (input.source === 'paste')
+    return (
+      <Field label="Zone file">
+        {(p) => <textarea {...p} name="zonefile" rows={10} spellCheck={false} placeholder={`$ORIGIN ${domain}.\n$TTL 1h\nwww  A  192.0.2.10`} value={input.text} onChange={(e) => change({ text: e.target.value })} />}
+      </Field>
+    );
+  if (input.source === 'upload')
+    return (
+      <Field label="Zone file to upload" hint={input.file ? `Chosen: ${input.file.name}` : 'A text file in the RFC 1035 master-file format, at most 10 MiB'}>
+        {(p) => (
+          <input
+            {...p}
+            type="file"
+            name="file"
+            accept=".zone,.txt,.db,text/dns,text/plain"
+            onChange={async (e) => {
+              const f = e.target.files?.[0];
+              change({ file: f ? { name: f.name, text: await f.text() } : null });
+            }}
+          />
+        )}
+      </Field>
+    );
+  return <TransferFields transfer={input.transfer} setField={(name, value) => change({ transfer: { ...input.transfer, [name]: value } })} byField={byField} />;
+}
+
+/** The import's outcome: the problem, the preview to apply or cancel, or what was imported. */
+function ImportOutcome({ messages, preview, result, busy, onApply, onCancel }: {
+  messages: string[];
+  preview: ZoneFileDiff | null;
+  result: ZoneFileDiff | null;
+  busy: boolean;
+  onApply: () => void;
+  onCancel: () => void;
+}) {
+  return (
+    <div aria-live="polite">
+      <ErrorSummary messages={messages} />
+      {preview ? (
+        <div className="preview">
+          <h3>Preview</h3>
+          <DiffSummary diff={preview} />
+          <div className="actions">
+            <button type="button" className="primary" disabled={busy} onClick={onApply}>
+              Apply the import
+            </button>
+            <button type="button" disabled={busy} onClick={onCancel}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : null}
+      {result ? (
+        <div className="notice" role="status">
+          <DiffSummary diff={result} />
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+function ZoneImport({ domainId, domain, onImported }: { domainId: number; domain: string; onImported: () => void }) {
+  const [input, setInput] = useState<ImportInput>(NO_INPUT);
+  const [preview, setPreview] = useState<ZoneFileDiff | null>(null);
+  const [result, setResult] = useState<ZoneFileDiff | null>(null);
+  const importing = useSubmit<{ dryRun: boolean; diff: ZoneFileDiff }>(
+    [],
+    ({ dryRun, diff }) => {
+      setPreview(dryRun ? diff : null);
+      setResult(dryRun ? null : diff);
+      if (!dryRun) onImported();
+    },
+    () => setPreview(null),
+  );
+  const request = (dryRun: boolean) => async () => ({ dryRun, diff: await importRequest(domainId, input, dryRun) });
+  // Whatever the user changes, a preview no longer describes it: the import applied is always the one previewed.
+  const change = (c: Partial<ImportInput>) => {
+    setInput((i) => ({ ...i, ...c }));
+    setPreview(null);
+    setResult(null);
+    importing.clear();
+  };
+  const { problem, busy } = importing;
+  const general = problem ? problemLines(problem, (f) => input.source === 'transfer' && f in TRANSFER_FIELDS) : [];
+
+  return (
+    <>
+      <form onSubmit={importing.submitWith(request(true))} noValidate aria-label="Import a zone file" className="grid-form import-form">
+        <fieldset className="choices">
+          <legend>Import from</legend>
+          {SOURCES.map((s) => (
+            <label key={s.value}>
+              <input type="radio" name="source" value={s.value} checked={input.source === s.value} onChange={() => change({ source: s.value })} /> {s.label}
+            </label>
+          ))}
+        </fieldset>
+        <SourceFields domain={domain} input={input} change={change} byField={transferErrors(problem, input.source)} />
+        <div className="actions">
+          <button type="submit" className="primary" disabled={busy || isEmpty(input)}>
+            Preview the import
+          </button>
+        </div>
+      </form>
+      <ImportOutcome messages={general} preview={preview} result={result} busy={busy} onApply={() => void importing.run(request(false))} onCancel={() => setPreview(null)} />
+    </>
+  );
+}
+
+export function ZoneFile({ domainId, domain, onImported }: { domainId: number; domain: string; onImported: () => void }) {
+  return (
+    <section className="panel-box" aria-labelledby="zonefile-heading">
+      <h2 id="zonefile-heading">Zone file</h2>
+      <ZoneExport domainId={domainId} domain={domain} />
       <h3>Import</h3>
       <p>
         An import makes the domain&apos;s records exactly those of the zone file: records it lacks are removed. You see the difference first; nothing
         changes until you apply it.
       </p>
-      <form onSubmit={preventSubmit} noValidate aria-label="Import a zone file" className="grid-form import-form">
-        <fieldset className="choices">
-          <legend>Import from</legend>
-          {SOURCES.map((s) => (
-            <label key={s.value}>
-              <input type="radio" name="source" value={s.value} checked={source === s.value} onChange={() => (setSource(s.value), edited())} /> {s.label}
-            </label>
-          ))}
-        </fieldset>
-        {source === 'paste' ? (
-          <Field label="Zone file">
-            {(p) => <textarea {...p} name="zonefile" rows={10} spellCheck={false} placeholder={`$ORIGIN ${domain}.\n$TTL 1h\nwww  A  192.0.2.10`} value={text} onChange={(e) => (setText(e.target.value), edited())} />}
-          </Field>
-        ) : source === 'upload' ? (
-          <Field label="Zone file to upload" hint={file ? `Chosen: ${file.name}` : 'A text file in the RFC 1035 master-file format, at most 10 MiB'}>
-            {(p) => (
-              <input
-                {...p}
-                type="file"
-                name="file"
-                accept=".zone,.txt,.db,text/dns,text/plain"
-                onChange={async (e) => {
-                  const f = e.target.files?.[0];
-                  setFile(f ? { name: f.name, text: await f.text() } : null);
-                  edited();
-                }}
-              />
-            )}
-          </Field>
-        ) : (
-          <>
-            <Field label="Server" required errors={byField.server} hint="The IP address of your current provider's primary (not a host name)">
-              {(p) => <input {...p} name="server" autoComplete="off" value={transfer.server} onChange={(e) => setField('server', e.target.value)} />}
-            </Field>
-            <Field label="Port" errors={byField.port} hint="53, or 1024-65535">
-              {(p) => <input {...p} name="port" inputMode="numeric" autoComplete="off" value={transfer.port} onChange={(e) => setField('port', e.target.value)} />}
-            </Field>
-            <Field label="TSIG key name" errors={byField.keyName} hint="Only if the server wants a key for transfers; used for this transfer, not stored">
-              {(p) => <input {...p} name="tsig_name" autoComplete="off" value={transfer.keyName} onChange={(e) => setField('keyName', e.target.value)} />}
-            </Field>
-            <Field label="TSIG algorithm" errors={byField.algorithm}>
-              {(p) => (
-                <select {...p} name="tsig_algorithm" value={transfer.algorithm} onChange={(e) => setField('algorithm', e.target.value)}>
-                  {TSIG_ALGORITHMS.map((a) => (
-                    <option key={a}>{a}</option>
-                  ))}
-                </select>
-              )}
-            </Field>
-            <Field label="TSIG secret" errors={byField.secret} hint="Base64">
-              {(p) => <input {...p} name="tsig_secret" type="password" autoComplete="off" value={transfer.secret} onChange={(e) => setField('secret', e.target.value)} />}
-            </Field>
-          </>
-        )}
-        <div className="actions">
-          <button type="submit" className="primary" disabled={busy || empty}>
-            Preview the import
-          </button>
-        </div>
-      </form>
-      <div aria-live="polite">
-        <ErrorSummary messages={general} />
-        {preview ? (
-          <div className="preview">
-            <h3>Preview</h3>
-            <DiffSummary diff={preview} />
-            <div className="actions">
-              <button type="button" className="primary" disabled={busy} onClick={() => void act(false)}>
-                Apply the import
-              </button>
-              <button type="button" disabled={busy} onClick={() => setPreview(null)}>
-                Cancel
-              </button>
-            </div>
-          </div>
-        ) : null}
-        {result ? (
-          <div className="notice" role="status">
-            <DiffSummary diff={result} />
-          </div>
-        ) : null}
-      </div>
+      <ZoneImport domainId={domainId} domain={domain} onImported={onImported} />
     </section>
   );
 }
