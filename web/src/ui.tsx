@@ -97,3 +97,37 @@ export const when = (iso: string | null, never = '—'): string => (iso ? new Da
 
 /** "a, b c" → ["a", "b", "c"]: address lists are typed as text. */
 export const listOf = (text: string): string[] => text.split(/[\s,]+/).filter(Boolean);
+
+/** A table's column headers; `actions` adds the (unnamed on screen) column of the rows' buttons. */
+export function ColumnHeads({ labels, actions = false }: { labels: string[]; actions?: boolean }) {
+  return (
+    <thead>
+      <tr>
+        {labels.map((label) => (
+          <th scope="col" key={label}>
+            {label}
+          </th>
+        ))}
+        {actions ? (
+          <th scope="col">
+            <span className="sr-only">Actions</span>
+          </th>
+        ) : null}
+      </tr>
+    </thead>
+  );
+}
+
+/** Under a secret shown once: copy it, or hide it for good. */
+export function CopyOrHide({ text, copyLabel, onDone }: { text: string; copyLabel: string; onDone: () => void }) {
+  return (
+    <div className="actions">
+      <button type="button" onClick={() => navigator.clipboard?.writeText(text)}>
+        {copyLabel}
+      </button>
+      <button type="button" onClick={onDone}>
+        Done, hide it
+      </button>
+    </div>
+  );
+}

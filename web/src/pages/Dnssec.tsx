@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'react';
 import { api, type Dnssec as DnssecState, type DnssecAlgorithm, type DnssecKey } from '../api';
 import { useLoad, useSubmit } from '../hooks';
-import { ErrorSummary, Field, when } from '../ui';
+import { ColumnHeads, ErrorSummary, Field, when } from '../ui';
 
 // The algorithms interface B accepts; the first is its default.
 const ALGORITHMS: { value: DnssecAlgorithm; label: string }[] = [
@@ -89,14 +89,7 @@ function SigningKeys({ keys }: { keys: DnssecKey[] }) {
     <div className="table-wrap">
       <table>
         <caption className="sr-only">Signing keys</caption>
-        <thead>
-          <tr>
-            <th scope="col">Key tag</th>
-            <th scope="col">Algorithm</th>
-            <th scope="col">State</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
+        <ColumnHeads labels={['Key tag', 'Algorithm', 'State', 'Created']} />
         <tbody>
           {keys.map((k) => (
             <tr key={k.id}>

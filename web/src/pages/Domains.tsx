@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { api, type Domain } from '../api';
 import { useLoad } from '../hooks';
 import { go } from '../routes';
-import { ErrorSummary } from '../ui';
+import { ColumnHeads, ErrorSummary } from '../ui';
 import { DomainForm } from './DomainForm';
 
 export function Domains() {
@@ -24,15 +24,7 @@ export function Domains() {
         <div className="table-wrap">
           <table>
             <caption className="sr-only">Your domains</caption>
-            <thead>
-              <tr>
-                <th scope="col">Domain</th>
-                <th scope="col">Status</th>
-                <th scope="col">Default TTL</th>
-                <th scope="col">SOA e-mail</th>
-                <th scope="col">AXFR allowed</th>
-              </tr>
-            </thead>
+            <ColumnHeads labels={['Domain', 'Status', 'Default TTL', 'SOA e-mail', 'AXFR allowed']} />
             <tbody>
               {shown.map((d) => (
                 <tr key={d.id}>

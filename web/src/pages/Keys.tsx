@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import { api, revokeKey, type ApiKey, type Domain, type KeyScope, type NewKey, type Session } from '../api';
 import { useLoad, useRowActions } from '../hooks';
-import { ConfirmButton, ErrorSummary, when } from '../ui';
+import { ColumnHeads, ConfirmButton, CopyOrHide, ErrorSummary, when } from '../ui';
 import { CreateApiKey } from './CreateApiKey';
 
 /** A key's scope in a few words, for the table. */
@@ -26,14 +26,7 @@ function NewApiKey({ created, onDone }: { created: NewKey; onDone: () => void })
         New key <strong>{created.label || '(no label)'}</strong>, shown only this once — copy it now:
       </p>
       <code aria-label="The new API key">{created.key}</code>
-      <div className="actions">
-        <button type="button" onClick={() => navigator.clipboard?.writeText(created.key)}>
-          Copy key
-        </button>
-        <button type="button" onClick={onDone}>
-          Done, hide it
-        </button>
-      </div>
+      <CopyOrHide text={created.key} copyLabel="Copy key" onDone={onDone} />
     </div>
   );
 }
@@ -43,18 +36,7 @@ function KeyTable({ keys, sessionKeyId, zoneNames, onRevoke }: { keys: ApiKey[];
     <div className="table-wrap">
       <table>
         <caption className="sr-only">Your API keys</caption>
-        <thead>
-          <tr>
-            <th scope="col">Label</th>
-            <th scope="col">Starts with</th>
-            <th scope="col">May do</th>
-            <th scope="col">Created</th>
-            <th scope="col">Expires</th>
-            <th scope="col">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <ColumnHeads labels={['Label', 'Starts with', 'May do', 'Created', 'Expires']} actions />
         <tbody>
           {keys.map((k) => (
             <tr key={k.id}>

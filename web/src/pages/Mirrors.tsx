@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import { api, type Mirror } from '../api';
 import { useLoad, useRowActions, useSubmit } from '../hooks';
-import { ConfirmButton, ErrorSummary, Field, listOf, when } from '../ui';
+import { ColumnHeads, ConfirmButton, ErrorSummary, Field, listOf, when } from '../ui';
 
 function CreateMirror({ onCreated }: { onCreated: () => void }) {
   const [domain, setDomain] = useState('');
@@ -58,20 +58,7 @@ export function Mirrors() {
         <div className="table-wrap">
           <table>
             <caption className="sr-only">Your zone mirrors and their transfer state</caption>
-            <thead>
-              <tr>
-                <th scope="col">Zone</th>
-                <th scope="col">Primary servers</th>
-                <th scope="col">Status</th>
-                <th scope="col">Transfer</th>
-                <th scope="col">Serial</th>
-                <th scope="col">Last success</th>
-                <th scope="col">Last attempt</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <ColumnHeads labels={['Zone', 'Primary servers', 'Status', 'Transfer', 'Serial', 'Last success', 'Last attempt']} actions />
             <tbody>
               {data.map((m) => {
                 const s = transferState(m);

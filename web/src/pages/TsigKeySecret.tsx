@@ -1,6 +1,7 @@
 /** A new TSIG key's secret, shown this once, with the settings each tool needs to use it. */
 import { useId, useState } from 'react';
 import type { NewTsigKey } from '../api';
+import { CopyOrHide } from '../ui';
 import { certbotSnippet, certManagerSnippet, nsupdateSnippet, type DnsServer } from './tsigSnippets';
 
 /** A block of text to paste, its own tab stop (it may scroll) with a copy button. */
@@ -44,14 +45,7 @@ export function TsigKeySecret({ created, zone, onDone }: { created: NewTsigKey; 
       <Snippet title="nsupdate" text={nsupdateSnippet(created, zone, target)} />
       <Snippet title="certbot-dns-rfc2136 credentials" text={certbotSnippet(created, target)} />
       <Snippet title="cert-manager Issuer and Secret" text={certManagerSnippet(created, zone, target)} />
-      <div className="actions">
-        <button type="button" onClick={() => navigator.clipboard?.writeText(created.secret)}>
-          Copy secret
-        </button>
-        <button type="button" onClick={onDone}>
-          Done, hide it
-        </button>
-      </div>
+      <CopyOrHide text={created.secret} copyLabel="Copy secret" onDone={onDone} />
     </section>
   );
 }

@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import { api, type Domain, type Mirror, type NewTsigKey, type TsigKey, type UpdateScope } from '../api';
 import { useLoad, useRowActions } from '../hooks';
-import { ConfirmButton, ErrorSummary, when } from '../ui';
+import { ColumnHeads, ConfirmButton, ErrorSummary, when } from '../ui';
 import { CreateTsigKey } from './CreateTsigKey';
 import { TsigKeySecret } from './TsigKeySecret';
 
@@ -17,19 +17,7 @@ function TsigKeyTable({ keys, zoneName, onDelete }: { keys: TsigKey[]; zoneName:
     <div className="table-wrap">
       <table>
         <caption className="sr-only">Your TSIG keys</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Algorithm</th>
-            <th scope="col">Domains</th>
-            <th scope="col">DNS UPDATE</th>
-            <th scope="col">Transfers</th>
-            <th scope="col">Created</th>
-            <th scope="col">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <ColumnHeads labels={['Name', 'Algorithm', 'Domains', 'DNS UPDATE', 'Transfers', 'Created']} actions />
         <tbody>
           {keys.map((k) => (
             <tr key={k.id}>

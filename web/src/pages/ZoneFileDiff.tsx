@@ -2,6 +2,7 @@
 import type { RecordItem, ZoneFileDiff } from '../api';
 import { useLoad } from '../hooks';
 import { recordTypes } from '../schema';
+import { ColumnHeads } from '../ui';
 import { RecordValue, rowOf, shownName } from './recordRows';
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
@@ -20,14 +21,7 @@ function DiffTable({ diff }: { diff: ZoneFileDiff }) {
     <div className="table-wrap">
       <table className="records-table">
         <caption className="sr-only">Records the import changes</caption>
-        <thead>
-          <tr>
-            <th scope="col">Change</th>
-            <th scope="col">Name</th>
-            <th scope="col">Type</th>
-            <th scope="col">Value</th>
-          </tr>
-        </thead>
+        <ColumnHeads labels={['Change', 'Name', 'Type', 'Value']} />
         <tbody>
           {rows.map(({ change, rec, key }) => {
             const s = spec(rec.type);
