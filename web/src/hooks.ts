@@ -62,7 +62,7 @@ export interface Submission<T> {
 
 /**
  * A form's submission: busy state, the API's problem mapped to `fields` (an entry naming "axfr.1" goes to the
- * axfr field) with the rest as general messages, and `onSuccess` with the action's result.
+ * axfr field) with the rest as general messages, `onSuccess` with the action's result, `onFailure` after a failure.
  */
 export function useSubmit<T>(fields: readonly string[], onSuccess: (result: T) => void = () => {}, onFailure: () => void = () => {}): Submission<T> {
   const [problem, setProblem] = useState<Problem | null>(null);

@@ -187,6 +187,7 @@ function ZoneImport({ domainId, domain, onImported }: { domainId: number; domain
   const [input, setInput] = useState<ImportInput>(NO_INPUT);
   const [preview, setPreview] = useState<ZoneFileDiff | null>(null);
   const [result, setResult] = useState<ZoneFileDiff | null>(null);
+  // No fields named here: the problem's entries are filed by transferErrors and listed by problemLines.
   const importing = useSubmit<{ dryRun: boolean; diff: ZoneFileDiff }>(
     [],
     ({ dryRun, diff }) => {
