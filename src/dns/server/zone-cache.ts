@@ -4,20 +4,18 @@
  * commit, before the API answers, so each one marks the zone's names as pending at once; queries under
  * those names wait for the rebuild and never see an older zone, while queries for other zones go on. A
  * changed zone is rebuilt at once when a query needs it, otherwise REBUILD_DELAY_MS later, so a burst of
- * writes to a large zone costs one rebuild, not one each.
+ * writes to a large zone costs one rebuild, not one each. Each version is made (built or patched, and
+ * signed) by zone-versions.ts.
  */
 import type { StoredDomain } from '../../model/domain.js';
 import type { ZoneEvent } from '../../model/zone-event.js';
 import { keyOf, parentKey } from '../../model/labels.js';
 import type { Services } from '../../services/index.js';
 import type { ServedZone, ZoneBatch, ZoneDelta } from '../../services/zones.js';
-import type { ZoneContent } from '../../model/zone.js';
-import { dnssecApex, type ZoneSigning } from '../../model/dnssec.js';
-import { signZone } from '../dnssec/online.js';
-import { presigned } from '../dnssec/presigned.js';
 import type { SignedView } from '../dnssec/secure.js';
 import type { SignatureCache } from '../dnssec/sign.js';
-import { buildZone, cutAmong, patchZone, type Zone } from '../zone/zone.js';
+import type { Zone } from '../zone/zone.js';
+import { ZoneVersions } from './zone-versions.js';
 
 const RETRY_MS = 5000;
 /** How long a changed zone waits for more changes before it is rebuilt, unless a query needs it first. */
@@ -56,10 +54,6 @@ export interface ZoneCacheOptions {
  */
 export class ZoneCache {
   private readonly byKey = new Map<string, Zone>();
-  /** The signed view of each zone version that is signed: ours with our keys, a mirror's as its master signed it. */
-  private readonly signedZones = new WeakMap<Zone, SignedView>();
-  /** What each signed zone version was signed with, for the patches made from it (ZoneDelta.signing). */
-  private readonly signings = new WeakMap<Zone, ZoneSigning>();
   private readonly byId = new Map<number, Zone>();
   /** Zone ids waiting for a load of their own, and the promise that settles when none are left. */
   private readonly queued = new Set<number>();
@@ -94,11 +88,14 @@ export class ZoneCache {
   private readonly wholeNext = new Set<number>();
   private stopped = false;
   private offBus: (() => void) | null = null;
+  private readonly versions: ZoneVersions;
 
   constructor(
     private readonly services: Services,
     private readonly opts: ZoneCacheOptions,
-  ) {}
+  ) {
+    this.versions = new ZoneVersions(opts.signatures, opts.log);
+  }
 
   /**
    * Subscribes to changes first (so none is missed) and lists the served zones; queries for them wait
@@ -161,6 +158,11 @@ export class ZoneCache {
       if (k === '') return null;
       k = parentKey(k);
     }
+  }
+
+  /** The signed view of a zone version, when the zone is signed. */
+  signed(zone: Zone): SignedView | undefined {
+    return this.versions.signed(zone);
   }
 
   /** Whether the most specific zone containing the key is one listed at start that failed to load (SERVFAIL). */
@@ -269,7 +271,7 @@ export class ZoneCache {
         // The version in memory was replaced while the journal was read (a start-up load): read it whole.
         if ('delta' in read && this.byId.get(id) !== read.before) read = { whole: await this.services.zones.read(id, this.opts.nameservers) };
         // Made and installed in one go: a patch changes the names of the version in memory in place.
-        this.install(id, 'delta' in read ? this.patch(read.before, read.delta) : this.build(read.whole), done);
+        this.install(id, 'delta' in read ? this.versions.patch(read.before, read.delta) : this.versions.build(read.whole, this.byId.get(id)), done);
         this.opts.changed?.();
       } catch (e) {
         if (whole) this.wholeNext.add(id);
@@ -329,7 +331,7 @@ export class ZoneCache {
         this.nextLoad.delete(id);
         this.queued.delete(id);
         try {
-          this.install(id, this.build(batch.zone(id)), done);
+          this.install(id, this.versions.build(batch.zone(id), this.byId.get(id)), done);
         } catch (e) {
           this.failed(id, done, e);
         }
@@ -341,50 +343,6 @@ export class ZoneCache {
     }
     this.changedDuringLoad = null;
     if (!this.stopped) this.opts.log.info({ zones: this.byId.size, ms: Date.now() - started }, 'zones loaded');
-  }
-
-  /** The lookup structure of a zone as served (null: not served), reporting the records left out of it. */
-  private build(z: ServedZone | null): Zone | null {
-    if (!z) return null;
-    return this.view(z, buildZone(z.domain.id, this.served(z), z.expiresAt, this.skip(z)));
-  }
-
-  /**
-   * The next version of `before` from a delta: the names it touched made anew in its map of names. Its
-   * NSEC3 chain is patched at those names too, unless a zone cut was made, moved or unmade among them
-   * (what lies below a cut leaves the chain or joins it): then it is made anew.
-   */
-  private patch(before: Zone, delta: ZoneDelta): Zone {
-    const next: ServedZone = delta.signing === undefined ? { ...delta, signing: this.signings.get(before) ?? null } : delta;
-    const cut = cutAmong(before, delta.names);
-    const zone = patchZone(before, this.served(next), delta.names, this.skip(next));
-    return this.view(next, zone, cut || cutAmong(zone, delta.names) ? undefined : delta.names);
-  }
-
-  /** A signed zone's content also holds its DNSKEY, CDS, CDNSKEY and NSEC3PARAM records. */
-  private served({ content, signing }: ServedZone): ZoneContent {
-    return signing ? { soa: content.soa, answers: [...content.answers, ...dnssecApex(content.soa.name, signing)] } : content;
-  }
-
-  private skip({ domain }: ServedZone): (why: string) => void {
-    return (why) => this.opts.log.warn({ domain: domain.domain, why }, 'record not served');
-  }
-
-  /**
-   * Attaches the signed view of a new zone version, if signed. Its NSEC3 chain is made from the version
-   * before's: patched at the names `touched` when the version is a patch, else with its hashes lent.
-   */
-  private view({ signing, expiresAt }: ServedZone, zone: Zone, touched?: ReadonlySet<string>): Zone {
-    const before = this.byId.get(zone.id);
-    const view = signing ? signZone(zone, signing, this.opts.signatures, before && this.signedZones.get(before), touched) : expiresAt !== null ? presigned(zone) : undefined;
-    if (view) this.signedZones.set(zone, view);
-    if (signing) this.signings.set(zone, signing);
-    return zone;
-  }
-
-  /** The signed view of a zone version, when the zone is signed. */
-  signed(zone: Zone): SignedView | undefined {
-    return this.signedZones.get(zone);
   }
 
   /**
