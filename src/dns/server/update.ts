@@ -15,7 +15,7 @@ import type { Services } from '../../services/index.js';
 import { NotAuthoritative, UpdateRefused } from '../../services/updates.js';
 import { CLASS_ANY, CLASS_IN, RCODE, TYPE, typeName } from '../wire/message.js';
 import type { Query } from '../wire/query.js';
-import { readRecord, skipQuestions } from '../wire/wire-record.js';
+import { readRecord, skipQuestions, type WireRecord } from '../wire/wire-record.js';
 
 /** RFC 2136 2.4/2.5: class NONE marks "does not exist" and "delete this record". */
 const CLASS_NONE = 254;
@@ -38,73 +38,104 @@ interface Sections {
   updates: UpdateOp[];
 }
 
+/** One record of an UPDATE message: as on the wire, its name relative to the zone, and its data decoded on demand. */
+interface UpdateRecord {
+  rr: WireRecord;
+  name: string;
+  /** The type's name (TYPEnnn for one we do not know). */
+  type: string;
+  /** The record data; throws UpdateFormError for a type we do not host or data that is malformed. */
+  data(): RecordData['data'];
+}
+
+/** Reads the record at `pos`; a name outside the zone is NOTZONE. */
+function readUpdateRecord(raw: Buffer, pos: number, zone: string): UpdateRecord {
+  const rr = readRecord(raw, pos);
+  const owner = nameOfLabels(rr.labels);
+  const name = relativeName(`${owner}.`, zone);
+  if (name === null) throw new UpdateFormError(RCODE.NOTZONE, `${owner} is outside the zone ${zone}`);
+  const type = typeName(rr.type);
+  const data = (): RecordData['data'] => {
+    const t = recordTypeByCode(rr.type);
+    if (!t) throw new UpdateFormError(RCODE.REFUSED, `records of type ${type} are not hosted here`);
+    try {
+      return decodeRdata(t, raw, rr.rdata, rr.rdlength);
+    } catch (e) {
+      throw new UpdateFormError(RCODE.FORMERR, `${owner} ${type}: the record data is malformed (${(e as Error).message})`);
+    }
+  };
+  return { rr, name, type, data };
+}
+
 /** Reads the prerequisite (answer) and update (authority) sections; throws UpdateFormError. */
 function readSections(raw: Buffer, zone: string): Sections {
   let pos = skipQuestions(raw);
-  const prerequisites: Prerequisite[] = [];
-  const updates: UpdateOp[] = [];
-  const valued = new Map<string, Extract<Prerequisite, { kind: 'exists-with' }>>();
+  const sections: Sections = { prerequisites: [], updates: [] };
+  const valued = new Map<string, ValuedPrerequisite>();
   const counts = [raw.readUInt16BE(6), raw.readUInt16BE(8)] as const;
   for (let section = 0; section < 2; section++) {
     for (let i = 0; i < (counts[section] as number); i++) {
-      const rr = readRecord(raw, pos);
-      pos = rr.end;
-      const owner = nameOfLabels(rr.labels);
-      const name = relativeName(`${owner}.`, zone);
-      if (name === null) throw new UpdateFormError(RCODE.NOTZONE, `${owner} is outside the zone ${zone}`);
-      const type = typeName(rr.type);
-      const data = (): RecordData['data'] => {
-        const t = recordTypeByCode(rr.type);
-        if (!t) throw new UpdateFormError(RCODE.REFUSED, `records of type ${type} are not hosted here`);
-        try {
-          return decodeRdata(t, raw, rr.rdata, rr.rdlength);
-        } catch (e) {
-          throw new UpdateFormError(RCODE.FORMERR, `${owner} ${type}: the record data is malformed (${(e as Error).message})`);
-        }
-      };
-      const empty = rr.rdlength === 0;
-      if (section === 0) {
-        if (rr.ttl !== 0) throw new UpdateFormError(RCODE.FORMERR, 'a prerequisite has a TTL other than 0');
-        if (rr.klass === CLASS_ANY || rr.klass === CLASS_NONE) {
-          if (!empty) throw new UpdateFormError(RCODE.FORMERR, 'a prerequisite of class ANY or NONE has data');
-          const any = rr.type === TYPE.ANY;
-          if (rr.klass === CLASS_ANY) prerequisites.push(any ? { kind: 'in-use', name } : { kind: 'exists', name, type });
-          else prerequisites.push(any ? { kind: 'unused', name } : { kind: 'absent', name, type });
-        } else if (rr.klass === CLASS_IN) {
-          if (isMeta(rr.type)) throw new UpdateFormError(RCODE.FORMERR, `a prerequisite's records cannot be of type ${type}`);
-          // A type we do not host cannot be there, so the RRset given cannot be the zone's.
-          if (!recordTypeByCode(rr.type)) {
-            prerequisites.push({ kind: 'exists', name, type });
-            continue;
-          }
-          const key = `${name.toLowerCase()} ${type}`;
-          let p = valued.get(key);
-          if (!p) {
-            p = { kind: 'exists-with', name, type, records: [] };
-            valued.set(key, p);
-            prerequisites.push(p);
-          }
-          p.records.push({ type, name, ttl: 0, data: data() });
-        } else throw new UpdateFormError(RCODE.FORMERR, `a prerequisite has class ${rr.klass}`);
-        continue;
-      }
-      if (rr.klass === CLASS_IN) {
-        if (isMeta(rr.type) || rr.type === TYPE.ANY) throw new UpdateFormError(RCODE.FORMERR, `records of type ${type} cannot be added`);
-        updates.push({ kind: 'add', record: { type, name, ttl: rr.ttl, data: data() } });
-      } else if (rr.klass === CLASS_ANY) {
-        if (rr.ttl !== 0 || !empty) throw new UpdateFormError(RCODE.FORMERR, 'a deletion of class ANY has a TTL or data');
-        if (rr.type === TYPE.ANY) updates.push({ kind: 'delete-name', name });
-        else if (isMeta(rr.type)) throw new UpdateFormError(RCODE.FORMERR, `records of type ${type} cannot be deleted`);
-        else updates.push({ kind: 'delete-rrset', name, type });
-      } else if (rr.klass === CLASS_NONE) {
-        if (rr.ttl !== 0) throw new UpdateFormError(RCODE.FORMERR, 'a deletion of class NONE has a TTL');
-        if (isMeta(rr.type) || rr.type === TYPE.ANY) throw new UpdateFormError(RCODE.FORMERR, `records of type ${type} cannot be deleted one by one`);
-        // A type we do not host has no record to delete.
-        if (recordTypeByCode(rr.type)) updates.push({ kind: 'delete-record', record: { type, name, ttl: 0, data: data() } });
-      } else throw new UpdateFormError(RCODE.FORMERR, `an update has class ${rr.klass}`);
+      const r = readUpdateRecord(raw, pos, zone);
+      pos = r.rr.end;
+      if (section === 0) addPrerequisite(sections.prerequisites, valued, r);
+      else sections.updates.push(...updateOp(r));
     }
   }
-  return { prerequisites, updates };
+  return sections;
+}
+
+type ValuedPrerequisite = Extract<Prerequisite, { kind: 'exists-with' }>;
+
+/**
+ * Adds one prerequisite record (RFC 2136 2.4): class ANY or NONE asks whether a name or RRset is in use,
+ * class IN whether an RRset is exactly as given (its records gathered in `valued`, one prerequisite per RRset).
+ */
+function addPrerequisite(prerequisites: Prerequisite[], valued: Map<string, ValuedPrerequisite>, { rr, name, type, data }: UpdateRecord): void {
+  if (rr.ttl !== 0) throw new UpdateFormError(RCODE.FORMERR, 'a prerequisite has a TTL other than 0');
+  if (rr.klass === CLASS_ANY || rr.klass === CLASS_NONE) {
+    if (rr.rdlength !== 0) throw new UpdateFormError(RCODE.FORMERR, 'a prerequisite of class ANY or NONE has data');
+    const any = rr.type === TYPE.ANY;
+    if (rr.klass === CLASS_ANY) prerequisites.push(any ? { kind: 'in-use', name } : { kind: 'exists', name, type });
+    else prerequisites.push(any ? { kind: 'unused', name } : { kind: 'absent', name, type });
+    return;
+  }
+  if (rr.klass !== CLASS_IN) throw new UpdateFormError(RCODE.FORMERR, `a prerequisite has class ${rr.klass}`);
+  if (isMeta(rr.type)) throw new UpdateFormError(RCODE.FORMERR, `a prerequisite's records cannot be of type ${type}`);
+  // A type we do not host cannot be there, so the RRset given cannot be the zone's.
+  if (!recordTypeByCode(rr.type)) {
+    prerequisites.push({ kind: 'exists', name, type });
+    return;
+  }
+  const key = `${name.toLowerCase()} ${type}`;
+  let p = valued.get(key);
+  if (!p) {
+    p = { kind: 'exists-with', name, type, records: [] };
+    valued.set(key, p);
+    prerequisites.push(p);
+  }
+  p.records.push({ type, name, ttl: 0, data: data() });
+}
+
+/** What one update record asks (RFC 2136 2.5): add (IN), delete an RRset or a name (ANY), delete a record (NONE). */
+function updateOp({ rr, name, type, data }: UpdateRecord): UpdateOp[] {
+  const empty = rr.rdlength === 0;
+  if (rr.klass === CLASS_IN) {
+    if (isMeta(rr.type) || rr.type === TYPE.ANY) throw new UpdateFormError(RCODE.FORMERR, `records of type ${type} cannot be added`);
+    return [{ kind: 'add', record: { type, name, ttl: rr.ttl, data: data() } }];
+  }
+  if (rr.klass === CLASS_ANY) {
+    if (rr.ttl !== 0 || !empty) throw new UpdateFormError(RCODE.FORMERR, 'a deletion of class ANY has a TTL or data');
+    if (rr.type === TYPE.ANY) return [{ kind: 'delete-name', name }];
+    if (isMeta(rr.type)) throw new UpdateFormError(RCODE.FORMERR, `records of type ${type} cannot be deleted`);
+    return [{ kind: 'delete-rrset', name, type }];
+  }
+  if (rr.klass === CLASS_NONE) {
+    if (rr.ttl !== 0) throw new UpdateFormError(RCODE.FORMERR, 'a deletion of class NONE has a TTL');
+    if (isMeta(rr.type) || rr.type === TYPE.ANY) throw new UpdateFormError(RCODE.FORMERR, `records of type ${type} cannot be deleted one by one`);
+    // A type we do not host has no record to delete.
+    return recordTypeByCode(rr.type) ? [{ kind: 'delete-record', record: { type, name, ttl: 0, data: data() } }] : [];
+  }
+  throw new UpdateFormError(RCODE.FORMERR, `an update has class ${rr.klass}`);
 }
 
 /** The rcode answering an UPDATE message signed with `key` (already verified). */
