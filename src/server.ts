@@ -1,17 +1,17 @@
 /** Starts the configured parts of one node (HTTP APIs, DNS) over one store, and stops them cleanly. */
 import type { FastifyBaseLogger } from 'fastify';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { startDns } from './dns/server/server.js';
-import { axfrZoneSource, startTransfers } from './dns/transfer/index.js';
+import { axfrZoneSource, startTransfers, type RunningTransfers } from './dns/transfer/index.js';
 import { buildApp } from './http/app.js';
 import { DEFAULT_LIMITS } from './services/actor.js';
 import { ClusterFeed } from './services/cluster.js';
 import { resolveKek } from './services/kek.js';
 import { Leadership } from './services/leader.js';
 import { Services } from './services/index.js';
+import type { Store } from './store/store.js';
 import { openStore } from './store/open.js';
-import { youngGcAfterWrites } from './dns/server/young-gc.js';
 
 export interface RunningServer {
   services: Services;
@@ -24,8 +24,34 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+type Address = { host: string; port: number };
+/** What stops a part of the node; run in the reverse order of the starts. */
+type Closer = () => Promise<void>;
+
 export async function startServer(config: Config): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel });
+  const { store, services } = await openServices(config, logger);
+  await warnAboutSetup(config, services, logger);
+  const closers: Closer[] = [];
+  const shutdown = async () => {
+    for (const close of [...closers].reverse()) await close();
+    await store.close();
+  };
+  const leadership = new Leadership(store, { info: (m) => logger.info(m), warn: (m) => logger.warn(m) });
+  try {
+    const transfers = await startBackground(config, services, store, leadership, logger, closers);
+    const dnsAddress = await startNodeDns(config, services, transfers, logger, closers);
+    // After DNS: building the HTTP app (compiling its schemas) takes a while, and answering DNS need not wait for it.
+    const httpAddress = await startHttp(config, services, logger, closers);
+    return { services, leadership, httpAddress, dnsAddress, close: shutdown };
+  } catch (e) {
+    await shutdown();
+    throw e;
+  }
+}
+
+/** Opens the store and the services over it, with the key-encryption key of DNSSEC private keys (if any). */
+async function openServices(config: Config, logger: Logger): Promise<{ store: Store; services: Services }> {
   // A DNS-only node has nothing to serve without its zones, so it waits for the database as long as it takes.
   const wait = config.http ? {} : { connectTimeoutMs: Infinity };
   const store = await openStore(config.db, { ...config.store, ...wait, log: (message) => logger.warn(message) });
@@ -42,6 +68,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
     source: axfrZoneSource,
     allow: config.importAllow ?? [],
   }, config.catalog ?? null);
+  return { store, services };
+}
+
+/** Says at start what the operator must fix: a --catalog-tsig key not made yet, a key-encryption key that does not fit. */
+async function warnAboutSetup(config: Config, services: Services, logger: Logger): Promise<void> {
   const catalogKey = config.catalog?.tsig;
   // Only the owner's key of that name opens every zone; say so at start when it does not exist (yet).
   if (catalogKey && !(await services.zones.isSecondariesKey((await services.tsigKeys.byName(catalogKey).catch(() => null)) ?? null))) {
@@ -49,76 +80,67 @@ export async function startServer(config: Config): Promise<RunningServer> {
   }
   const kekProblem = await services.dnssec.kekProblem().catch((e: unknown) => (e as Error).message);
   if (kekProblem) logger.error(kekProblem);
-  const closers: (() => Promise<void>)[] = [];
-  let httpAddress: RunningServer['httpAddress'] = null;
-  let dnsAddress: RunningServer['dnsAddress'] = null;
-  const leadership = new Leadership(store, { info: (m) => logger.info(m), warn: (m) => logger.warn(m) });
-  try {
-    // Other nodes' changes reach services.bus from here on; started before anything loads zones.
-    const feed = new ClusterFeed(store, services.bus, (m) => logger.warn(m));
-    await feed.start();
-    closers.push(() => feed.stop());
-    // The bus hears each write right after it commits, before its answer: the young-generation pause goes there.
-    const offGc = services.bus.on(youngGcAfterWrites());
-    closers.push(async () => offGc());
-    await leadership.start();
-    closers.push(() => leadership.stop());
-    // NOTIFY to secondaries and zone-mirror pulls run on every node but act only while it leads. Started
-    // before DNS, which hands them the NOTIFY it accepts for zone mirrors.
-    const transfers = await startTransfers(services, {
-      nameservers: config.nameservers,
-      log: logger,
-      shouldAct: () => leadership.isLeader(),
-      mirrorFirstRetryMs: config.mirrorFirstRetryMs,
-    });
-    closers.push(() => transfers.close());
-    // DNSSEC's timed steps (CDS switch, key removal, turning off) are zone writes: one node takes them.
-    const dnssecTimer = setInterval(() => {
-      if (!leadership.isLeader()) return;
-      services.dnssec.advance().catch((e: unknown) => logger.warn({ err: (e as Error).message }, 'DNSSEC steps failed; trying again'));
-    }, config.dnssecTickMs ?? 1000);
-    dnssecTimer.unref();
-    closers.push(async () => {
-      clearInterval(dnssecTimer);
-      await services.dnssec.idle();
-    });
-    if (config.dns) {
-      const dns = await startDns(services, {
-        host: config.dns.host,
-        port: config.dns.port,
-        nameservers: config.nameservers,
-        log: logger,
-        notifyTarget: transfers,
-        ...(config.dnsThreads ? { threads: config.dnsThreads } : {}),
-      });
-      dnsAddress = dns.address;
-      closers.push(() => dns.close());
-    }
-    // After DNS: building the HTTP app (compiling its schemas) takes a while, and answering DNS need not wait for it.
-    if (config.http) {
-      const app = await buildApp(services, { logger: logger as FastifyBaseLogger, tls: config.tls ?? null,
-        ...(config.rateLimits ? { rateLimits: config.rateLimits } : {}),
-        ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
-      });
-      await app.listen({ host: config.http.host, port: config.http.port });
-      const addr = app.server.address();
-      httpAddress = addr && typeof addr === 'object' ? { host: addr.address, port: addr.port } : null;
-      closers.push(() => app.close());
-      logger.info({ http: httpAddress }, 'HTTP APIs listening');
-    }
-  } catch (e) {
-    for (const close of closers.reverse()) await close();
-    await store.close();
-    throw e;
-  }
-  return {
-    services,
-    leadership,
-    httpAddress,
-    dnsAddress,
-    async close() {
-      for (const close of closers.reverse()) await close();
-      await store.close();
-    },
-  };
+}
+
+/**
+ * What runs behind the doors: other nodes' changes heard, the leader chosen, NOTIFY and zone-mirror
+ * transfers, DNSSEC's timed steps. Returns the transfers, which DNS hands the NOTIFY it accepts for mirrors.
+ */
+async function startBackground(config: Config, services: Services, store: Store, leadership: Leadership, logger: Logger, closers: Closer[]): Promise<RunningTransfers> {
+  // Other nodes' changes reach services.bus from here on; started before anything loads zones.
+  const feed = new ClusterFeed(store, services.bus, (m) => logger.warn(m));
+  await feed.start();
+  closers.push(() => feed.stop());
+  await leadership.start();
+  closers.push(() => leadership.stop());
+  // NOTIFY to secondaries and zone-mirror pulls run on every node but act only while it leads. Started
+  // before DNS, which hands them the NOTIFY it accepts for zone mirrors.
+  const transfers = await startTransfers(services, {
+    nameservers: config.nameservers,
+    log: logger,
+    shouldAct: () => leadership.isLeader(),
+    mirrorFirstRetryMs: config.mirrorFirstRetryMs,
+  });
+  closers.push(() => transfers.close());
+  // DNSSEC's timed steps (CDS switch, key removal, turning off) are zone writes: one node takes them.
+  const dnssecTimer = setInterval(() => {
+    if (!leadership.isLeader()) return;
+    services.dnssec.advance().catch((e: unknown) => logger.warn({ err: (e as Error).message }, 'DNSSEC steps failed; trying again'));
+  }, config.dnssecTickMs ?? 1000);
+  dnssecTimer.unref();
+  closers.push(async () => {
+    clearInterval(dnssecTimer);
+    await services.dnssec.idle();
+  });
+  return transfers;
+}
+
+/** DNS, when this node serves it: its bound address. */
+async function startNodeDns(config: Config, services: Services, transfers: RunningTransfers, logger: Logger, closers: Closer[]): Promise<Address | null> {
+  if (!config.dns) return null;
+  const dns = await startDns(services, {
+    host: config.dns.host,
+    port: config.dns.port,
+    nameservers: config.nameservers,
+    log: logger,
+    notifyTarget: transfers,
+    ...(config.dnsThreads ? { threads: config.dnsThreads } : {}),
+  });
+  closers.push(() => dns.close());
+  return dns.address;
+}
+
+/** The HTTP APIs and panel, when this node serves them: their bound address. */
+async function startHttp(config: Config, services: Services, logger: Logger, closers: Closer[]): Promise<Address | null> {
+  if (!config.http) return null;
+  const app = await buildApp(services, { logger: logger as FastifyBaseLogger, tls: config.tls ?? null,
+    ...(config.rateLimits ? { rateLimits: config.rateLimits } : {}),
+    ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
+  });
+  await app.listen({ host: config.http.host, port: config.http.port });
+  closers.push(() => app.close());
+  const addr = app.server.address();
+  const httpAddress = addr && typeof addr === 'object' ? { host: addr.address, port: addr.port } : null;
+  logger.info({ http: httpAddress }, 'HTTP APIs listening');
+  return httpAddress;
 }

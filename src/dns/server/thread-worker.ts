@@ -8,7 +8,7 @@ import { TCP_MAX } from '../wire/message.js';
 import { parseQuery, plainQuery, type Query } from '../wire/query.js';
 import { ResponseCache } from './response-cache.js';
 import { udpLimit } from './response.js';
-import type { Answered, FromWorker, ThreadZone, WorkerSetup } from './threads.js';
+import type { Answered, FromWorker, ThreadZone, WorkerSetup } from './thread-messages.js';
 import { listenUdp } from './udp.js';
 
 /** Query counts are sent to the main thread this often (its metrics lag the queries by at most this). */

@@ -16,34 +16,8 @@ import { Worker } from 'node:worker_threads';
 import type { Socket as UdpSocket } from 'node:dgram';
 import type { Logger } from 'pino';
 import type { Services } from '../../services/index.js';
-import type { DnsHandler } from './server.js';
-
-/** What a worker's cache entry keeps of the zone that answered, for metrics and a mirror's expiry. */
-export interface ThreadZone {
-  id: number;
-  name: string;
-  expiresAt: number | null;
-}
-
-/** Worker -> main: a message to answer, or the queries a worker answered from its cache, by zone. */
-export type FromWorker =
-  | { kind: 'ask'; id: number; raw: Uint8Array; address: string; port: number }
-  | { kind: 'counts'; counts: [id: number, name: string, n: number][] }
-  | { kind: 'listening' }
-  | { kind: 'failed'; message: string };
-
-/** Main -> worker, once the main thread has sent the answers to an `ask`: the one the worker may cache, and under what. */
-export interface Answered {
-  id: number;
-  cache: { response: Uint8Array; zone: ThreadZone | null; staleAt: number } | null;
-}
-
-export interface WorkerSetup {
-  host: string;
-  port: number;
-  /** Int32Array over a SharedArrayBuffer: [0] is the change counter. */
-  generation: SharedArrayBuffer;
-}
+import type { DnsHandler } from './handler.js';
+import type { Answered, FromWorker, WorkerSetup } from './thread-messages.js';
 
 /** Why this process cannot answer DNS on more than one thread, or null when it can. */
 export function singleThreadReason(): string | null {
@@ -61,6 +35,14 @@ export interface DnsThreads {
   close(): Promise<void>;
 }
 
+/** What the main thread does for its workers: answer what they hand over, count what they answered. */
+interface ForWorkers {
+  socket: UdpSocket;
+  handler: DnsHandler;
+  services: Services;
+  log: Logger;
+}
+
 /**
  * Starts `threads - 1` workers on the UDP port the main thread has bound with reusePort (`socket`), and
  * resolves once each listens. `handler` answers what they hand over, sent from `socket`; `services.bus`
@@ -74,34 +56,12 @@ export async function startDnsThreads(threads: number, socket: UdpSocket, handle
   const offBus = services.bus.on(bump);
   const workers: Worker[] = [];
   const setup: WorkerSetup = { host, port, generation };
+  const main: ForWorkers = { socket, handler, services, log };
   try {
     for (let i = 1; i < threads; i++) {
       const worker = new Worker(new URL('./thread-worker.js', import.meta.url), { workerData: setup });
       workers.push(worker);
-      await new Promise<void>((resolve, reject) => {
-        worker.on('error', reject);
-        worker.on('exit', (code) => reject(new Error(`DNS worker thread exited with ${code}`)));
-        worker.on('message', (m: FromWorker) => {
-          if (m.kind === 'listening') resolve();
-          else if (m.kind === 'failed') reject(new Error(m.message));
-          else if (m.kind === 'counts') for (const [id, name, n] of m.counts) services.metrics.countQuery(id, name, n);
-          else {
-            handler.answerForThread(Buffer.from(m.raw), m.address).then(
-              (a) => {
-                for (const out of a.outs) socket.send(out, m.port, m.address, () => undefined);
-                const first = a.outs[0];
-                worker.postMessage({ id: m.id, cache: a.cache && first ? { ...a.cache, response: first } : null } satisfies Answered);
-              },
-              (e: unknown) => {
-                log.warn({ err: (e as Error).message }, 'DNS answer for a worker thread failed');
-                worker.postMessage({ id: m.id, cache: null } satisfies Answered);
-              },
-            );
-          }
-        });
-      });
-      worker.removeAllListeners('error').removeAllListeners('exit');
-      worker.on('error', (e) => log.error({ err: e.message }, 'DNS worker thread failed'));
+      await serveWorker(worker, main);
     }
   } catch (e) {
     offBus();
@@ -116,4 +76,42 @@ export async function startDnsThreads(threads: number, socket: UdpSocket, handle
       await Promise.all(workers.map((w) => w.terminate()));
     },
   };
+}
+
+/** Serves a worker's messages from now on; resolves once it listens, rejects when it cannot. */
+async function serveWorker(worker: Worker, main: ForWorkers): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    worker.on('error', reject);
+    worker.on('exit', (code) => reject(new Error(`DNS worker thread exited with ${code}`)));
+    worker.on('message', (m: FromWorker) => {
+      if (m.kind === 'listening') resolve();
+      else if (m.kind === 'failed') reject(new Error(m.message));
+      else if (m.kind === 'counts') for (const [id, name, n] of m.counts) main.services.metrics.countQuery(id, name, n);
+      else answerForWorker(worker, m, main);
+    });
+  });
+  worker.removeAllListeners('error').removeAllListeners('exit');
+  worker.on('error', (e) => main.log.error({ err: e.message }, 'DNS worker thread failed'));
+}
+
+/**
+ * Answers a message a worker handed over, sent from the main thread's socket, then tells the worker what it
+ * may cache: for a plain query the answer, the zone that gave it and until when.
+ */
+function answerForWorker(worker: Worker, m: Extract<FromWorker, { kind: 'ask' }>, { socket, handler, log }: ForWorkers): void {
+  const raw = Buffer.from(m.raw);
+  const quick = handler.quickAnswer(raw, 'udp');
+  const answered = quick ? Promise.resolve([quick.response]) : handler.handle(raw, m.address, 'udp');
+  answered.then(
+    (outs) => {
+      for (const out of outs) socket.send(out, m.port, m.address, () => undefined);
+      const z = quick?.zone;
+      const cache = quick ? { response: quick.response, zone: z ? { id: z.id, name: z.name, expiresAt: z.expiresAt } : null, staleAt: quick.staleAt } : null;
+      worker.postMessage({ id: m.id, cache } satisfies Answered);
+    },
+    (e: unknown) => {
+      log.warn({ err: (e as Error).message }, 'DNS answer for a worker thread failed');
+      worker.postMessage({ id: m.id, cache: null } satisfies Answered);
+    },
+  );
 }

@@ -1,6 +1,12 @@
-/** A UDP socket of the DNS server, bound on the main thread or on a DNS worker thread (threads.ts). */
+/**
+ * DNS over UDP: a socket bound on the main thread or on a DNS worker thread (threads.ts), and the main
+ * thread's answering of what arrives on it. The handler is imported as a type only, so a worker thread
+ * loads none of it.
+ */
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
+import type { Logger } from 'pino';
+import type { DnsHandler } from './handler.js';
 
 /**
  * The socket's receive buffer: queries that arrive while the thread is busy wait here. Linux's default (208 KiB)
@@ -28,4 +34,21 @@ export function listenUdp(host: string, port: number, onMessage: UdpHandler, reu
       resolve(socket);
     });
   });
+}
+
+/** The main thread's answering of UDP: a plain query at once, anything else once handle() has its answers. */
+export function answerUdp(handler: DnsHandler, log: Logger): UdpHandler {
+  return (msg, from, socket) => {
+    const quick = handler.quickAnswer(msg, 'udp');
+    if (quick) {
+      socket.send(quick.response, from.port, from.address);
+      return;
+    }
+    handler
+      .handle(msg, from.address, 'udp')
+      .then((outs) => {
+        for (const out of outs) socket.send(out, from.port, from.address, () => undefined);
+      })
+      .catch((e: unknown) => log.warn({ err: (e as Error).message }, 'DNS UDP answer failed'));
+  };
 }

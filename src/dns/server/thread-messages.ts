@@ -1,0 +1,31 @@
+/**
+ * What the main thread and a DNS worker thread (threads.ts, thread-worker.ts) say to each other. Types only,
+ * so the worker loads nothing of the main thread's side.
+ */
+
+/** What a worker's cache entry keeps of the zone that answered, for metrics and a mirror's expiry. */
+export interface ThreadZone {
+  id: number;
+  name: string;
+  expiresAt: number | null;
+}
+
+/** Worker -> main: a message to answer, or the queries a worker answered from its cache, by zone. */
+export type FromWorker =
+  | { kind: 'ask'; id: number; raw: Uint8Array; address: string; port: number }
+  | { kind: 'counts'; counts: [id: number, name: string, n: number][] }
+  | { kind: 'listening' }
+  | { kind: 'failed'; message: string };
+
+/** Main -> worker, once the main thread has sent the answers to an `ask`: the one the worker may cache, and under what. */
+export interface Answered {
+  id: number;
+  cache: { response: Uint8Array; zone: ThreadZone | null; staleAt: number } | null;
+}
+
+export interface WorkerSetup {
+  host: string;
+  port: number;
+  /** Int32Array over a SharedArrayBuffer: [0] is the change counter. */
+  generation: SharedArrayBuffer;
+}
