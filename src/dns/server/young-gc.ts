@@ -41,7 +41,10 @@ function minorGc(): MinorGc | null {
 /** Made once per process, on first use (null: this V8 gave none, not asked again). */
 let gc: MinorGc | null | undefined;
 
-/** A function to call after each committed write: it scavenges when the young generation is over MAX_FULL. */
+/**
+ * A function to call after each committed write (startDns hears writes on the change bus): it scavenges when
+ * the young generation is over MAX_FULL.
+ */
 export function youngGcAfterWrites(): () => void {
   if (gc === undefined) gc = minorGc();
   const collect = gc;
