@@ -8,7 +8,8 @@ import { setImmediate } from 'node:timers/promises';
 import { parentKey } from '../../model/labels.js';
 import { dnssecApex, type ZoneKey, type ZoneSigning } from '../../model/dnssec.js';
 import { decodeRdata, rdataOf, recordType, recordTypeByCode, type RecordFields, type RecordType } from '../../model/records/index.js';
-import type { Soa, ZoneContent, ZoneRecord } from '../../model/zone.js';
+import type { ZoneContent, ZoneRecord } from '../../model/zone.js';
+import { zoneNegativeTtl } from '../zone/negative.js';
 import { TYPE } from '../wire/message.js';
 import { Nsec3Chain } from './nsec3.js';
 import type { DenialChain, SignedView } from './secure.js';
@@ -88,8 +89,7 @@ export class OnlineView implements SignedView, DenialChain {
     touched?: ReadonlySet<string>,
   ) {
     this.nsec3Chain = chainOf(zone, previous?.nsec3Chain, touched);
-    const soa = zone.soa.items[0] as unknown as Soa;
-    this.negativeTtl = Math.min(zone.soa.ttl, (soa.minimum ?? 0) >>> 0);
+    this.negativeTtl = zoneNegativeTtl(zone);
   }
 
   signatures(set: RRset, now: number): { set: RRset; refreshAt: number } {
@@ -148,8 +148,7 @@ export async function signedRecords(content: ZoneContent, signing: ZoneSigning, 
   const answers = [...content.answers, ...dnssecApex(content.soa.name, signing)];
   const zone = buildZone(0, { soa: content.soa, answers }, null, () => undefined);
   const chain = chainOf(zone);
-  const soa = zone.soa.items[0] as unknown as Soa;
-  const negativeTtl = Math.min(zone.soa.ttl, (soa.minimum ?? 0) >>> 0);
+  const negativeTtl = zoneNegativeTtl(zone);
   const out: ZoneRecord[] = [...answers];
   const sign = (set: RRset, owner: string) => {
     const t = recordTypeByCode(set.type) as RecordType;

@@ -4,9 +4,9 @@
  * a zone's content (model/zone.ts) by buildZone, and patched at the names a change touched (patchZone).
  */
 import { checkName, firstLabelEnd, isWithin, keyOf, lowerAscii, parentKey } from '../../model/labels.js';
-import { recordTypeByCode, type RecordFields, type RecordType } from '../../model/records/index.js';
+import { recordTypeByCode, soaData, type RecordFields, type RecordType } from '../../model/records/index.js';
 import { wireTtl } from '../../model/ttl.js';
-import { soaData, type ZoneContent, type ZoneRecord } from '../../model/zone.js';
+import type { ZoneContent, ZoneRecord } from '../../model/zone.js';
 import { encodeRdata, servedType, type Rdata } from '../wire/writer.js';
 import { TYPE } from '../wire/message.js';
 

@@ -35,6 +35,7 @@ import type { RecordContext, RecordData, RecordFields, RecordType } from './type
 export type { RecordContext, RecordData, RecordFields, RecordType, StoredRecord, V3Columns, RdataWriter, RdataReader } from './types.js';
 export { V3_DEFAULTS } from './types.js';
 export { PresentationError } from './presentation.js';
+export { emailOfRname, negativeTtl, rnameOf, soaData, type Soa } from './soa.js';
 
 /** The types customers can host, in the order interfaces list them. */
 export const RECORD_TYPES: readonly RecordType[] = [A, AAAA, CNAME, MX, NS, TXT, SRV, CAA, TLSA, SSHFP, PTR, NAPTR, DS, SVCB, HTTPS];
