@@ -7,10 +7,9 @@
 import { setImmediate } from 'node:timers/promises';
 import { parentKey } from '../../model/labels.js';
 import { dnssecApex, type ZoneKey, type ZoneSigning } from '../../model/dnssec.js';
-import { decodeRdata, rdataOf, recordType, recordTypeByCode, type RecordFields, type RecordType } from '../../model/records/index.js';
+import { decodeRdata, DS, NS, NSEC3, rdataOf, recordType, recordTypeByCode, RRSIG, type RecordFields, type RecordType } from '../../model/records/index.js';
 import type { ZoneContent, ZoneRecord } from '../../model/zone.js';
 import { zoneNegativeTtl } from '../zone/negative.js';
-import { TYPE } from '../wire/message.js';
 import { Nsec3Chain } from './nsec3.js';
 import type { DenialChain, SignedView } from './secure.js';
 import type { SignatureCache } from './sign.js';
@@ -28,7 +27,7 @@ function canonical(t: RecordType, item: Rdata): Buffer {
 
 /** Whether a name lies below a zone cut (glue, occluded data): not part of the signed zone. */
 function belowCut(zone: Zone, key: string): boolean {
-  for (let k = parentKey(key); k !== zone.key && k !== ''; k = parentKey(k)) if (setOf(zone.nodes.get(k) ?? null, TYPE.NS)) return true;
+  for (let k = parentKey(key); k !== zone.key && k !== ''; k = parentKey(k)) if (setOf(zone.nodes.get(k) ?? null, NS.code)) return true;
   return false;
 }
 
@@ -36,10 +35,10 @@ function belowCut(zone: Zone, key: string): boolean {
 function chainTypes(zone: Zone, key: string, node: ZoneNode): number[] | null {
   if (key !== zone.key && belowCut(zone, key)) return null;
   const types: number[] = [];
-  const delegation = key !== zone.key && setOf(node, TYPE.NS) !== undefined;
-  for (let set = node; set; set = set.next) if (!delegation || set.type === TYPE.NS || set.type === TYPE.DS) types.push(set.type);
+  const delegation = key !== zone.key && setOf(node, NS.code) !== undefined;
+  for (let set = node; set; set = set.next) if (!delegation || set.type === NS.code || set.type === DS.code) types.push(set.type);
   // At a delegation only the DS set is ours to sign.
-  if (types.length > 0 && (!delegation || types.includes(TYPE.DS))) types.push(TYPE.RRSIG);
+  if (types.length > 0 && (!delegation || types.includes(DS.code))) types.push(RRSIG.code);
   return types;
 }
 
@@ -98,7 +97,7 @@ export class OnlineView implements SignedView, DenialChain {
     const t = recordTypeByCode(set.type) as RecordType;
     const made = this.cache.sign(this.zone.name, this.keys, { owner: set.owner, type: set.type, ttl: set.ttl, rdata: set.items.map((i) => canonical(t, i)) }, now);
     const rrsigType = typeOf('RRSIG');
-    const sigSet: RRset = { type: TYPE.RRSIG, ttl: set.ttl, owner: set.owner, items: made.rrsigs.map((d) => encodeRdata(rrsigType, d)), additional: null, next: null };
+    const sigSet: RRset = { type: RRSIG.code, ttl: set.ttl, owner: set.owner, items: made.rrsigs.map((d) => encodeRdata(rrsigType, d)), additional: null, next: null };
     const out = { set: sigSet, refreshAt: made.refreshAt };
     this.rrsigs.set(set, out);
     return out;
@@ -118,7 +117,7 @@ export class OnlineView implements SignedView, DenialChain {
     let set = this.nsec3.get(i);
     if (!set) {
       const { owner, data } = this.nsec3Chain.record(i);
-      set = { type: TYPE.NSEC3, ttl: this.negativeTtl, owner, items: [encodeRdata(typeOf('NSEC3'), data as RecordFields)], additional: null, next: null };
+      set = { type: NSEC3.code, ttl: this.negativeTtl, owner, items: [encodeRdata(typeOf('NSEC3'), data as RecordFields)], additional: null, next: null };
       this.nsec3.set(i, set);
     }
     return set;
@@ -161,17 +160,17 @@ export async function signedRecords(content: ZoneContent, signing: ZoneSigning, 
     await setImmediate();
     since = performance.now();
   };
-  const apexNs = setOf(zone.nodes.get(zone.key) ?? null, TYPE.NS);
+  const apexNs = setOf(zone.nodes.get(zone.key) ?? null, NS.code);
   for (const [key, node] of zone.nodes) {
     if (key !== zone.key && belowCut(zone, key)) continue;
-    for (let set = node; set; set = set.next) if (set.type !== TYPE.NS || set === apexNs) sign(set, set.owner);
+    for (let set = node; set; set = set.next) if (set.type !== NS.code || set === apexNs) sign(set, set.owner);
     await giveWay();
   }
   for (let i = 0; i < chain.entries.length; i++) {
     await giveWay();
     const { owner, data } = chain.record(i);
     out.push({ name: owner, type: 'NSEC3', ttl: negativeTtl, data });
-    sign({ type: TYPE.NSEC3, ttl: negativeTtl, owner, items: [encodeRdata(typeOf('NSEC3'), data)], additional: null, next: null }, owner);
+    sign({ type: NSEC3.code, ttl: negativeTtl, owner, items: [encodeRdata(typeOf('NSEC3'), data)], additional: null, next: null }, owner);
   }
   return out;
 }

@@ -16,7 +16,7 @@ import { secure } from '../dnssec/secure.js';
 import { SignatureCache } from '../dnssec/sign.js';
 import { handleNotify, handleTransfer, type NotifyTarget, type TransferRequest } from '../transfer/index.js';
 import { decodeStrict } from '../transfer/wire.js';
-import { CLASS_IN, OPCODE, RCODE, TCP_MAX, TYPE } from '../wire/message.js';
+import { CLASS_IN, META_TYPE, OPCODE, RCODE, TCP_MAX } from '../wire/message.js';
 import { parseQuery, plainQuery, type Malformed, type Query } from '../wire/query.js';
 import { badTimeOther, sign, tsigSecret, tsigSize, TSIG_ERROR, verify, withTsigError, type Tsig, type TsigSecret } from '../wire/tsig.js';
 import { handleUpdate } from './update.js';
@@ -114,7 +114,7 @@ export class DnsHandler {
       const rcode = await handleUpdate(this.services, q, raw, signer.key, { remoteAddress, nameservers: this.nameservers, log: this.log });
       return [encodeResponse(q, emptyResult(rcode), limit)];
     }
-    if (q.opcode === OPCODE.NOTIFY || (q.opcode === OPCODE.QUERY && (q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR))) {
+    if (q.opcode === OPCODE.NOTIFY || (q.opcode === OPCODE.QUERY && (q.qtype === META_TYPE.AXFR || q.qtype === META_TYPE.IXFR))) {
       // Our zones are IN zones: a transfer or NOTIFY of another class (CH, ANY) is NOTIMP, as knotd answers CH.
       if (q.qclass !== CLASS_IN) return [encodeResponse(q, emptyResult(RCODE.NOTIMP), limit)];
       const req = this.transferRequest(raw, remoteAddress, transport, signer);

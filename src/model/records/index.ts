@@ -66,6 +66,9 @@ export function recordTypeOrThrow(name: string): RecordType {
 /** The type module for a type number, or undefined. */
 export const recordTypeByCode = (code: number): RecordType | undefined => byCode.get(code);
 
+/** The types the DNS server singles out by name (delegations, aliases, DNSSEC's), for their `code`. */
+export { CNAME, DNSKEY, DS, NS, NSEC, NSEC3, NSEC3PARAM, RRSIG };
+
 /** SOA: every zone's first record, which the service writes. */
 export const SOA_TYPE: RecordType = SOA;
 
