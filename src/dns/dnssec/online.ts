@@ -7,7 +7,7 @@
 import { setImmediate } from 'node:timers/promises';
 import { parentKey } from '../../model/labels.js';
 import { dnssecApex, type ZoneKey, type ZoneSigning } from '../../model/dnssec.js';
-import { decodeRdata, DS, NS, NSEC3, rdataOf, recordType, recordTypeByCode, RRSIG, type RecordFields, type RecordType } from '../../model/records/index.js';
+import { decodeRdata, DS, NS, NSEC3, rdataOf, recordTypeByCode, RRSIG, type RecordType } from '../../model/records/index.js';
 import type { ZoneContent, ZoneRecord } from '../../model/zone.js';
 import { zoneNegativeTtl } from '../zone/negative.js';
 import { Nsec3Chain } from './nsec3.js';
@@ -15,8 +15,6 @@ import type { DenialChain, SignedView } from './secure.js';
 import type { SignatureCache } from './sign.js';
 import { encodeRdata, type Rdata } from '../wire/writer.js';
 import { buildZone, setOf, type RRset, type Zone, type ZoneNode } from '../zone/zone.js';
-
-const typeOf = (name: string): RecordType => recordType(name) as RecordType;
 
 /** The rdata of one served record in canonical form (RFC 4034 6.2), from what the writer keeps. */
 function canonical(t: RecordType, item: Rdata): Buffer {
@@ -96,8 +94,7 @@ export class OnlineView implements SignedView, DenialChain {
     if (hit && hit.refreshAt > now) return hit;
     const t = recordTypeByCode(set.type) as RecordType;
     const made = this.cache.sign(this.zone.name, this.keys, { owner: set.owner, type: set.type, ttl: set.ttl, rdata: set.items.map((i) => canonical(t, i)) }, now);
-    const rrsigType = typeOf('RRSIG');
-    const sigSet: RRset = { type: RRSIG.code, ttl: set.ttl, owner: set.owner, items: made.rrsigs.map((d) => encodeRdata(rrsigType, d)), additional: null, next: null };
+    const sigSet: RRset = { type: RRSIG.code, ttl: set.ttl, owner: set.owner, items: made.rrsigs.map((d) => encodeRdata(RRSIG, d)), additional: null, next: null };
     const out = { set: sigSet, refreshAt: made.refreshAt };
     this.rrsigs.set(set, out);
     return out;
@@ -117,7 +114,7 @@ export class OnlineView implements SignedView, DenialChain {
     let set = this.nsec3.get(i);
     if (!set) {
       const { owner, data } = this.nsec3Chain.record(i);
-      set = { type: NSEC3.code, ttl: this.negativeTtl, owner, items: [encodeRdata(typeOf('NSEC3'), data as RecordFields)], additional: null, next: null };
+      set = { type: NSEC3.code, ttl: this.negativeTtl, owner, items: [encodeRdata(NSEC3, data)], additional: null, next: null };
       this.nsec3.set(i, set);
     }
     return set;
@@ -152,7 +149,7 @@ export async function signedRecords(content: ZoneContent, signing: ZoneSigning, 
   const sign = (set: RRset, owner: string) => {
     const t = recordTypeByCode(set.type) as RecordType;
     const made = cache.sign(zone.name, signing.keys, { owner, type: set.type, ttl: set.ttl, rdata: set.items.map((i) => canonical(t, i)) }, now);
-    for (const data of made.rrsigs) out.push({ name: owner, type: 'RRSIG', ttl: set.ttl, data });
+    for (const data of made.rrsigs) out.push({ name: owner, type: RRSIG.type, ttl: set.ttl, data });
   };
   let since = performance.now();
   const giveWay = async () => {
@@ -169,8 +166,8 @@ export async function signedRecords(content: ZoneContent, signing: ZoneSigning, 
   for (let i = 0; i < chain.entries.length; i++) {
     await giveWay();
     const { owner, data } = chain.record(i);
-    out.push({ name: owner, type: 'NSEC3', ttl: negativeTtl, data });
-    sign({ type: NSEC3.code, ttl: negativeTtl, owner, items: [encodeRdata(typeOf('NSEC3'), data)], additional: null, next: null }, owner);
+    out.push({ name: owner, type: NSEC3.type, ttl: negativeTtl, data });
+    sign({ type: NSEC3.code, ttl: negativeTtl, owner, items: [encodeRdata(NSEC3, data)], additional: null, next: null }, owner);
   }
   return out;
 }
