@@ -25,7 +25,7 @@ function line(a: ZoneRecord): string {
 /** The zone's master-file text. Throws (naming the record) when a record cannot be encoded. */
 export function zoneFile(content: ZoneContent): string {
   const lines: string[] = [];
-  for (const a of [content.soa, ...withRRsetTtls(content.answers.filter((x) => x.type !== 'SOA'))]) {
+  for (const a of [content.soa, ...withRRsetTtls(content.answers.filter((x) => x.type !== SOA_TYPE.type))]) {
     try {
       lines.push(line(a));
     } catch (e) {
@@ -321,7 +321,7 @@ function withTimerUnits(rdata: Token[]): Token[] {
   });
 }
 
-const hostedList = (): string => ['SOA', ...RECORD_TYPE_NAMES].join(', ');
+const hostedList = (): string => [SOA_TYPE.type, ...RECORD_TYPE_NAMES].join(', ');
 
 /** Whether `rec` is an apex NS record naming one of the service's own name servers (`nameservers`, as keys). */
 function isServiceNameServer(rec: RecordData, nameservers: ReadonlySet<string>): boolean {
