@@ -4,6 +4,7 @@
  */
 import { createCipheriv, createDecipheriv, createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { splitName } from './labels.js';
+import { CDNSKEY, CDNSKEY_DELETE, CDS, CDS_DELETE, decodeRdata, DNSKEY, dnskeyData, DS, dsData, NSEC3PARAM, nsec3Params, rdataOf, type DnskeyFields, type DsFields, type RecordFields } from './records/index.js';
 
 /** The algorithms we sign with, by their mnemonic (RFC 8624), and their numbers. */
 export const DNSSEC_ALGORITHMS = { ECDSAP256SHA256: 13, ED25519: 15 } as const;
@@ -14,8 +15,6 @@ export const algorithmName = (n: number): DnssecAlgorithm | undefined => (Object
 
 /** A combined signing key (CSK): zone key and secure entry point (RFC 4034 2.1.1). */
 export const CSK_FLAGS = 257;
-/** DNSKEY protocol field: always 3 (RFC 4034 2.1.2). */
-const PROTOCOL = 3;
 
 /** A new private key of the algorithm, as PKCS#8 PEM (what the store keeps, encrypted). */
 export function generatePrivateKey(algorithm: DnssecAlgorithm): string {
@@ -32,12 +31,11 @@ export function dnskeyPublicKey(privateKeyPem: string): Buffer {
 
 /** DNSKEY rdata: flags, protocol, algorithm, public key (RFC 4034 2.1). */
 export function dnskeyRdata(flags: number, algorithm: number, publicKey: Buffer): Buffer {
-  const head = Buffer.alloc(4);
-  head.writeUInt16BE(flags, 0);
-  head[2] = PROTOCOL;
-  head[3] = algorithm;
-  return Buffer.concat([head, publicKey]);
+  return rdataOf(DNSKEY, dnskeyData(flags, algorithm, publicKey));
 }
+
+/** The fields of DNSKEY rdata. */
+const dnskeyFields = (rdata: Buffer): DnskeyFields => decodeRdata(DNSKEY, rdata, 0, rdata.length) as DnskeyFields;
 
 /** The key tag of DNSKEY rdata (RFC 4034 appendix B; not algorithm 1). */
 export function keyTag(rdata: Buffer): number {
@@ -58,10 +56,17 @@ export function canonicalName(name: string): Buffer {
   return Buffer.concat(parts);
 }
 
-/** The SHA-256 DS digest (digest type 2, RFC 4509) of a zone's DNSKEY rdata, upper-case hex. */
-export function dsDigest(zone: string, rdata: Buffer): string {
-  return createHash('sha256').update(canonicalName(zone)).update(rdata).digest('hex').toUpperCase();
+/** DS digest type 2: SHA-256 (RFC 4509), the only one we make. */
+const SHA256_DIGEST = 2;
+
+/** The SHA-256 DS data (digest type 2, RFC 4509) of a zone's key, from its DNSKEY rdata. */
+export function dsOf(zone: string, rdata: Buffer): DsFields {
+  const digest = createHash('sha256').update(canonicalName(zone)).update(rdata).digest();
+  return dsData(keyTag(rdata), dnskeyFields(rdata).algorithm, SHA256_DIGEST, digest);
 }
+
+/** The SHA-256 DS digest (digest type 2, RFC 4509) of a zone's DNSKEY rdata, upper-case hex. */
+export const dsDigest = (zone: string, rdata: Buffer): string => dsOf(zone, rdata).digest;
 
 /** One key as the DNS server uses it for a zone. */
 export interface ZoneKey {
@@ -179,12 +184,12 @@ export function cdsOf(zone: DnssecZoneState, keys: readonly StoredDnssecKey[]): 
 
 /** The DNSKEY record in master-file form: `<zone>. TTL IN DNSKEY flags 3 alg base64` (RFC 4034 2.2). */
 export function dnskeyText(zone: string, ttl: number, rdata: Buffer): string {
-  return `${zone}. ${ttl} IN DNSKEY ${rdata.readUInt16BE(0)} ${rdata[2]} ${rdata[3]} ${rdata.subarray(4).toString('base64')}`;
+  return `${zone}. ${ttl} IN ${DNSKEY.type} ${DNSKEY.present(dnskeyFields(rdata))}`;
 }
 
 /** The SHA-256 DS record for the parent, in master-file form (RFC 4034 5.3). */
 export function dsText(zone: string, ttl: number, rdata: Buffer): string {
-  return `${zone}. ${ttl} IN DS ${keyTag(rdata)} ${rdata[3]} 2 ${dsDigest(zone, rdata)}`;
+  return `${zone}. ${ttl} IN ${DS.type} ${DS.present(dsOf(zone, rdata))}`;
 }
 
 /** Bytes of the key-encryption key (AES-256). */
@@ -218,28 +223,27 @@ export function openKey(kek: Buffer, sealed: string, aad: string): string {
 export const sealContext = (domainId: number, algorithm: number, keyTag: number) => `zonehost dnssec key: domain ${domainId}, algorithm ${algorithm}, tag ${keyTag}`;
 
 /** NSEC3PARAM of every signed zone (RFC 9276: SHA-1, no extra iterations, no salt, no opt-out), in the registry's NSEC3PARAM fields. */
-export const NSEC3_PARAMS = { hash_algorithm: 1, flags: 0, iterations: 0, salt: '' } as const;
+export const NSEC3_PARAMS = Object.freeze(nsec3Params(1, 0, 0, Buffer.alloc(0)));
 
 /**
  * The records a signed zone holds at its apex besides its own: DNSKEY of every published key, CDS and
  * CDNSKEY for the keys the parent should point at — or the delete forms (RFC 8078 4) — and NSEC3PARAM.
  * Each in the registry's fields of its type.
  */
-export function dnssecApex(zone: string, signing: ZoneSigning): { name: string; type: string; ttl: number; data: Record<string, unknown> }[] {
-  const out: { name: string; type: string; ttl: number; data: Record<string, unknown> }[] = [];
-  const apex = (type: string, data: Record<string, unknown>) => out.push({ name: zone, type, ttl: signing.dnskeyTtl, data });
-  const dnskeyData = (k: ZoneKey) => ({ flags: k.flags, protocol: 3, algorithm: k.algorithm, public_key: k.dnskey.subarray(4).toString('base64') });
-  for (const k of signing.keys) if (k.published) apex('DNSKEY', dnskeyData(k));
+export function dnssecApex(zone: string, signing: ZoneSigning): { name: string; type: string; ttl: number; data: RecordFields }[] {
+  const out: { name: string; type: string; ttl: number; data: RecordFields }[] = [];
+  const apex = (type: string, data: RecordFields) => out.push({ name: zone, type, ttl: signing.dnskeyTtl, data });
+  for (const k of signing.keys) if (k.published) apex(DNSKEY.type, dnskeyFields(k.dnskey));
   if (signing.cds === 'delete') {
-    apex('CDS', { key_tag: 0, algorithm: 0, digest_type: 0, digest: '00' });
-    apex('CDNSKEY', { flags: 0, protocol: 3, algorithm: 0, public_key: 'AA==' });
+    apex(CDS.type, { ...CDS_DELETE });
+    apex(CDNSKEY.type, { ...CDNSKEY_DELETE });
   } else if (signing.cds) {
     for (const k of signing.keys) {
       if (!signing.cds.keyTags.includes(k.keyTag)) continue;
-      apex('CDS', { key_tag: k.keyTag, algorithm: k.algorithm, digest_type: 2, digest: dsDigest(zone, k.dnskey) });
-      apex('CDNSKEY', dnskeyData(k));
+      apex(CDS.type, dsOf(zone, k.dnskey));
+      apex(CDNSKEY.type, dnskeyFields(k.dnskey));
     }
   }
-  apex('NSEC3PARAM', { ...NSEC3_PARAMS });
+  apex(NSEC3PARAM.type, { ...NSEC3_PARAMS });
   return out;
 }

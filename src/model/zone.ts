@@ -6,7 +6,7 @@
 import type { StoredDomain } from './domain.js';
 import { keyOf } from './labels.js';
 import { absoluteName } from './names.js';
-import { NAME_SERVER_TYPE, nameServerData, recordType, SOA_TYPE, type RecordFields, type StoredRecord } from './records/index.js';
+import { NAME_SERVER_TYPE, nameServerData, recordType, rnameOf, SOA_TYPE, type RecordFields, type Soa, type StoredRecord } from './records/index.js';
 import { DEFAULT_TIMERS } from './ttl.js';
 import { rrsetKey } from './zone-rules.js';
 
@@ -25,18 +25,6 @@ export interface ZoneContent {
   answers: ZoneRecord[];
 }
 
-/** The fields of an SOA record. */
-export interface Soa {
-  mname: string;
-  rname: string;
-  serial: number;
-  refresh: number;
-  retry: number;
-  expire: number;
-  minimum: number;
-}
-export const soaData = (a: { data: unknown }): Soa => a.data as Soa;
-
 /** RFC 1982 serial comparison: a is newer than b. */
 export function serialNewer(a: number, b: number): boolean {
   const d = (a - b) >>> 0;
@@ -51,24 +39,25 @@ export function defaultTtl(domain: Pick<StoredDomain, 'ttl'>): number {
   return orDefault(domain.ttl, DEFAULT_TIMERS.ttl);
 }
 
-/** The SOA RNAME of an e-mail address: local part dots escaped (`\.` is a dot inside a label). */
-export function rnameOf(email: string): string {
-  const at = email.lastIndexOf('@');
-  if (at <= 0) return `hostmaster.${email}`;
-  return `${email.slice(0, at).replace(/\./g, '\\.')}.${email.slice(at + 1)}`;
-}
-
-export function soaOf(domain: StoredDomain, nameservers: readonly string[]): ZoneRecord {
-  const soa: Soa = {
-    mname: nameservers[0] ?? domain.domain,
-    rname: rnameOf(domain.soaEmail || `hostmaster@${domain.domain}`),
-    serial: domain.serial >>> 0,
+/** The SOA timers a domain is served with: its stored ones, 0 standing for the default. */
+export function soaTimers(domain: Pick<StoredDomain, 'refresh' | 'retry' | 'expire'>): Pick<Soa, 'refresh' | 'retry' | 'expire' | 'minimum'> {
+  return {
     refresh: orDefault(domain.refresh, DEFAULT_TIMERS.refresh),
     retry: orDefault(domain.retry, DEFAULT_TIMERS.retry),
     expire: orDefault(domain.expire, DEFAULT_TIMERS.expire),
     minimum: DEFAULT_TIMERS.minimum,
   };
-  return { type: SOA_TYPE.type, name: domain.domain, ttl: defaultTtl(domain), data: soa as unknown as RecordFields };
+}
+
+/** The SOA record a master zone is served with. */
+export function soaOf(domain: StoredDomain, nameservers: readonly string[]): ZoneRecord {
+  const soa: Soa = {
+    mname: nameservers[0] ?? domain.domain,
+    rname: rnameOf(domain.soaEmail || `hostmaster@${domain.domain}`),
+    serial: domain.serial >>> 0,
+    ...soaTimers(domain),
+  };
+  return { type: SOA_TYPE.type, name: domain.domain, ttl: defaultTtl(domain), data: soa };
 }
 
 /**
@@ -133,7 +122,7 @@ export function parseZone(text: string): ZoneContent {
     const r = a as Partial<ZoneRecord> | null;
     return !!r && typeof r.type === 'string' && typeof r.name === 'string' && typeof r.ttl === 'number' && !!r.data && typeof r.data === 'object';
   };
-  if (!parsed || !isRecord(parsed.soa) || parsed.soa.type !== 'SOA' || !Array.isArray(parsed.answers) || !parsed.answers.every(isRecord)) {
+  if (!parsed || !isRecord(parsed.soa) || parsed.soa.type !== SOA_TYPE.type || !Array.isArray(parsed.answers) || !parsed.answers.every(isRecord)) {
     throw new Error('not a serialised zone');
   }
   return { soa: parsed.soa, answers: parsed.answers };

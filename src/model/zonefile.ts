@@ -9,7 +9,7 @@
  */
 import { checkName, keyOf } from './labels.js';
 import { emailProblem, relativeName } from './names.js';
-import { checkRecord, parseRdata, rdataOf, RECORD_TYPE_NAMES, recordType, recordTypeByCode, recordTypeOrThrow, SOA_TYPE, type RecordData, type RecordFields } from './records/index.js';
+import { checkRecord, emailOfRname, parseRdata, rdataOf, RECORD_TYPE_NAMES, recordType, recordTypeByCode, recordTypeOrThrow, SOA_TYPE, soaData, type RecordData, type Soa } from './records/index.js';
 import { parseName, presentName, tokenize, type Token } from './records/presentation.js';
 import { MAX_TTL, wireTtl } from './ttl.js';
 import { checkAtName, dataKey, hasAddress, inZoneNameServers, nameServerWithoutAddress } from './zone-rules.js';
@@ -25,7 +25,7 @@ function line(a: ZoneRecord): string {
 /** The zone's master-file text. Throws (naming the record) when a record cannot be encoded. */
 export function zoneFile(content: ZoneContent): string {
   const lines: string[] = [];
-  for (const a of [content.soa, ...withRRsetTtls(content.answers.filter((x) => x.type !== 'SOA'))]) {
+  for (const a of [content.soa, ...withRRsetTtls(content.answers.filter((x) => x.type !== SOA_TYPE.type))]) {
     try {
       lines.push(line(a));
     } catch (e) {
@@ -52,10 +52,8 @@ export interface FileSoa {
   ttl: number | null;
   /** The contact (RNAME) as an e-mail address. */
   email: string;
-  refresh: number;
-  retry: number;
-  expire: number;
-  minimum: number;
+  /** The SOA's fields as the file gave them. */
+  data: Soa;
 }
 
 /** One bad line: its number and what is wrong. */
@@ -174,17 +172,6 @@ function entries(text: string): Entry[] {
   return out;
 }
 
-/** The e-mail address an SOA RNAME stands for: the first label (its `\.` a dot) is the local part. */
-export function emailOfRname(rname: string): string {
-  let i = 0;
-  let local = '';
-  for (; i < rname.length && rname[i] !== '.'; i++) {
-    if (rname[i] === '\\' && i + 1 < rname.length) i++;
-    local += rname[i];
-  }
-  return i < rname.length ? `${local}@${rname.slice(i + 1)}` : local;
-}
-
 /** What makes a type name in a file: the registry's mnemonic, or RFC 3597's TYPEnnn. */
 function typeOf(text: string) {
   const m = /^TYPE(\d+)$/i.exec(text);
@@ -194,6 +181,21 @@ function typeOf(text: string) {
 const present = (abs: string): string => (abs === '' ? '.' : presentName(abs));
 /** A name in the model's form (absolute, no trailing dot) marked absolute for relativeName. */
 const dotted = (abs: string): string => `${abs}.`;
+
+/** What reading a file has found so far, and what its directives and earlier records set. */
+interface FileState {
+  /** The zone (lower case, no trailing dot). */
+  readonly zone: string;
+  origin: string;
+  /** The `$TTL` (or the SOA's minimum standing for it), null before any. */
+  defaultTtl: number | null;
+  /** The last TTL a record gave. */
+  lastTtl: number | null;
+  /** The owner of the previous record, which a line starting with a blank repeats. */
+  owner: string | null;
+  soa: FileSoa | null;
+  readonly records: FileRecord[];
+}
 
 /**
  * Reads a master file (RFC 1035 5) for `zone` (lower case, no trailing dot): `$ORIGIN`, `$TTL`, `@`, relative
@@ -205,111 +207,121 @@ const dotted = (abs: string): string => `${abs}.`;
  * rules across records are checked by `checkFileRecords`.
  */
 export function parseZoneFile(text: string, zone: string): ParsedZoneFile {
-  const records: FileRecord[] = [];
+  const state: FileState = { zone, origin: zone, defaultTtl: null, lastTtl: null, owner: null, soa: null, records: [] };
   const problems: LineProblem[] = [];
-  let soa: FileSoa | null = null;
-  let origin = zone;
-  let defaultTtl: number | null = null;
-  let lastTtl: number | null = null;
-  let owner: string | null = null;
   for (const entry of entries(text.replace(/\r\n?/g, '\n'))) {
-    const bad = (message: string) => problems.push({ line: entry.line, message });
     try {
       if (entry.error) throw new Error(entry.error);
-      const tokens = tokenize(entry.text);
-      if (tokens.length === 0) continue;
-      const first = tokens[0] as Token;
-      if (!entry.blankStart && !first.quoted && first.text.startsWith('$')) {
-        const directive = first.text.toUpperCase();
-        if (directive === '$ORIGIN') {
-          if (tokens.length !== 2) throw new Error('$ORIGIN takes one name');
-          origin = parseName(tokens[1], origin, 'the $ORIGIN name');
-        } else if (directive === '$TTL') {
-          const ttl = tokens.length === 2 ? parseTtl((tokens[1] as Token).text) : null;
-          if (ttl === null) throw new Error('$TTL takes one TTL (seconds, or with units such as 1h30m)');
-          defaultTtl = ttl;
-        } else if (directive === '$INCLUDE') throw new Error('$INCLUDE is not taken: send the whole zone in one file');
-        else throw new Error(`the directive ${first.text} is not taken (only $ORIGIN and $TTL are)`);
-        continue;
-      }
-      let i = 0;
-      let name: string;
-      if (entry.blankStart) {
-        if (owner === null) throw new Error('the line starts with a blank, but no earlier record gives the owner name to repeat');
-        name = owner;
-      } else {
-        name = parseName(first, origin, 'the owner name');
-        i = 1;
-      }
-      owner = name;
-      let ttl: number | null = null;
-      let klass: string | null = null;
-      for (let k = 0; k < 2; k++) {
-        const t = tokens[i];
-        if (!t || t.quoted) break;
-        if (ttl === null && looksLikeTtl(t.text)) {
-          ttl = parseTtl(t.text);
-          if (ttl === null) throw new Error(`'${t.text}' is not a TTL (seconds, or with units such as 1h30m, at most 4294967295 seconds)`);
-          i++;
-        } else if (klass === null && CLASS.test(t.text)) {
-          klass = t.text;
-          i++;
-        } else break;
-      }
-      if (klass !== null && !isIn(klass)) throw new Error(`the class ${klass.toUpperCase()} is not taken: only IN (or no class)`);
-      const typeToken = tokens[i];
-      if (!typeToken || typeToken.quoted) throw new Error('the record has no type');
-      const t = typeOf(typeToken.text);
-      if (!t) throw new Error(`the type ${typeToken.text.toUpperCase()} is not hosted here; the types taken are ${hostedList()}`);
-      const rel = relativeName(dotted(name), zone);
-      if (rel === null) throw new Error(`the name ${present(name)} is outside the zone ${zone}.`);
-      const rdata = tokens.slice(i + 1);
-      // BIND takes units in the SOA's timers (refresh, retry, expire, minimum) as in TTLs.
-      if (t === SOA_TYPE && !(rdata[0]?.text === '\\#' && !rdata[0].quoted)) {
-        for (let k = 3; k < 7 && k < rdata.length; k++) {
-          const tok = rdata[k] as Token;
-          const seconds = tok.quoted ? null : parseTtl(tok.text);
-          if (seconds !== null) rdata[k] = { text: String(seconds), quoted: false };
-        }
-      }
-      const data: RecordFields = parseRdata(t, rdata, origin);
-      if (t === SOA_TYPE) {
-        if (rel !== '') throw new Error(`an SOA record belongs at the zone's apex (${zone}.), not at ${present(name)}`);
-        if (soa) throw new Error(`a second SOA record (the first is on line ${soa.line})`);
-        const email = emailOfRname(String(data.rname));
-        const emailBad = emailProblem(email);
-        if (emailBad) throw new Error(`the SOA's contact ${present(String(data.rname))} is the e-mail address '${email}', which ${emailBad}`);
-        soa = {
-          line: entry.line,
-          ttl: ttl ?? defaultTtl ?? lastTtl,
-          email,
-          refresh: Number(data.refresh),
-          retry: Number(data.retry),
-          expire: Number(data.expire),
-          minimum: Number(data.minimum),
-        };
-        if (ttl !== null) lastTtl = ttl;
-        // As BIND: an SOA without a TTL, where no $TTL came before, takes its minimum, which then serves as
-        // the $TTL of the records after it; with a TTL of its own, later records without one take the last
-        // TTL given (RFC 1035 5.1).
-        if (soa.ttl === null) soa.ttl = defaultTtl = Number(data.minimum);
-        continue;
-      }
-      if (t.hosted === false) throw new Error(`the type ${t.type} is not hosted here: the service makes it (DNSSEC records are made by signing the zone)`);
-      if (ttl !== null) lastTtl = ttl;
-      const given = ttl ?? defaultTtl ?? lastTtl;
-      const rec: RecordData = { type: t.type, name: dotted(name), ttl: given === null ? 0 : fileTtl(given), data };
-      const p = checkRecord(rec, { zone });
-      if (!p.empty) throw new Error(p.list.map((x) => x.message).join(' '));
-      records.push({ line: entry.line, record: rec, ttlGiven: given !== null });
+      readEntry(entry, state);
     } catch (e) {
-      bad(e instanceof Error ? e.message : String(e));
+      problems.push({ line: entry.line, message: e instanceof Error ? e.message : String(e) });
     }
   }
-  return { records, soa, problems };
+  return { records: state.records, soa: state.soa, problems };
 }
 
-const hostedList = (): string => ['SOA', ...RECORD_TYPE_NAMES].join(', ');
+/** One entry of the file: a directive or a record, taken into `state`. Throws naming what is wrong. */
+function readEntry(entry: Entry, state: FileState): void {
+  const tokens = tokenize(entry.text);
+  const first = tokens[0];
+  if (!first) return;
+  if (!entry.blankStart && !first.quoted && first.text.startsWith('$')) return directive(tokens, state);
+  const head = recordHead(entry, tokens, state);
+  const typeToken = tokens[head.next];
+  if (!typeToken || typeToken.quoted) throw new Error('the record has no type');
+  const t = typeOf(typeToken.text);
+  if (!t) throw new Error(`the type ${typeToken.text.toUpperCase()} is not hosted here; the types taken are ${hostedList()}`);
+  const rel = relativeName(dotted(head.name), state.zone);
+  if (rel === null) throw new Error(`the name ${present(head.name)} is outside the zone ${state.zone}.`);
+  const rdata = tokens.slice(head.next + 1);
+  const data = parseRdata(t, t === SOA_TYPE ? withTimerUnits(rdata) : rdata, state.origin);
+  if (t === SOA_TYPE) return readSoa(entry.line, head, rel, soaData({ data }), state);
+  if (t.hosted === false) throw new Error(`the type ${t.type} is not hosted here: the service makes it (DNSSEC records are made by signing the zone)`);
+  if (head.ttl !== null) state.lastTtl = head.ttl;
+  const given = head.ttl ?? state.defaultTtl ?? state.lastTtl;
+  const rec: RecordData = { type: t.type, name: dotted(head.name), ttl: given === null ? 0 : fileTtl(given), data };
+  const p = checkRecord(rec, { zone: state.zone });
+  if (!p.empty) throw new Error(p.list.map((x) => x.message).join(' '));
+  state.records.push({ line: entry.line, record: rec, ttlGiven: given !== null });
+}
+
+/** `$ORIGIN` and `$TTL`; every other directive is refused. */
+function directive(tokens: Token[], state: FileState): void {
+  const first = tokens[0] as Token;
+  const name = first.text.toUpperCase();
+  if (name === '$ORIGIN') {
+    if (tokens.length !== 2) throw new Error('$ORIGIN takes one name');
+    state.origin = parseName(tokens[1], state.origin, 'the $ORIGIN name');
+  } else if (name === '$TTL') {
+    const ttl = tokens.length === 2 ? parseTtl((tokens[1] as Token).text) : null;
+    if (ttl === null) throw new Error('$TTL takes one TTL (seconds, or with units such as 1h30m)');
+    state.defaultTtl = ttl;
+  } else if (name === '$INCLUDE') throw new Error('$INCLUDE is not taken: send the whole zone in one file');
+  else throw new Error(`the directive ${first.text} is not taken (only $ORIGIN and $TTL are)`);
+}
+
+/** A record's owner (absolute), its own TTL if it gives one, and the index of its type token. */
+interface RecordHead {
+  name: string;
+  ttl: number | null;
+  next: number;
+}
+
+/** Reads a record's owner, then its TTL and class in either order (each optional; only the class IN). */
+function recordHead(entry: Entry, tokens: Token[], state: FileState): RecordHead {
+  let i = 0;
+  let name: string;
+  if (entry.blankStart) {
+    if (state.owner === null) throw new Error('the line starts with a blank, but no earlier record gives the owner name to repeat');
+    name = state.owner;
+  } else {
+    name = parseName(tokens[0], state.origin, 'the owner name');
+    i = 1;
+  }
+  state.owner = name;
+  let ttl: number | null = null;
+  let klass: string | null = null;
+  for (let k = 0; k < 2; k++) {
+    const t = tokens[i];
+    if (!t || t.quoted) break;
+    if (ttl === null && looksLikeTtl(t.text)) {
+      ttl = parseTtl(t.text);
+      if (ttl === null) throw new Error(`'${t.text}' is not a TTL (seconds, or with units such as 1h30m, at most 4294967295 seconds)`);
+      i++;
+    } else if (klass === null && CLASS.test(t.text)) {
+      klass = t.text;
+      i++;
+    } else break;
+  }
+  if (klass !== null && !isIn(klass)) throw new Error(`the class ${klass.toUpperCase()} is not taken: only IN (or no class)`);
+  return { name, ttl, next: i };
+}
+
+/** The file's SOA (`rel`: its owner relative to the zone): checked, and its TTL and minimum taken as BIND does. */
+function readSoa(line: number, head: RecordHead, rel: string, soa: Soa, state: FileState): void {
+  if (rel !== '') throw new Error(`an SOA record belongs at the zone's apex (${state.zone}.), not at ${present(head.name)}`);
+  if (state.soa) throw new Error(`a second SOA record (the first is on line ${state.soa.line})`);
+  const email = emailOfRname(soa.rname);
+  const emailBad = emailProblem(email);
+  if (emailBad) throw new Error(`the SOA's contact ${present(soa.rname)} is the e-mail address '${email}', which ${emailBad}`);
+  state.soa = { line, ttl: head.ttl ?? state.defaultTtl ?? state.lastTtl, email, data: soa };
+  if (head.ttl !== null) state.lastTtl = head.ttl;
+  // As BIND: an SOA without a TTL, where no $TTL came before, takes its minimum, which then serves as
+  // the $TTL of the records after it; with a TTL of its own, later records without one take the last
+  // TTL given (RFC 1035 5.1).
+  if (state.soa.ttl === null) state.soa.ttl = state.defaultTtl = soa.minimum;
+}
+
+/** The SOA's rdata with units in its timers (refresh, retry, expire, minimum) made seconds: BIND takes them as in TTLs. */
+function withTimerUnits(rdata: Token[]): Token[] {
+  if (rdata[0]?.text === '\\#' && !rdata[0].quoted) return rdata;
+  return rdata.map((tok, k) => {
+    const seconds = k >= 3 && k < 7 && !tok.quoted ? parseTtl(tok.text) : null;
+    return seconds === null ? tok : { text: String(seconds), quoted: false };
+  });
+}
+
+const hostedList = (): string => [SOA_TYPE.type, ...RECORD_TYPE_NAMES].join(', ');
 
 /** Whether `rec` is an apex NS record naming one of the service's own name servers (`nameservers`, as keys). */
 function isServiceNameServer(rec: RecordData, nameservers: ReadonlySet<string>): boolean {

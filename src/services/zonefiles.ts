@@ -25,8 +25,8 @@
 import { DOMAIN_DEFAULTS, withoutSecrets, type DomainData, type StoredDomain } from '../model/domain.js';
 import { ConflictError, LimitError, Problems, ZoneHostError } from '../model/errors.js';
 import type { RecordData, StoredRecord } from '../model/records/index.js';
-import { DEFAULT_TIMERS, MAX_TTL, roundTtl } from '../model/ttl.js';
-import { defaultTtl, zoneContent, type ZoneContent } from '../model/zone.js';
+import { MAX_TTL, roundTtl } from '../model/ttl.js';
+import { defaultTtl, soaTimers, zoneContent, type ZoneContent } from '../model/zone.js';
 import { dataKey } from '../model/zone-rules.js';
 import { checkKeyFields, type TsigKeyRef } from '../model/tsig-key.js';
 import { checkFileRecords, MAX_LINE_PROBLEMS, parseZoneFile, zoneFile, ZoneFileError, type FileSoa, type LineProblem } from '../model/zonefile.js';
@@ -129,10 +129,11 @@ function settingsOf(domain: StoredDomain, soa: FileSoa | null): { data: DomainDa
   const next: DomainData = { ...data };
   if (soa) {
     if (soa.email.toLowerCase() !== domain.soaEmail.toLowerCase()) next.soaEmail = soa.email;
-    // Compared as served: a 0 stored stands for the default (model/zone.ts's soaOf).
+    // Compared with the SOA served, in which a 0 stored stands for the default.
+    const current = soaTimers(domain);
     for (const f of ['refresh', 'retry', 'expire'] as const) {
-      const v = stored(soa[f]);
-      if (v !== served(domain[f], DEFAULT_TIMERS[f])) next[f] = v;
+      const v = stored(soa.data[f]);
+      if (v !== current[f]) next[f] = v;
     }
     if (soa.ttl !== null) {
       const v = stored(soa.ttl);

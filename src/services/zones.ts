@@ -5,10 +5,10 @@
  * (SOA MNAME and apex NS of every master zone), which only the DNS side knows.
  */
 import { isServed, type StoredDomain } from '../model/domain.js';
-import type { StoredRecord } from '../model/records/index.js';
+import { soaData, type StoredRecord } from '../model/records/index.js';
 import type { StoredTsigKey } from '../model/tsig-key.js';
 import { keyOf } from '../model/labels.js';
-import { parseZone, soaData, soaOf, zoneContent, type ZoneContent, type ZoneRecord } from '../model/zone.js';
+import { parseZone, soaOf, zoneContent, type ZoneContent, type ZoneRecord } from '../model/zone.js';
 import { recordChangesSince, recordsOf } from '../model/zone-diff.js';
 import { absoluteName } from '../model/names.js';
 import type { ZoneSigning } from '../model/dnssec.js';

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { nameOfLabels, splitName } from '../../model/labels.js';
 import { canonicalName, NSEC3_PARAMS } from '../../model/dnssec.js';
 import { base32hex } from '../../model/records/common.js';
-import type { RecordFields } from '../../model/records/index.js';
+import { nsec3Data, type Nsec3Fields } from '../../model/records/index.js';
 import { typeName } from '../wire/message.js';
 
 const NO_SALT = Buffer.alloc(0);
@@ -107,12 +107,12 @@ export class Nsec3Chain {
   }
 
   /** The NSEC3 record of entry `i`: owner, and data as the registry's NSEC3 module takes it. */
-  record(i: number): { owner: string; data: RecordFields } {
+  record(i: number): { owner: string; data: Nsec3Fields } {
     const e = this.entries[i] as ChainEntry;
     const next = this.entries[(i + 1) % this.entries.length] as ChainEntry;
     return {
       owner: `${base32hex(e.hash).toLowerCase()}.${this.zone}`,
-      data: { ...NSEC3_PARAMS, next_hashed_owner: base32hex(next.hash), types: e.types.map(typeName) },
+      data: nsec3Data(NSEC3_PARAMS, next.hash, e.types.map(typeName)),
     };
   }
 }

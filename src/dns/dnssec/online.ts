@@ -7,16 +7,14 @@
 import { setImmediate } from 'node:timers/promises';
 import { parentKey } from '../../model/labels.js';
 import { dnssecApex, type ZoneKey, type ZoneSigning } from '../../model/dnssec.js';
-import { decodeRdata, rdataOf, recordType, recordTypeByCode, type RecordFields, type RecordType } from '../../model/records/index.js';
-import type { Soa, ZoneContent, ZoneRecord } from '../../model/zone.js';
-import { TYPE } from '../wire/message.js';
+import { decodeRdata, DS, NS, NSEC3, rdataOf, recordTypeByCode, RRSIG, type RecordType } from '../../model/records/index.js';
+import type { ZoneContent, ZoneRecord } from '../../model/zone.js';
+import { zoneNegativeTtl } from '../zone/negative.js';
 import { Nsec3Chain } from './nsec3.js';
 import type { DenialChain, SignedView } from './secure.js';
 import type { SignatureCache } from './sign.js';
 import { encodeRdata, type Rdata } from '../wire/writer.js';
 import { buildZone, setOf, type RRset, type Zone, type ZoneNode } from '../zone/zone.js';
-
-const typeOf = (name: string): RecordType => recordType(name) as RecordType;
 
 /** The rdata of one served record in canonical form (RFC 4034 6.2), from what the writer keeps. */
 function canonical(t: RecordType, item: Rdata): Buffer {
@@ -27,7 +25,7 @@ function canonical(t: RecordType, item: Rdata): Buffer {
 
 /** Whether a name lies below a zone cut (glue, occluded data): not part of the signed zone. */
 function belowCut(zone: Zone, key: string): boolean {
-  for (let k = parentKey(key); k !== zone.key && k !== ''; k = parentKey(k)) if (setOf(zone.nodes.get(k) ?? null, TYPE.NS)) return true;
+  for (let k = parentKey(key); k !== zone.key && k !== ''; k = parentKey(k)) if (setOf(zone.nodes.get(k) ?? null, NS.code)) return true;
   return false;
 }
 
@@ -35,10 +33,10 @@ function belowCut(zone: Zone, key: string): boolean {
 function chainTypes(zone: Zone, key: string, node: ZoneNode): number[] | null {
   if (key !== zone.key && belowCut(zone, key)) return null;
   const types: number[] = [];
-  const delegation = key !== zone.key && setOf(node, TYPE.NS) !== undefined;
-  for (let set = node; set; set = set.next) if (!delegation || set.type === TYPE.NS || set.type === TYPE.DS) types.push(set.type);
+  const delegation = key !== zone.key && setOf(node, NS.code) !== undefined;
+  for (let set = node; set; set = set.next) if (!delegation || set.type === NS.code || set.type === DS.code) types.push(set.type);
   // At a delegation only the DS set is ours to sign.
-  if (types.length > 0 && (!delegation || types.includes(TYPE.DS))) types.push(TYPE.RRSIG);
+  if (types.length > 0 && (!delegation || types.includes(DS.code))) types.push(RRSIG.code);
   return types;
 }
 
@@ -88,8 +86,7 @@ export class OnlineView implements SignedView, DenialChain {
     touched?: ReadonlySet<string>,
   ) {
     this.nsec3Chain = chainOf(zone, previous?.nsec3Chain, touched);
-    const soa = zone.soa.items[0] as unknown as Soa;
-    this.negativeTtl = Math.min(zone.soa.ttl, (soa.minimum ?? 0) >>> 0);
+    this.negativeTtl = zoneNegativeTtl(zone);
   }
 
   signatures(set: RRset, now: number): { set: RRset; refreshAt: number } {
@@ -97,8 +94,7 @@ export class OnlineView implements SignedView, DenialChain {
     if (hit && hit.refreshAt > now) return hit;
     const t = recordTypeByCode(set.type) as RecordType;
     const made = this.cache.sign(this.zone.name, this.keys, { owner: set.owner, type: set.type, ttl: set.ttl, rdata: set.items.map((i) => canonical(t, i)) }, now);
-    const rrsigType = typeOf('RRSIG');
-    const sigSet: RRset = { type: TYPE.RRSIG, ttl: set.ttl, owner: set.owner, items: made.rrsigs.map((d) => encodeRdata(rrsigType, d)), additional: null, next: null };
+    const sigSet: RRset = { type: RRSIG.code, ttl: set.ttl, owner: set.owner, items: made.rrsigs.map((d) => encodeRdata(RRSIG, d)), additional: null, next: null };
     const out = { set: sigSet, refreshAt: made.refreshAt };
     this.rrsigs.set(set, out);
     return out;
@@ -118,7 +114,7 @@ export class OnlineView implements SignedView, DenialChain {
     let set = this.nsec3.get(i);
     if (!set) {
       const { owner, data } = this.nsec3Chain.record(i);
-      set = { type: TYPE.NSEC3, ttl: this.negativeTtl, owner, items: [encodeRdata(typeOf('NSEC3'), data as RecordFields)], additional: null, next: null };
+      set = { type: NSEC3.code, ttl: this.negativeTtl, owner, items: [encodeRdata(NSEC3, data)], additional: null, next: null };
       this.nsec3.set(i, set);
     }
     return set;
@@ -148,13 +144,12 @@ export async function signedRecords(content: ZoneContent, signing: ZoneSigning, 
   const answers = [...content.answers, ...dnssecApex(content.soa.name, signing)];
   const zone = buildZone(0, { soa: content.soa, answers }, null, () => undefined);
   const chain = chainOf(zone);
-  const soa = zone.soa.items[0] as unknown as Soa;
-  const negativeTtl = Math.min(zone.soa.ttl, (soa.minimum ?? 0) >>> 0);
+  const negativeTtl = zoneNegativeTtl(zone);
   const out: ZoneRecord[] = [...answers];
   const sign = (set: RRset, owner: string) => {
     const t = recordTypeByCode(set.type) as RecordType;
     const made = cache.sign(zone.name, signing.keys, { owner, type: set.type, ttl: set.ttl, rdata: set.items.map((i) => canonical(t, i)) }, now);
-    for (const data of made.rrsigs) out.push({ name: owner, type: 'RRSIG', ttl: set.ttl, data });
+    for (const data of made.rrsigs) out.push({ name: owner, type: RRSIG.type, ttl: set.ttl, data });
   };
   let since = performance.now();
   const giveWay = async () => {
@@ -162,17 +157,17 @@ export async function signedRecords(content: ZoneContent, signing: ZoneSigning, 
     await setImmediate();
     since = performance.now();
   };
-  const apexNs = setOf(zone.nodes.get(zone.key) ?? null, TYPE.NS);
+  const apexNs = setOf(zone.nodes.get(zone.key) ?? null, NS.code);
   for (const [key, node] of zone.nodes) {
     if (key !== zone.key && belowCut(zone, key)) continue;
-    for (let set = node; set; set = set.next) if (set.type !== TYPE.NS || set === apexNs) sign(set, set.owner);
+    for (let set = node; set; set = set.next) if (set.type !== NS.code || set === apexNs) sign(set, set.owner);
     await giveWay();
   }
   for (let i = 0; i < chain.entries.length; i++) {
     await giveWay();
     const { owner, data } = chain.record(i);
-    out.push({ name: owner, type: 'NSEC3', ttl: negativeTtl, data });
-    sign({ type: TYPE.NSEC3, ttl: negativeTtl, owner, items: [encodeRdata(typeOf('NSEC3'), data)], additional: null, next: null }, owner);
+    out.push({ name: owner, type: NSEC3.type, ttl: negativeTtl, data });
+    sign({ type: NSEC3.code, ttl: negativeTtl, owner, items: [encodeRdata(NSEC3, data)], additional: null, next: null }, owner);
   }
   return out;
 }

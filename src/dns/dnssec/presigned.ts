@@ -12,8 +12,7 @@
  */
 import { keyOf, parentKey, splitName } from '../../model/labels.js';
 import { base32hexOctets } from '../../model/records/common.js';
-import { decodeRdata, recordTypeByCode, type RecordFields, type RecordType } from '../../model/records/index.js';
-import { TYPE } from '../wire/message.js';
+import { decodeRdata, NSEC, NSEC3, NSEC3PARAM, recordTypeByCode, RRSIG, type RecordFields, type RecordType } from '../../model/records/index.js';
 import { coveringHash, matchingHash, nsec3Hash } from './nsec3.js';
 import type { DenialChain, SignedView } from './secure.js';
 import type { Rdata } from '../wire/writer.js';
@@ -80,7 +79,7 @@ class OrderedChain implements DenialChain {
   ) {}
 
   matching(name: string): RRset | undefined {
-    return setOf(this.zone.nodes.get(name) ?? null, TYPE.NSEC);
+    return setOf(this.zone.nodes.get(name) ?? null, NSEC.code);
   }
 
   /** The record of the last owner before the name (wrapping round to the last of all). */
@@ -99,21 +98,21 @@ class OrderedChain implements DenialChain {
 
 /** The NSEC3 chain made with the parameters of the apex's NSEC3PARAM record, or null when there is none the server can use. */
 function hashedChain(zone: Zone, apex: RRset | null): HashedChain | null {
-  const param = setOf(apex, TYPE.NSEC3PARAM);
+  const param = setOf(apex, NSEC3PARAM.code);
   // RFC 5155 4.1.2: a record with flags other than 0 is not for servers to use.
-  const params = param?.items.map((i) => fieldsOf(TYPE.NSEC3PARAM, i)).find((p) => p && p.hash_algorithm === SHA1 && p.flags === 0);
+  const params = param?.items.map((i) => fieldsOf(NSEC3PARAM.code, i)).find((p) => p && p.hash_algorithm === SHA1 && p.flags === 0);
   if (!params) return null;
   const iterations = Number(params.iterations);
   const salt = String(params.salt).toUpperCase();
   const entries: { hash: Buffer; set: RRset }[] = [];
   for (const [key, node] of zone.nodes) {
-    const set = setOf(node, TYPE.NSEC3);
+    const set = setOf(node, NSEC3.code);
     if (!set || parentKey(key) !== zone.key) continue;
     const hash = base32hexOctets(splitName(key)[0] ?? '');
     if (!hash || hash.length !== 20) continue;
     // The records of this chain's parameters only (another chain may be on its way in or out).
     const mine = set.items.filter((i) => {
-      const f = fieldsOf(TYPE.NSEC3, i);
+      const f = fieldsOf(NSEC3.code, i);
       return f !== null && f.hash_algorithm === SHA1 && Number(f.iterations) === iterations && String(f.salt).toUpperCase() === salt;
     });
     if (mine.length === 0) continue;
@@ -126,10 +125,10 @@ function hashedChain(zone: Zone, apex: RRset | null): HashedChain | null {
 
 /** The NSEC chain, or null when the apex has no NSEC record. */
 function orderedChain(zone: Zone, apex: RRset | null): OrderedChain | null {
-  if (!setOf(apex, TYPE.NSEC)) return null;
+  if (!setOf(apex, NSEC.code)) return null;
   const entries: { labels: string[]; set: RRset }[] = [];
   for (const [key, node] of zone.nodes) {
-    const set = setOf(node, TYPE.NSEC);
+    const set = setOf(node, NSEC.code);
     if (set) entries.push({ labels: fromRoot(key), set });
   }
   entries.sort((a, b) => compareCanonical(a.labels, b.labels));
@@ -147,10 +146,10 @@ class PresignedView implements SignedView {
   signatures(set: RRset): { set: RRset; refreshAt: number } | undefined {
     let sigs = this.rrsigs.get(set);
     if (sigs === undefined) {
-      const all = setOf(this.zone.nodes.get(keyOf(set.owner)) ?? null, TYPE.RRSIG);
+      const all = setOf(this.zone.nodes.get(keyOf(set.owner)) ?? null, RRSIG.code);
       const items = all?.items.filter((i) => typeCovered(i) === set.type) ?? [];
       // At the covered set's TTL, as the master serves it (RFC 4034 3).
-      sigs = items.length > 0 ? { type: TYPE.RRSIG, ttl: set.ttl, owner: set.owner, items, additional: null, next: null } : null;
+      sigs = items.length > 0 ? { type: RRSIG.code, ttl: set.ttl, owner: set.owner, items, additional: null, next: null } : null;
       this.rrsigs.set(set, sigs);
     }
     return sigs ? { set: sigs, refreshAt: Infinity } : undefined;
@@ -168,5 +167,5 @@ class PresignedView implements SignedView {
 
 /** The signed view of a zone version that holds its master's signatures (RRSIG at the apex), else undefined. */
 export function presigned(zone: Zone): SignedView | undefined {
-  return setOf(zone.nodes.get(zone.key) ?? null, TYPE.RRSIG) ? new PresignedView(zone) : undefined;
+  return setOf(zone.nodes.get(zone.key) ?? null, RRSIG.code) ? new PresignedView(zone) : undefined;
 }

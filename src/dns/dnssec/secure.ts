@@ -9,7 +9,7 @@
  * online (online.ts), or a zone mirror's copy as its master signed it (presigned.ts).
  */
 import { keyOf, parentKey } from '../../model/labels.js';
-import { TYPE } from '../wire/message.js';
+import { DS, NS, RRSIG } from '../../model/records/index.js';
 import { denialNames } from './nsec3.js';
 import type { Denial, Entry, Result } from '../zone/result.js';
 import { setOf, type RRset, type Zone } from '../zone/zone.js';
@@ -46,11 +46,11 @@ export function secure(zone: Zone, view: SignedView, r: Result, now: number): nu
   };
   const withSigs = (entries: Entry[], skip: (e: Entry) => boolean): Entry[] => {
     // An ANY answer of a presigned zone holds the RRSIG records at a name already: they are not added twice.
-    const rrsigsAt = new Set(entries.filter((e) => e.set.type === TYPE.RRSIG).map((e) => keyOf(e.set.owner)));
+    const rrsigsAt = new Set(entries.filter((e) => e.set.type === RRSIG.code).map((e) => keyOf(e.set.owner)));
     const out: Entry[] = [];
     for (const e of entries) {
       out.push(e);
-      if (e.set.type === TYPE.RRSIG || skip(e) || (rrsigsAt.size > 0 && rrsigsAt.has(keyOf(e.set.owner)))) continue;
+      if (e.set.type === RRSIG.code || skip(e) || (rrsigsAt.size > 0 && rrsigsAt.has(keyOf(e.set.owner)))) continue;
       const sigs = sigsOf(e.set);
       if (sigs) out.push({ set: sigs, ...(e.owner ? { owner: e.owner } : {}), ...(e.ttl !== undefined ? { ttl: e.ttl } : {}) });
     }
@@ -58,7 +58,7 @@ export function secure(zone: Zone, view: SignedView, r: Result, now: number): nu
   };
   r.answer = withSigs(r.answer, () => false);
   // A delegation's NS set is the child's: not signed by the parent (RFC 4035 2.2).
-  r.authority = withSigs(r.authority, (e) => e.set.type === TYPE.NS && e.set !== setOf(zone.nodes.get(zone.key) ?? null, TYPE.NS));
+  r.authority = withSigs(r.authority, (e) => e.set.type === NS.code && e.set !== setOf(zone.nodes.get(zone.key) ?? null, NS.code));
   const sent = new Set<RRset>();
   const send = (set: RRset | undefined) => {
     if (!set || sent.has(set)) return;
@@ -69,7 +69,7 @@ export function secure(zone: Zone, view: SignedView, r: Result, now: number): nu
   };
   for (const d of r.denial ?? []) {
     if (d.kind === 'referral') {
-      const ds = setOf(zone.nodes.get(d.cut) ?? null, TYPE.DS);
+      const ds = setOf(zone.nodes.get(d.cut) ?? null, DS.code);
       if (ds) {
         send(ds);
         continue;

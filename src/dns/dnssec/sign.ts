@@ -7,7 +7,7 @@
 import { createHash, sign as cryptoSign } from 'node:crypto';
 import { splitName } from '../../model/labels.js';
 import { canonicalName, type ZoneKey } from '../../model/dnssec.js';
-import type { RecordFields } from '../../model/records/index.js';
+import { rdataOf, RRSIG, type RrsigFields } from '../../model/records/index.js';
 import { CLASS_IN, typeName } from '../wire/message.js';
 
 export const INCEPTION_OFFSET_S = 3600;
@@ -26,7 +26,7 @@ export interface SignInput {
 
 export interface Signatures {
   /** RRSIG data, one per signing key, as the registry's RRSIG module takes it. */
-  rrsigs: RecordFields[];
+  rrsigs: RrsigFields[];
   /** Epoch seconds after which they are made anew. */
   refreshAt: number;
 }
@@ -49,9 +49,20 @@ function labelCount(owner: string): number {
 }
 
 /** One RRSIG (RFC 4034 3.1.8.1): the signed data is the RRSIG rdata without its signature, then each record in canonical order. */
-function rrsig(zone: string, key: ZoneKey, set: SignInput, sorted: readonly Buffer[], inception: number, expiration: number): RecordFields {
-  const labels = labelCount(set.owner);
-  const head = Buffer.concat([u16(set.type), Buffer.from([key.algorithm, labels]), u32(set.ttl), u32(expiration), u32(inception), u16(key.keyTag), canonicalName(zone)]);
+function rrsig(zone: string, key: ZoneKey, set: SignInput, sorted: readonly Buffer[], inception: number, expiration: number): RrsigFields {
+  const unsigned: RrsigFields = {
+    type_covered: typeName(set.type),
+    algorithm: key.algorithm,
+    labels: labelCount(set.owner),
+    original_ttl: set.ttl,
+    expiration,
+    inception,
+    key_tag: key.keyTag,
+    signer_name: zone,
+    signature: '',
+  };
+  // The RRSIG rdata without its signature, in canonical form (the signer name lower-cased, RFC 4034 3.1.7).
+  const head = rdataOf(RRSIG, unsigned, true);
   const owner = canonicalName(set.owner);
   const fixed = Buffer.concat([u16(set.type), u16(CLASS_IN), u32(set.ttl)]);
   const parts: Buffer[] = [head];
@@ -61,17 +72,7 @@ function rrsig(zone: string, key: ZoneKey, set: SignInput, sorted: readonly Buff
   if (!privateKey) throw new Error(`key ${key.keyTag} has no private key`);
   // ECDSA signatures are r and s side by side (RFC 6605 4), not DER.
   const signature = privateKey.asymmetricKeyType === 'ed25519' ? cryptoSign(null, data, privateKey) : cryptoSign('sha256', data, { key: privateKey, dsaEncoding: 'ieee-p1363' });
-  return {
-    type_covered: typeName(set.type),
-    algorithm: key.algorithm,
-    labels,
-    original_ttl: set.ttl,
-    expiration,
-    inception,
-    key_tag: key.keyTag,
-    signer_name: zone,
-    signature: signature.toString('base64'),
-  };
+  return { ...unsigned, signature: signature.toString('base64') };
 }
 
 /** Signatures by RRset content and signing keys, shared by every zone this process serves. */

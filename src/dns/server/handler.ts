@@ -11,7 +11,7 @@ import { secure } from '../dnssec/secure.js';
 import type { SignatureCache } from '../dnssec/sign.js';
 import { handleNotify, handleTransfer, type NotifyTarget, type TransferRequest } from '../transfer/index.js';
 import { decodeStrict } from '../transfer/wire.js';
-import { CLASS_IN, OPCODE, RCODE, TCP_MAX, TYPE } from '../wire/message.js';
+import { CLASS_IN, OPCODE, RCODE, TCP_MAX, META_TYPE } from '../wire/message.js';
 import { parseQuery, plainQuery, type Malformed, type Query } from '../wire/query.js';
 import { tsigSize } from '../wire/tsig.js';
 import { emptyResult, type Result } from '../zone/result.js';
@@ -102,7 +102,7 @@ export class DnsHandler {
       const rcode = await handleUpdate(this.services, q, raw, signer.key, { remoteAddress, nameservers, log });
       return [encodeResponse(q, emptyResult(rcode), limit)];
     }
-    if (q.opcode === OPCODE.NOTIFY || (q.opcode === OPCODE.QUERY && (q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR))) {
+    if (q.opcode === OPCODE.NOTIFY || (q.opcode === OPCODE.QUERY && (q.qtype === META_TYPE.AXFR || q.qtype === META_TYPE.IXFR))) {
       // Our zones are IN zones: a transfer or NOTIFY of another class (CH, ANY) is NOTIMP, as knotd answers CH.
       if (q.qclass !== CLASS_IN) return [encodeResponse(q, emptyResult(RCODE.NOTIMP), limit)];
       const req = this.transferRequest(raw, remoteAddress, transport, signer);

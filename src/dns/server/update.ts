@@ -8,12 +8,12 @@ import { isServedMaster } from '../../model/domain.js';
 import { ConflictError, LimitError, ValidationError } from '../../model/errors.js';
 import { nameOfLabels, WireError } from '../../model/labels.js';
 import { relativeName } from '../../model/names.js';
-import { decodeRdata, recordTypeByCode, type RecordData } from '../../model/records/index.js';
+import { decodeRdata, recordTypeByCode, SOA_TYPE, type RecordData } from '../../model/records/index.js';
 import type { StoredTsigKey } from '../../model/tsig-key.js';
 import { PrerequisiteFailed, type Prerequisite, type UpdateOp } from '../../model/update.js';
 import type { Services } from '../../services/index.js';
 import { NotAuthoritative, UpdateRefused } from '../../services/updates.js';
-import { CLASS_ANY, CLASS_IN, RCODE, TYPE, typeName } from '../wire/message.js';
+import { CLASS_ANY, CLASS_IN, META_TYPE, RCODE, typeName } from '../wire/message.js';
 import type { Query } from '../wire/query.js';
 import { readRecord, skipQuestions, type WireRecord } from '../wire/wire-record.js';
 
@@ -31,7 +31,7 @@ class UpdateFormError extends Error {
 }
 
 /** Meta types (RFC 6895 3.1: 128-255 save ANY) and OPT/TSIG cannot be records of a zone. */
-const isMeta = (type: number): boolean => type === TYPE.OPT || (type >= 128 && type <= 255);
+const isMeta = (type: number): boolean => type === META_TYPE.OPT || (type >= 128 && type <= 255);
 
 interface Sections {
   prerequisites: Prerequisite[];
@@ -94,7 +94,7 @@ function addPrerequisite(prerequisites: Prerequisite[], valued: Map<string, Valu
   if (rr.ttl !== 0) throw new UpdateFormError(RCODE.FORMERR, 'a prerequisite has a TTL other than 0');
   if (rr.klass === CLASS_ANY || rr.klass === CLASS_NONE) {
     if (rr.rdlength !== 0) throw new UpdateFormError(RCODE.FORMERR, 'a prerequisite of class ANY or NONE has data');
-    const any = rr.type === TYPE.ANY;
+    const any = rr.type === META_TYPE.ANY;
     if (rr.klass === CLASS_ANY) prerequisites.push(any ? { kind: 'in-use', name } : { kind: 'exists', name, type });
     else prerequisites.push(any ? { kind: 'unused', name } : { kind: 'absent', name, type });
     return;
@@ -120,18 +120,18 @@ function addPrerequisite(prerequisites: Prerequisite[], valued: Map<string, Valu
 function updateOp({ rr, name, type, data }: UpdateRecord): UpdateOp[] {
   const empty = rr.rdlength === 0;
   if (rr.klass === CLASS_IN) {
-    if (isMeta(rr.type) || rr.type === TYPE.ANY) throw new UpdateFormError(RCODE.FORMERR, `records of type ${type} cannot be added`);
+    if (isMeta(rr.type) || rr.type === META_TYPE.ANY) throw new UpdateFormError(RCODE.FORMERR, `records of type ${type} cannot be added`);
     return [{ kind: 'add', record: { type, name, ttl: rr.ttl, data: data() } }];
   }
   if (rr.klass === CLASS_ANY) {
     if (rr.ttl !== 0 || !empty) throw new UpdateFormError(RCODE.FORMERR, 'a deletion of class ANY has a TTL or data');
-    if (rr.type === TYPE.ANY) return [{ kind: 'delete-name', name }];
+    if (rr.type === META_TYPE.ANY) return [{ kind: 'delete-name', name }];
     if (isMeta(rr.type)) throw new UpdateFormError(RCODE.FORMERR, `records of type ${type} cannot be deleted`);
     return [{ kind: 'delete-rrset', name, type }];
   }
   if (rr.klass === CLASS_NONE) {
     if (rr.ttl !== 0) throw new UpdateFormError(RCODE.FORMERR, 'a deletion of class NONE has a TTL');
-    if (isMeta(rr.type) || rr.type === TYPE.ANY) throw new UpdateFormError(RCODE.FORMERR, `records of type ${type} cannot be deleted one by one`);
+    if (isMeta(rr.type) || rr.type === META_TYPE.ANY) throw new UpdateFormError(RCODE.FORMERR, `records of type ${type} cannot be deleted one by one`);
     // A type we do not host has no record to delete.
     return recordTypeByCode(rr.type) ? [{ kind: 'delete-record', record: { type, name, ttl: 0, data: data() } }] : [];
   }
@@ -141,7 +141,7 @@ function updateOp({ rr, name, type, data }: UpdateRecord): UpdateOp[] {
 /** The rcode answering an UPDATE message signed with `key` (already verified). */
 export async function handleUpdate(services: Services, q: Query, raw: Buffer, key: StoredTsigKey, ctx: { remoteAddress: string; nameservers: readonly string[]; log: Logger }): Promise<number> {
   // RFC 2136 3.1.1: one zone, named by an SOA question; our zones are IN zones.
-  if (raw.readUInt16BE(4) !== 1 || q.qtype !== TYPE.SOA) return RCODE.FORMERR;
+  if (raw.readUInt16BE(4) !== 1 || q.qtype !== SOA_TYPE.code) return RCODE.FORMERR;
   if (q.qclass !== CLASS_IN) return RCODE.NOTAUTH;
   const zone = nameOfLabels(q.labels).toLowerCase();
   const log = (rcode: number, why: string) => {

@@ -1,9 +1,11 @@
 /**
  * The numbers of a DNS message that the query parser, the response writer and the transfer code share:
- * header flags, types, classes, opcodes, rcodes, EDNS(0) bits and message sizes.
+ * header flags, meta-types, classes, opcodes, rcodes, EDNS(0) bits and message sizes. The numbers of data
+ * types are the registry's (model/records: each type module's `code`).
  */
 
-export const TYPE = { A: 1, NS: 2, CNAME: 5, SOA: 6, MX: 15, TXT: 16, AAAA: 28, SRV: 33, OPT: 41, DS: 43, RRSIG: 46, NSEC: 47, NSEC3: 50, NSEC3PARAM: 51, TSIG: 250, IXFR: 251, AXFR: 252, MAILB: 253, MAILA: 254, ANY: 255 } as const;
+/** The types that carry no zone data (RFC 6895 3.1), which the registry hosts none of: the wire layer's own. */
+export const META_TYPE = { OPT: 41, TSIG: 250, IXFR: 251, AXFR: 252, MAILB: 253, MAILA: 254, ANY: 255 } as const;
 export const CLASS_IN = 1;
 export const CLASS_ANY = 255;
 export const OPCODE = { QUERY: 0, NOTIFY: 4, UPDATE: 5 } as const;

@@ -3,7 +3,7 @@
  * OPT and TSIG placement, option lengths) and keeping the question's labels byte for byte.
  */
 import { keyOfLabels, readName, WireError } from '../../model/labels.js';
-import { CLASS_ANY, EDNS_DO, FLAG_QR, OPCODE, TYPE } from './message.js';
+import { CLASS_ANY, EDNS_DO, FLAG_QR, META_TYPE, OPCODE } from './message.js';
 import { readTsigRdata, type Tsig } from './tsig.js';
 import { readRecord } from './wire-record.js';
 
@@ -69,7 +69,7 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
     // and updates. Read and bound them all; a TSIG record there is misplaced (RFC 8945 5.2): FORMERR.
     for (let i = 0; i < ancount + nscount; i++) {
       const rr = readRecord(buf, pos);
-      if (rr.type === TYPE.TSIG) return malformed();
+      if (rr.type === META_TYPE.TSIG) return malformed();
       pos = rr.end;
     }
     let edns: Edns | null = null;
@@ -77,7 +77,7 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
     for (let i = 0; i < arcount; i++) {
       const rr = readRecord(buf, pos);
       pos = rr.end;
-      if (rr.type === TYPE.TSIG) {
+      if (rr.type === META_TYPE.TSIG) {
         // Only as the last record, and of class ANY (RFC 8945 4.2, 5.2): FORMERR otherwise, as for rdata that does not add up.
         if (i !== arcount - 1 || rr.klass !== CLASS_ANY) return malformed(edns);
         try {
@@ -87,7 +87,7 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
         }
         continue;
       }
-      if (rr.type !== TYPE.OPT) continue;
+      if (rr.type !== META_TYPE.OPT) continue;
       if (edns || rr.labels.length !== 0) return malformed();
       let o = rr.rdata;
       // Options must tile the rdata exactly.
@@ -114,6 +114,6 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
  * the zones (or a cache of their answers) answer at once; null for anything that needs the full handling.
  */
 export function plainQuery(q: Query | Malformed | null): Query | null {
-  if (!q || 'malformed' in q || q.tsig || q.opcode !== OPCODE.QUERY || q.qtype === TYPE.AXFR || q.qtype === TYPE.IXFR || (q.edns && q.edns.version !== 0)) return null;
+  if (!q || 'malformed' in q || q.tsig || q.opcode !== OPCODE.QUERY || q.qtype === META_TYPE.AXFR || q.qtype === META_TYPE.IXFR || (q.edns && q.edns.version !== 0)) return null;
   return q;
 }

@@ -6,7 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { lowerAscii, readName, splitName, WireError } from '../../model/labels.js';
 import { TSIG_ALGORITHMS, isTsigAlgorithm, type TsigAlgorithm } from '../../model/tsig-key.js';
-import { CLASS_ANY, TYPE } from './message.js';
+import { CLASS_ANY, META_TYPE } from './message.js';
 import { readRecord, skipQuestions } from './wire-record.js';
 
 /** TSIG's own error codes (RFC 8945 5.2, IANA "DNS RCODEs"). */
@@ -66,7 +66,7 @@ export function findTsig(buf: Buffer): Tsig | null {
   for (let i = 0; i < records; i++) {
     const rr = readRecord(buf, pos);
     pos = rr.end;
-    if (rr.type !== TYPE.TSIG) continue;
+    if (rr.type !== META_TYPE.TSIG) continue;
     if (i !== records - 1) throw new WireError('TSIG is not the last record');
     return readTsigRdata(buf, rr.start, rr.labels, rr.rdata, rr.end);
   }
@@ -130,7 +130,7 @@ function appendTsig(msg: Buffer, v: Variables & { mac: Buffer }): Buffer {
   const algorithm = wireName(v.algorithm);
   const rdata = Buffer.concat([algorithm, timers(v.timeSigned, v.fudge), u16(v.mac.length), v.mac, u16(msg.readUInt16BE(0)), u16(v.error), u16(v.other.length), v.other]);
   const head = Buffer.alloc(10);
-  head.writeUInt16BE(TYPE.TSIG, 0);
+  head.writeUInt16BE(META_TYPE.TSIG, 0);
   head.writeUInt16BE(CLASS_ANY, 2);
   head.writeUInt16BE(rdata.length, 8);
   const out = Buffer.concat([msg, wireName(v.key), head, rdata]);

@@ -8,7 +8,7 @@ import { checkName, keyOfLabels, splitName, WireError } from '../../model/labels
 import { rdataLatin1, recordType, recordTypeByCode, type RdataWriter, type RecordFields, type RecordType } from '../../model/records/index.js';
 import { wireTtl } from '../../model/ttl.js';
 import type { ZoneRecord } from '../../model/zone.js';
-import { CLASS_IN, EDNS_DO, FLAG_AA, FLAG_CD, FLAG_QR, FLAG_RD, FLAG_TC, TCP_MAX, TYPE } from './message.js';
+import { CLASS_IN, EDNS_DO, FLAG_AA, FLAG_CD, FLAG_QR, FLAG_RD, FLAG_TC, META_TYPE, TCP_MAX } from './message.js';
 
 /**
  * One record's rdata as the writer takes it. Types whose names a response may compress (RFC 1035's: NS,
@@ -152,7 +152,7 @@ export class ResponseWriter {
   opt(udpSize: number, rcode: number, dnssecOk: boolean): void {
     const b = this.buf;
     b[this.offset] = 0;
-    b.writeUInt16BE(TYPE.OPT, this.offset + 1);
+    b.writeUInt16BE(META_TYPE.OPT, this.offset + 1);
     b.writeUInt16BE(udpSize, this.offset + 3);
     b[this.offset + 5] = (rcode >> 4) & 0xff;
     b[this.offset + 6] = 0;

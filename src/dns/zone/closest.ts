@@ -4,8 +4,8 @@
  * (NS records below the apex), below which the zone is not authoritative and answers with a referral.
  */
 import { parentKey } from '../../model/labels.js';
+import { DS, NS } from '../../model/records/index.js';
 import { addAdditional } from './additional.js';
-import { TYPE } from '../wire/message.js';
 import type { Result } from './result.js';
 import { setOf, type RRset, type Zone, type ZoneNode } from './zone.js';
 
@@ -27,9 +27,9 @@ export function closestEncloser(zone: Zone, key: string, qtype: number): Place {
     const here = zone.nodes.get(k);
     if (here === undefined) return { found: 'encloser', encloser };
     encloser = k;
-    const ns = setOf(here, TYPE.NS);
+    const ns = setOf(here, NS.code);
     // DS belongs to the parent side of the cut, so a DS query at the cut itself is answered here.
-    if (ns && !(i === 0 && qtype === TYPE.DS)) return { found: 'cut', cut: k, ns };
+    if (ns && !(i === 0 && qtype === DS.code)) return { found: 'cut', cut: k, ns };
     if (i === 0) return { found: 'name', node: here };
   }
   // The name is the apex.

@@ -4,9 +4,10 @@
  * addresses of named hosts (additional.ts).
  */
 import { isWithin, keyOf, splitName } from '../../model/labels.js';
+import { CNAME } from '../../model/records/index.js';
 import { addAdditional } from './additional.js';
 import { closestEncloser, referral } from './closest.js';
-import { RCODE, TYPE } from '../wire/message.js';
+import { META_TYPE, RCODE } from '../wire/message.js';
 import { nodata, nxdomain } from './negative.js';
 import type { Query } from '../wire/query.js';
 import { emptyResult, prove, type Result } from './result.js';
@@ -44,8 +45,8 @@ export function resolve(zone: Zone, q: Query): Result {
       node = wild;
       wildcard = place.encloser;
     }
-    const cname = setOf(node, TYPE.CNAME);
-    if (cname && q.qtype !== TYPE.CNAME && q.qtype !== TYPE.ANY) {
+    const cname = setOf(node, CNAME.code);
+    if (cname && q.qtype !== CNAME.code && q.qtype !== META_TYPE.ANY) {
       r.answer.push({ set: cname, owner: labels });
       if (wildcard !== null) prove(r, { kind: 'wildcard', name: key, encloser: wildcard });
       const target = aliasTarget(cname);
@@ -56,7 +57,7 @@ export function resolve(zone: Zone, q: Query): Result {
       continue;
     }
     const start = r.answer.length;
-    if (q.qtype === TYPE.ANY) {
+    if (q.qtype === META_TYPE.ANY) {
       for (let set = node; set; set = set.next) r.answer.push({ set, owner: labels });
     } else {
       const set = setOf(node, q.qtype);

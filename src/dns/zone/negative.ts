@@ -3,15 +3,17 @@
  * the type asked for) for one that does; both with the zone's SOA in authority, at the TTL the answer may
  * be cached for: min(SOA TTL, SOA MINIMUM) (section 5). After a CNAME chain, they speak of its last name.
  */
-import type { Soa } from '../../model/zone.js';
+import { negativeTtl, soaData } from '../../model/records/index.js';
 import { RCODE } from '../wire/message.js';
 import type { Result } from './result.js';
 import type { Zone } from './zone.js';
 
+/** The TTL of the zone's negative answers and of the records that prove them (NSEC3, RFC 9077): min(SOA TTL, MINIMUM). */
+export const zoneNegativeTtl = (zone: Zone): number => negativeTtl(zone.soa.ttl, soaData({ data: zone.soa.items[0] }));
+
 function negative(zone: Zone, r: Result, rcode: number): Result {
-  const soa = zone.soa.items[0] as unknown as Soa;
   r.rcode = rcode;
-  r.authority.push({ set: zone.soa, ttl: Math.min(zone.soa.ttl, (soa.minimum ?? 0) >>> 0) });
+  r.authority.push({ set: zone.soa, ttl: zoneNegativeTtl(zone) });
   return r;
 }
 

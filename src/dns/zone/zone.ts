@@ -4,11 +4,11 @@
  * a zone's content (model/zone.ts) by buildZone, and patched at the names a change touched (patchZone).
  */
 import { checkName, firstLabelEnd, isWithin, keyOf, lowerAscii, parentKey } from '../../model/labels.js';
-import { recordTypeByCode, type RecordFields, type RecordType } from '../../model/records/index.js';
+import { NS, recordTypeByCode, soaData, type RecordFields, type RecordType } from '../../model/records/index.js';
 import { wireTtl } from '../../model/ttl.js';
-import { soaData, type ZoneContent, type ZoneRecord } from '../../model/zone.js';
+import type { ZoneContent, ZoneRecord } from '../../model/zone.js';
 import { encodeRdata, servedType, type Rdata } from '../wire/writer.js';
-import { TYPE } from '../wire/message.js';
+
 
 /** One RRset as served: every record of one type at one name. */
 export interface RRset {
@@ -105,7 +105,7 @@ export function patchZone(zone: Zone, content: ZoneContent, names: ReadonlySet<s
 
 /** Whether one of the names, other than the apex, is a zone cut (holds NS). */
 export function cutAmong(zone: Zone, names: ReadonlySet<string>): boolean {
-  for (const k of names) if (k !== zone.key && setOf(zone.nodes.get(k) ?? null, TYPE.NS)) return true;
+  for (const k of names) if (k !== zone.key && setOf(zone.nodes.get(k) ?? null, NS.code)) return true;
   return false;
 }
 

@@ -10,8 +10,14 @@ import type { RecordType } from './types.js';
 
 /** DNSKEY's protocol field: always 3 (RFC 4034 2.1.2). */
 const PROTOCOL = 3;
+/** The fields of a DNSKEY or CDNSKEY record's data. */
+export type DnskeyFields = { flags: number; protocol: number; algorithm: number; public_key: string };
+
+/** The data of a DNSKEY (or CDNSKEY) record of a key: its flags, algorithm and public key (the protocol is always 3). */
+export const dnskeyData = (flags: number, algorithm: number, publicKey: Buffer): DnskeyFields => ({ flags, protocol: PROTOCOL, algorithm, public_key: publicKey.toString('base64') });
+
 /** RFC 8078 4: the CDNSKEY that asks for the delegation to become insecure. */
-const DELETE = { flags: 0, protocol: PROTOCOL, algorithm: 0, public_key: 'AA==' };
+export const CDNSKEY_DELETE: Readonly<DnskeyFields> = Object.freeze({ flags: 0, protocol: PROTOCOL, algorithm: 0, public_key: 'AA==' });
 
 /** The key type `type`: DNSKEY, or CDNSKEY (`child`: apex only, with the delete form). */
 export function dnssecKey(type: string, code: number, description: string, child: boolean): RecordType {
@@ -40,7 +46,7 @@ export function dnssecKey(type: string, code: number, description: string, child
       validateUint(rec.data, 'algorithm', p, 255);
       validateBase64(rec.data, 'public_key', 'public key', p);
       // Algorithm 0 is reserved; a CDNSKEY uses it only for RFC 8078's delete form.
-      if (algorithm === 0 && !(child && flags === DELETE.flags && rec.data.public_key === DELETE.public_key)) {
+      if (algorithm === 0 && !(child && flags === CDNSKEY_DELETE.flags && rec.data.public_key === CDNSKEY_DELETE.public_key)) {
         p.add('algorithm', child ? `The algorithm 0 is only for the delete form of a ${type} record: 0 3 0 AA== (RFC 8078 4).` : `The algorithm of a ${type} record cannot be 0 (reserved).`);
       }
     },
@@ -50,7 +56,7 @@ export function dnssecKey(type: string, code: number, description: string, child
       w.u8(Number(data.algorithm));
       w.bytes(Buffer.from(String(data.public_key), 'base64'));
     },
-    decode: (r) => ({ flags: r.u16(), protocol: r.u8(), algorithm: r.u8(), public_key: decodeBase64Rest(r, 'the public key') }),
+    decode: (r): DnskeyFields => ({ flags: r.u16(), protocol: r.u8(), algorithm: r.u8(), public_key: decodeBase64Rest(r, 'the public key') }),
     // The key in one piece, as kdig prints it (dig and named-compilezone split it every 56 characters).
     present: (data) => `${Number(data.flags)} ${Number(data.protocol)} ${Number(data.algorithm)} ${String(data.public_key)}`,
     parse: (tokens) => ({

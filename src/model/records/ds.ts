@@ -13,8 +13,14 @@ import type { RecordType } from './types.js';
 /** The digest types whose digest length is known: SHA-1 (RFC 4034), SHA-256 (RFC 4509) and SHA-384 (RFC 6605). */
 const DIGESTS: Record<number, { name: string; bytes: number }> = { 1: { name: 'SHA-1', bytes: 20 }, 2: { name: 'SHA-256', bytes: 32 }, 4: { name: 'SHA-384', bytes: 48 } };
 
+/** The fields of a DS or CDS record's data; `digest` upper-case hex. */
+export type DsFields = { key_tag: number; algorithm: number; digest_type: number; digest: string };
+
+/** The data of a DS (or CDS) record: the key's tag and algorithm, the digest's type and the digest itself. */
+export const dsData = (keyTag: number, algorithm: number, digestType: number, digest: Buffer): DsFields => ({ key_tag: keyTag, algorithm, digest_type: digestType, digest: digest.toString('hex').toUpperCase() });
+
 /** RFC 8078 4: the CDS that asks for the delegation to become insecure. */
-const DELETE = { key_tag: 0, algorithm: 0, digest_type: 0, digest: '00' };
+export const CDS_DELETE: Readonly<DsFields> = Object.freeze({ key_tag: 0, algorithm: 0, digest_type: 0, digest: '00' });
 
 /**
  * The digest type `type`: DS (customers create it at a delegation), or CDS (`child`: made by the signer, at
@@ -46,7 +52,7 @@ export function delegationSigner(type: string, code: number, description: string
       const known = ctx.transferred ? undefined : DIGESTS[Number(digest_type)];
       validateHex(rec.data, 'digest', known ? `${known.name} digest (digest type ${Number(digest_type)})` : 'digest', p, known?.bytes);
       // Algorithm and digest type 0 are reserved; a CDS uses them only for RFC 8078's delete form.
-      if (child && (algorithm === 0 || digest_type === 0) && !(key_tag === 0 && algorithm === 0 && digest_type === 0 && rec.data.digest === DELETE.digest)) {
+      if (child && (algorithm === 0 || digest_type === 0) && !(key_tag === 0 && algorithm === 0 && digest_type === 0 && rec.data.digest === CDS_DELETE.digest)) {
         p.add(algorithm === 0 ? 'algorithm' : 'digest_type', `Algorithm and digest type 0 are only for the delete form of a ${type} record: 0 0 0 00 (RFC 8078 4).`);
       }
     },
@@ -56,7 +62,7 @@ export function delegationSigner(type: string, code: number, description: string
       w.u8(Number(data.digest_type));
       w.bytes(Buffer.from(String(data.digest), 'hex'));
     },
-    decode: (r) => ({ key_tag: r.u16(), algorithm: r.u8(), digest_type: r.u8(), digest: decodeHexRest(r, 'the digest') }),
+    decode: (r): DsFields => ({ key_tag: r.u16(), algorithm: r.u8(), digest_type: r.u8(), digest: decodeHexRest(r, 'the digest') }),
     // dig and named-compilezone split a long digest into groups of 56 digits; written whole, as kdig does.
     present: (data) => `${Number(data.key_tag)} ${Number(data.algorithm)} ${Number(data.digest_type)} ${String(data.digest)}`,
     parse: (tokens) => ({

@@ -35,6 +35,12 @@ import type { RecordContext, RecordData, RecordFields, RecordType } from './type
 export type { RecordContext, RecordData, RecordFields, RecordType, StoredRecord, V3Columns, RdataWriter, RdataReader } from './types.js';
 export { V3_DEFAULTS } from './types.js';
 export { PresentationError } from './presentation.js';
+export { emailOfRname, negativeTtl, rnameOf, soaData, type Soa } from './soa.js';
+export { CDNSKEY_DELETE, dnskeyData, type DnskeyFields } from './dnskey.js';
+export { CDS_DELETE, dsData, type DsFields } from './ds.js';
+export { nsec3Params, type Nsec3Params } from './nsec3param.js';
+export { nsec3Data, type Nsec3Fields } from './nsec3.js';
+export type { RrsigFields } from './rrsig.js';
 
 /** The types customers can host, in the order interfaces list them. */
 export const RECORD_TYPES: readonly RecordType[] = [A, AAAA, CNAME, MX, NS, TXT, SRV, CAA, TLSA, SSHFP, PTR, NAPTR, DS, SVCB, HTTPS];
@@ -64,6 +70,9 @@ export function recordTypeOrThrow(name: string): RecordType {
 
 /** The type module for a type number, or undefined. */
 export const recordTypeByCode = (code: number): RecordType | undefined => byCode.get(code);
+
+/** The types the DNS server singles out by name (delegations, aliases, DNSSEC's), for their `code`. */
+export { CDNSKEY, CDS, CNAME, DNSKEY, DS, NS, NSEC, NSEC3, NSEC3PARAM, RRSIG };
 
 /** SOA: every zone's first record, which the service writes. */
 export const SOA_TYPE: RecordType = SOA;

@@ -8,7 +8,7 @@ import { WireError } from '../labels.js';
 import { decodeTypeBitmap, encodeTypeBitmap, parseTypeList, validateTypeList } from './bitmap.js';
 import { base32hex, base32hexOctets, nameField, ttlField } from './common.js';
 import { typeListField } from './nsec.js';
-import { decodeParams, encodeParams, PARAM_FIELDS, paramV1Fields, parseParams, presentParams, validateParams } from './nsec3param.js';
+import { decodeParams, encodeParams, PARAM_FIELDS, paramV1Fields, parseParams, presentParams, validateParams, type Nsec3Params } from './nsec3param.js';
 import { PresentationError } from './presentation.js';
 import type { RecordType } from './types.js';
 
@@ -17,6 +17,12 @@ function hashOctets(v: unknown): Buffer | null {
   const octets = typeof v === 'string' ? base32hexOctets(v) : null;
   return octets && octets.length >= 1 && octets.length <= 255 ? octets : null;
 }
+
+/** The fields of an NSEC3 record's data: the parameters, then the next hashed owner name (base32hex) and the types at this one. */
+export type Nsec3Fields = Nsec3Params & { next_hashed_owner: string; types: string[] };
+
+/** The data of an NSEC3 record: made with `params`, the next owner's hash in the chain, the types (mnemonics) at this owner. */
+export const nsec3Data = (params: Nsec3Params, nextHash: Buffer, types: string[]): Nsec3Fields => ({ ...params, next_hashed_owner: base32hex(nextHash), types });
 
 export const NSEC3: RecordType = {
   type: 'NSEC3',
@@ -50,7 +56,7 @@ export const NSEC3: RecordType = {
     w.bytes(hash);
     encodeTypeBitmap(data.types, w);
   },
-  decode(r) {
+  decode(r): Nsec3Fields {
     const params = decodeParams(r);
     const length = r.u8();
     if (length === 0) throw new WireError('the next hashed owner name is empty');

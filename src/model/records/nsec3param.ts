@@ -13,6 +13,17 @@ import type { RdataReader, RdataWriter, RecordFields, RecordType } from './types
 /** The fields NSEC3 and NSEC3PARAM share, in rdata order. */
 export const PARAM_FIELDS = ['hash_algorithm', 'flags', 'iterations', 'salt'] as const;
 
+/** The data of an NSEC3PARAM record, and the start of an NSEC3 record's; `salt` upper-case hex, "" for none. */
+export type Nsec3Params = { hash_algorithm: number; flags: number; iterations: number; salt: string };
+
+/** NSEC3 parameters: the hash algorithm, the flags, the additional iterations and the salt. */
+export const nsec3Params = (hashAlgorithm: number, flags: number, iterations: number, salt: Buffer): Nsec3Params => ({
+  hash_algorithm: hashAlgorithm,
+  flags,
+  iterations,
+  salt: salt.toString('hex').toUpperCase(),
+});
+
 export const paramV1Fields = (flags: string) => ({
   hash_algorithm: uint8Field('Hash algorithm: 1 (SHA-1), the only one defined (RFC 5155)'),
   flags: uint8Field(flags),
@@ -40,7 +51,7 @@ export function encodeParams(data: RecordFields, w: RdataWriter): void {
   w.bytes(salt);
 }
 
-export const decodeParams = (r: RdataReader): RecordFields => ({
+export const decodeParams = (r: RdataReader): Nsec3Params => ({
   hash_algorithm: r.u8(),
   flags: r.u8(),
   iterations: r.u16(),
@@ -50,7 +61,7 @@ export const decodeParams = (r: RdataReader): RecordFields => ({
 /** `1 0 0 -`: the salt as hex, "-" for none (RFC 5155 3.3). */
 export const presentParams = (data: RecordFields): string => `${Number(data.hash_algorithm)} ${Number(data.flags)} ${Number(data.iterations)} ${data.salt === '' ? '-' : String(data.salt)}`;
 
-export function parseParams(tokens: Token[]): RecordFields {
+export function parseParams(tokens: Token[]): Nsec3Params {
   if (!tokens[3]) throw new PresentationError('the salt is missing ("-" for none)');
   const salt = parseHex([tokens[3]], 'the salt', true);
   if (salt.length > 510) throw new PresentationError('the salt is longer than 255 octets');

@@ -34,6 +34,22 @@ export function parseTime(token: Token | undefined, what: string): number {
   return ms / 1000;
 }
 
+/**
+ * The fields of an RRSIG record's data (RFC 4034 3.1), in rdata order: the type covered by mnemonic, times in
+ * seconds since 1970, the signer absolute, the signature base64.
+ */
+export type RrsigFields = {
+  type_covered: string;
+  algorithm: number;
+  labels: number;
+  original_ttl: number;
+  expiration: number;
+  inception: number;
+  key_tag: number;
+  signer_name: string;
+  signature: string;
+};
+
 const FIELDS = ['type_covered', 'algorithm', 'labels', 'original_ttl', 'expiration', 'inception', 'key_tag', 'signer_name', 'signature'] as const;
 
 export const RRSIG: RecordType = {
@@ -81,7 +97,7 @@ export const RRSIG: RecordType = {
     w.name(String(data.signer_name));
     w.bytes(Buffer.from(String(data.signature), 'base64'));
   },
-  decode: (r) => ({
+  decode: (r): RrsigFields => ({
     type_covered: typeMnemonic(r.u16()),
     algorithm: r.u8(),
     labels: r.u8(),
