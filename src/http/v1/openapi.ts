@@ -1,8 +1,14 @@
-import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
-/** The OpenAPI 3.1 document's header: the decisions the specification left open, stated once for readers. */
+/**
+ * The OpenAPI 3.1 document: its header (the decisions the specification left open, stated once for readers),
+ * the route that serves it, and the documentation page. The paths and schemas come from the routes.
+ */
+import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { DEFAULT_TIMERS } from '../../model/ttl.js';
 import { RECORD_TYPE_NAMES } from '../../model/records/index.js';
-import { DEFAULT_PAGE, MAX_PAGE } from './schemas.js';
+import { DEFAULT_PAGE, MAX_PAGE } from './shared-schemas.js';
+import { allowOnly } from './support.js';
 
 const DESCRIPTION = `
 Interface B of zonehost: the same accounts, keys, domains and records as interface A (the Linode v3-compatible
@@ -47,7 +53,7 @@ other internal destinations refused) and writes it as a PUT would. The syntax ta
 rules, the transfer's rules: docs/interface-b.md, section "Zone files".
 `.trim();
 
-export const OPENAPI_INFO: FastifyDynamicSwaggerOptions['openapi'] = {
+const OPENAPI_INFO: FastifyDynamicSwaggerOptions['openapi'] = {
   openapi: '3.1.0',
   info: { title: 'zonehost interface B', version: '1', description: DESCRIPTION },
   components: {
@@ -67,3 +73,20 @@ export const OPENAPI_INFO: FastifyDynamicSwaggerOptions['openapi'] = {
     { name: 'events', description: 'Audit trail' },
   ],
 };
+
+/** Collects the routes' schemas into the document; register at the root, before interface B. */
+export const collectOpenapi = (app: FastifyInstance) => app.register(swagger, { openapi: OPENAPI_INFO });
+
+/** GET /v1/openapi.json: the document, public. */
+export const openapiRoutes: FastifyPluginAsync = async (app) => {
+  app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
+  allowOnly(app, '/openapi.json', ['GET']);
+};
+
+const DOCS_CSP = "default-src 'self'; base-uri 'self'; img-src 'self' data:; font-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; frame-ancestors 'self'";
+
+/**
+ * /docs renders the document with the assets bundled in @fastify/swagger-ui. Offline: assets come from the
+ * package, the validator badge (a call to validator.swagger.io) is off, and the CSP allows nothing but this server.
+ */
+export const serveDocsPage = (app: FastifyInstance) => app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { validatorUrl: null }, staticCSP: DOCS_CSP });

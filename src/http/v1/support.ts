@@ -1,9 +1,19 @@
-/** Helpers shared by interface B's routes: the caller, method lists, cursor pages, ETags. */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+/** Helpers shared by interface B's routes: the caller, typed routes, method lists, cursor pages, ETags. */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
 import { createHash } from 'node:crypto';
 import type { Actor, Services } from '../../services/index.js';
 import { HttpProblem } from './problem.js';
-import { DEFAULT_PAGE } from './schemas.js';
+import { DEFAULT_PAGE } from './shared-schemas.js';
 
 export interface RouteContext {
   services: Services;
@@ -12,6 +22,13 @@ export interface RouteContext {
   /** On a public route: the caller of the API key the request carries, undefined when it carries none (AuthError for a bad one). */
   keyActor(req: FastifyRequest): Promise<Actor | undefined>;
 }
+
+/** One resource's routes: a plugin of its own, registered under /v1 (see plugin.ts). */
+export type ResourceRoutes = (ctx: RouteContext) => FastifyPluginAsync;
+
+/** The app as a route sees it: params, query and body typed by the route's TypeBox schemas. */
+export type TypedApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+export const typed = (app: FastifyInstance): TypedApp => app.withTypeProvider<TypeBoxTypeProvider>();
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 

@@ -1,11 +1,11 @@
 /** /v1/keys (API keys: create with the password, list, revoke) and /v1/events (the account's audit trail). */
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { NotFoundError } from '../../model/errors.js';
-import type { ChangeRow, ApiKeyRow } from '../../store/store.js';
-import { ApiKey, Event, EventQuery, KeyCreate, KeyParams, NewApiKey, PageQuery, problemResponse, success } from './schemas.js';
-import { allowOnly, etagOf, isoTime, page, type RouteContext } from './support.js';
+import { NotFoundError } from '../../../model/errors.js';
+import type { ChangeRow, ApiKeyRow } from '../../../store/store.js';
+import { PageQuery, problemResponse, success } from '../shared-schemas.js';
+import { allowOnly, etagOf, isoTime, page, typed, type ResourceRoutes, type RouteContext } from '../support.js';
+import { ApiKey, Event, EventQuery, KeyCreate, KeyParams, NewApiKey } from './schemas.js';
 
 const v1Key = (k: ApiKeyRow): Static<typeof ApiKey> => ({
   id: k.id,
@@ -31,11 +31,19 @@ const v1Event = (c: ChangeRow): Static<typeof Event> => ({
   after: c.after,
 });
 
-export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  const { services } = ctx;
-  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+export const accountRoutes: ResourceRoutes = (ctx) => async (app) => {
+  createApiKey(app, ctx);
+  listApiKeys(app, ctx);
+  readApiKey(app, ctx);
+  revokeApiKey(app, ctx);
+  listEvents(app, ctx);
+  allowOnly(app, '/keys', ['GET', 'POST']);
+  allowOnly(app, '/keys/:id', ['GET', 'DELETE']);
+  allowOnly(app, '/events', ['GET']);
+};
 
-  r.post(
+function createApiKey(app: FastifyInstance, ctx: RouteContext): void {
+  typed(app).post(
     '/keys',
     {
       config: { public: true },
@@ -52,7 +60,7 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
     async (req, reply) => {
       const { username, password, label, expires, scope } = req.body;
       const creator = await ctx.keyActor(req);
-      const issued = await services.accounts.issueKey(username, password, {
+      const issued = await ctx.services.accounts.issueKey(username, password, {
         ...(label === undefined ? {} : { label }),
         ...(expires === undefined ? {} : { expiresHours: expires }),
         ...(scope === undefined ? {} : { scope }),
@@ -65,8 +73,10 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
         .send({ ...v1Key(issued), key: issued.key });
     },
   );
+}
 
-  r.get(
+function listApiKeys(app: FastifyInstance, ctx: RouteContext): void {
+  typed(app).get(
     '/keys',
     {
       schema: {
@@ -80,26 +90,30 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
     async (req, reply) => {
       const actor = ctx.actor(req);
       // At most a few dozen keys per account: paged in memory.
-      const keys = await services.accounts.listKeys(actor);
+      const keys = await ctx.services.accounts.listKeys(actor);
       const rows = await page(req, reply, req.query, async (pg) => keys.filter((k) => k.id > (pg.after ?? 0)).slice(0, pg.limit));
       return rows.map(v1Key);
     },
   );
+}
 
-  r.get(
+function readApiKey(app: FastifyInstance, ctx: RouteContext): void {
+  typed(app).get(
     '/keys/:id',
     {
       schema: { tags: ['keys'], summary: 'Read one API key', params: KeyParams, response: { 200: success(ApiKey, 'The key (without the key itself)', ['ETag']), default: problemResponse } },
     },
     async (req, reply) => {
-      const key = (await services.accounts.listKeys(ctx.actor(req))).find((k) => k.id === req.params.id);
+      const key = (await ctx.services.accounts.listKeys(ctx.actor(req))).find((k) => k.id === req.params.id);
       if (!key) throw new NotFoundError('key');
       const body = v1Key(key);
       return reply.header('etag', etagOf(body)).send(body);
     },
   );
+}
 
-  r.delete(
+function revokeApiKey(app: FastifyInstance, ctx: RouteContext): void {
+  typed(app).delete(
     '/keys/:id',
     {
       schema: {
@@ -111,12 +125,14 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
       },
     },
     async (req, reply) => {
-      if (!(await services.accounts.revokeKey(ctx.actor(req), req.params.id))) throw new NotFoundError('key');
+      if (!(await ctx.services.accounts.revokeKey(ctx.actor(req), req.params.id))) throw new NotFoundError('key');
       return reply.code(204).send(null);
     },
   );
+}
 
-  r.get(
+function listEvents(app: FastifyInstance, ctx: RouteContext): void {
+  typed(app).get(
     '/events',
     {
       schema: {
@@ -131,12 +147,8 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
     async (req, reply) => {
       const actor = ctx.actor(req);
       const { domain, ...p } = req.query;
-      const rows = await page(req, reply, p, (pg) => services.audit.list(actor, { ...pg, ...(domain === undefined ? {} : { domainId: domain }) }));
+      const rows = await page(req, reply, p, (pg) => ctx.services.audit.list(actor, { ...pg, ...(domain === undefined ? {} : { domainId: domain }) }));
       return rows.map(v1Event);
     },
   );
-
-  allowOnly(app, '/keys', ['GET', 'POST']);
-  allowOnly(app, '/keys/:id', ['GET', 'DELETE']);
-  allowOnly(app, '/events', ['GET']);
 }

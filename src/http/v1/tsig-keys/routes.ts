@@ -1,12 +1,12 @@
 /** /v1/tsigkeys: the account's TSIG keys for DNS UPDATE and signed transfers (the secret is shown once). */
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { checkTsigKey, DEFAULT_TSIG_ALGORITHM, type StoredTsigKey, type TsigKeyData } from '../../model/tsig-key.js';
-import type { Precondition } from '../../services/zone-writer.js';
-import { bodyFailure, rejectBody } from './problem.js';
-import { NewTsigKey, PageQuery, problemResponse, success, TsigKey, TsigKeyCreate, TsigKeyParams, TsigKeyPatch } from './schemas.js';
-import { allowOnly, checkIfMatch, etagOf, page, type RouteContext } from './support.js';
+import { checkTsigKey, DEFAULT_TSIG_ALGORITHM, type StoredTsigKey, type TsigKeyData } from '../../../model/tsig-key.js';
+import type { Precondition } from '../../../services/zone-writer.js';
+import { bodyFailure, rejectBody } from '../problem.js';
+import { PageQuery, problemResponse, success } from '../shared-schemas.js';
+import { allowOnly, checkIfMatch, etagOf, page, typed, type ResourceRoutes, type RouteContext } from '../support.js';
+import { NewTsigKey, TsigKey, TsigKeyCreate, TsigKeyParams, TsigKeyPatch } from './schemas.js';
 
 type KeyBody = Static<typeof TsigKeyPatch> & { secret?: string };
 
@@ -41,15 +41,24 @@ function rules(body: Record<string, unknown>, current?: StoredTsigKey) {
 
 const same = (f: string) => f;
 
-export function tsigKeyRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  const { services } = ctx;
-  const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const ifMatch =
-    (req: FastifyRequest): Precondition<StoredTsigKey> =>
-    (current) =>
-      checkIfMatch(req, etagOf(v1TsigKey(current)));
+/** If-Match, checked inside the write on the key as it is then. */
+const ifMatch =
+  (req: FastifyRequest): Precondition<StoredTsigKey> =>
+  (current) =>
+    checkIfMatch(req, etagOf(v1TsigKey(current)));
 
-  r.get(
+export const tsigKeyRoutes: ResourceRoutes = (ctx) => async (app) => {
+  listTsigKeys(app, ctx);
+  createTsigKey(app, ctx);
+  readTsigKey(app, ctx);
+  changeTsigKey(app, ctx);
+  deleteTsigKey(app, ctx);
+  allowOnly(app, '/tsigkeys', ['GET', 'POST']);
+  allowOnly(app, '/tsigkeys/:id', ['GET', 'PATCH', 'DELETE']);
+};
+
+function listTsigKeys(app: FastifyInstance, ctx: RouteContext): void {
+  typed(app).get(
     '/tsigkeys',
     {
       schema: {
@@ -62,12 +71,14 @@ export function tsigKeyRoutes(app: FastifyInstance, ctx: RouteContext): void {
     },
     async (req, reply) => {
       const actor = ctx.actor(req);
-      const rows = await page(req, reply, req.query, (pg) => services.tsigKeys.list(actor, pg));
+      const rows = await page(req, reply, req.query, (pg) => ctx.services.tsigKeys.list(actor, pg));
       return rows.map(v1TsigKey);
     },
   );
+}
 
-  r.post(
+function createTsigKey(app: FastifyInstance, ctx: RouteContext): void {
+  typed(app).post(
     '/tsigkeys',
     {
       attachValidation: true,
@@ -85,7 +96,7 @@ export function tsigKeyRoutes(app: FastifyInstance, ctx: RouteContext): void {
       const failure = bodyFailure(req);
       if (failure) rejectBody(failure, rules(failure.accepted), same, TsigKeyCreate.required ?? []);
       const body = req.body as Static<typeof TsigKeyCreate>;
-      const { key } = await services.tsigKeys.create(actor, { ...keyInput(body), name: body.name, ...(body.secret === undefined ? {} : { secret: body.secret }) });
+      const { key } = await ctx.services.tsigKeys.create(actor, { ...keyInput(body), name: body.name, ...(body.secret === undefined ? {} : { secret: body.secret }) });
       const shown = v1TsigKey(key);
       return reply
         .code(201)
@@ -94,8 +105,10 @@ export function tsigKeyRoutes(app: FastifyInstance, ctx: RouteContext): void {
         .send({ ...shown, secret: key.secret });
     },
   );
+}
 
-  r.get(
+function readTsigKey(app: FastifyInstance, ctx: RouteContext): void {
+  typed(app).get(
     '/tsigkeys/:id',
     {
       schema: {
@@ -107,12 +120,14 @@ export function tsigKeyRoutes(app: FastifyInstance, ctx: RouteContext): void {
       },
     },
     async (req, reply) => {
-      const body = v1TsigKey(await services.tsigKeys.get(ctx.actor(req), req.params.id));
+      const body = v1TsigKey(await ctx.services.tsigKeys.get(ctx.actor(req), req.params.id));
       return reply.header('etag', etagOf(body)).send(body);
     },
   );
+}
 
-  r.patch(
+function changeTsigKey(app: FastifyInstance, ctx: RouteContext): void {
+  typed(app).patch(
     '/tsigkeys/:id',
     {
       attachValidation: true,
@@ -129,14 +144,16 @@ export function tsigKeyRoutes(app: FastifyInstance, ctx: RouteContext): void {
     async (req, reply) => {
       const actor = ctx.actor(req);
       const failure = bodyFailure(req);
-      if (failure) rejectBody(failure, rules(failure.accepted, await services.tsigKeys.get(actor, req.params.id)), same, []);
-      const key = await services.tsigKeys.update(actor, req.params.id, keyInput(req.body as KeyBody), ifMatch(req));
+      if (failure) rejectBody(failure, rules(failure.accepted, await ctx.services.tsigKeys.get(actor, req.params.id)), same, []);
+      const key = await ctx.services.tsigKeys.update(actor, req.params.id, keyInput(req.body as KeyBody), ifMatch(req));
       const body = v1TsigKey(key);
       return reply.header('etag', etagOf(body)).send(body);
     },
   );
+}
 
-  r.delete(
+function deleteTsigKey(app: FastifyInstance, ctx: RouteContext): void {
+  typed(app).delete(
     '/tsigkeys/:id',
     {
       schema: {
@@ -148,11 +165,8 @@ export function tsigKeyRoutes(app: FastifyInstance, ctx: RouteContext): void {
       },
     },
     async (req, reply) => {
-      await services.tsigKeys.delete(ctx.actor(req), req.params.id, ifMatch(req));
+      await ctx.services.tsigKeys.delete(ctx.actor(req), req.params.id, ifMatch(req));
       return reply.code(204).send(null);
     },
   );
-
-  allowOnly(app, '/tsigkeys', ['GET', 'POST']);
-  allowOnly(app, '/tsigkeys/:id', ['GET', 'PATCH', 'DELETE']);
 }

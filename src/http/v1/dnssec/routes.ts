@@ -1,11 +1,11 @@
 /** /v1/domains/{id}/dnssec: a master zone's DNSSEC (on, off, rollover), its keys and DS records. */
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { dnskeyText, dsText } from '../../model/dnssec.js';
-import type { DnssecInfo } from '../../services/dnssec.js';
-import { Dnssec, DnssecRollover, DnssecSettings, IdParams, problemResponse, success } from './schemas.js';
-import { allowOnly, etagOf, isoTime, type RouteContext } from './support.js';
+import { dnskeyText, dsText } from '../../../model/dnssec.js';
+import type { DnssecInfo } from '../../../services/dnssec.js';
+import { IdParams, problemResponse, success } from '../shared-schemas.js';
+import { allowOnly, etagOf, isoTime, typed, type ResourceRoutes, type RouteContext } from '../support.js';
+import { Dnssec, DnssecRollover, DnssecSettings } from './schemas.js';
 
 /** The state as interface B shows it: DNSKEY and DS in master-file form, with the DNSKEY TTL the zone serves. */
 export function v1Dnssec(info: DnssecInfo): Static<typeof Dnssec> {
@@ -30,15 +30,22 @@ export function v1Dnssec(info: DnssecInfo): Static<typeof Dnssec> {
 
 const MASTER_ONLY = 'Domains only: a zone mirror is served as its master signed it, so it answers 404 here like a missing domain.';
 
-export function dnssecRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  const { services } = ctx;
-  const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const send = (info: DnssecInfo) => {
-    const body = v1Dnssec(info);
-    return { body, etag: etagOf(body) };
-  };
+/** The state as shown, with its ETag. */
+const send = (info: DnssecInfo) => {
+  const body = v1Dnssec(info);
+  return { body, etag: etagOf(body) };
+};
 
-  r.get(
+export const dnssecRoutes: ResourceRoutes = (ctx) => async (app) => {
+  readDnssec(app, ctx);
+  setDnssec(app, ctx);
+  startRollover(app, ctx);
+  allowOnly(app, '/domains/:id/dnssec', ['GET', 'PUT']);
+  allowOnly(app, '/domains/:id/dnssec/rollover', ['POST']);
+};
+
+function readDnssec(app: FastifyInstance, ctx: RouteContext): void {
+  typed(app).get(
     '/domains/:id/dnssec',
     {
       schema: {
@@ -50,12 +57,14 @@ export function dnssecRoutes(app: FastifyInstance, ctx: RouteContext): void {
       },
     },
     async (req, reply) => {
-      const { body, etag } = send(await services.dnssec.get(ctx.actor(req), req.params.id));
+      const { body, etag } = send(await ctx.services.dnssec.get(ctx.actor(req), req.params.id));
       return reply.header('etag', etag).send(body);
     },
   );
+}
 
-  r.put(
+function setDnssec(app: FastifyInstance, ctx: RouteContext): void {
+  typed(app).put(
     '/domains/:id/dnssec',
     {
       schema: {
@@ -70,12 +79,14 @@ export function dnssecRoutes(app: FastifyInstance, ctx: RouteContext): void {
     },
     async (req, reply) => {
       const { enabled, algorithm } = req.body;
-      const { body, etag } = send(await services.dnssec.set(ctx.actor(req), req.params.id, { enabled, ...(algorithm === undefined ? {} : { algorithm }) }));
+      const { body, etag } = send(await ctx.services.dnssec.set(ctx.actor(req), req.params.id, { enabled, ...(algorithm === undefined ? {} : { algorithm }) }));
       return reply.header('etag', etag).send(body);
     },
   );
+}
 
-  r.post(
+function startRollover(app: FastifyInstance, ctx: RouteContext): void {
+  typed(app).post(
     '/domains/:id/dnssec/rollover',
     {
       // Every field is optional, so a POST without a body (curl -X POST) is a rollover of the same algorithm.
@@ -95,11 +106,8 @@ export function dnssecRoutes(app: FastifyInstance, ctx: RouteContext): void {
     },
     async (req, reply) => {
       const { algorithm } = req.body;
-      const { body, etag } = send(await services.dnssec.rollover(ctx.actor(req), req.params.id, algorithm === undefined ? {} : { algorithm }));
+      const { body, etag } = send(await ctx.services.dnssec.rollover(ctx.actor(req), req.params.id, algorithm === undefined ? {} : { algorithm }));
       return reply.code(202).header('etag', etag).send(body);
     },
   );
-
-  allowOnly(app, '/domains/:id/dnssec', ['GET', 'PUT']);
-  allowOnly(app, '/domains/:id/dnssec/rollover', ['POST']);
 }

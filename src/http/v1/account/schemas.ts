@@ -1,0 +1,82 @@
+/** Schemas of /v1/keys (API keys) and /v1/events (the audit trail). */
+import { Type } from '@sinclair/typebox';
+import { MAX_SCOPE_DOMAINS } from '../../../model/key-scope.js';
+import { MAX_SCOPE_ITEMS } from '../../../model/name-scope.js';
+import { MAX_KEY_HOURS, MAX_LABEL } from '../../../services/accounts.js';
+import { pageFields, scopeLists, timestamp } from '../shared-schemas.js';
+
+/** An API key's scope (model/key-scope.ts); every field optional, an absent one does not restrict. */
+export const KeyScope = Type.Object(
+  {
+    domains: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: MAX_SCOPE_DOMAINS, description: 'Ids of the only domains and zone mirrors the key sees; it cannot create domains' }),
+    ),
+    read_only: Type.Optional(Type.Boolean({ description: 'true: no writes at all' })),
+    records: Type.Optional(
+      Type.Object(scopeLists, {
+        additionalProperties: false,
+        description: 'Record writes only at these names and of these types; domain settings, DNSSEC, TSIG keys, mirrors and API keys are then off limits',
+      }),
+    ),
+    subnets: Type.Optional(
+      Type.Array(Type.String({ maxLength: 64 }), {
+        minItems: 1,
+        maxItems: MAX_SCOPE_ITEMS,
+        description: 'Networks (CIDR, e.g. 192.0.2.0/24, 2001:db8::/32) the key works from; from anywhere else it fails as a wrong key does',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'KeyScope' },
+);
+
+export const KeyCreate = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 64 }),
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+    label: Type.Optional(Type.String({ maxLength: MAX_LABEL, description: 'A name to recognise the key by; default ""' })),
+    expires: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_KEY_HOURS, description: 'Hours until the key expires; 0 means never. Default 168 (one week).' })),
+    scope: Type.Optional({
+      ...KeyScope,
+      description:
+        'What the key may do; left out: everything the account may (or, with an API key in Authorization, that key\'s scope). It cannot be widened later.',
+    }),
+  },
+  { additionalProperties: false, title: 'KeyCreate' },
+);
+const keyFields = {
+  id: Type.Integer({ minimum: 1 }),
+  label: Type.String(),
+  created: Type.String({ format: 'date-time' }),
+  expires: timestamp('When the key stops working; null for never'),
+  prefix: Type.String({ description: 'The first characters of the key, to recognise it by' }),
+  scope: KeyScope,
+};
+export const ApiKey = Type.Object(keyFields, { additionalProperties: false, title: 'ApiKey' });
+export const NewApiKey = Type.Object(
+  { ...keyFields, key: Type.String({ description: 'The key itself. It is shown only this once; the server keeps only a hash.' }) },
+  { additionalProperties: false, title: 'NewApiKey' },
+);
+
+export const KeyParams = Type.Object({ id: Type.Integer({ minimum: 1, description: 'Key id' }) });
+
+export const Event = Type.Object(
+  {
+    id: Type.Integer({ minimum: 1 }),
+    at: Type.String({ format: 'date-time' }),
+    domain_id: Type.Integer({ description: 'The domain changed (it may since have been deleted)' }),
+    action: Type.String({ description: 'e.g. domain.create, record.update' }),
+    object_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The domain or record changed' }),
+    serial: Type.Integer({ description: 'The zone serial after the change (0 for a deletion of the domain)' }),
+    key_label: Type.String({ description: 'Label of the API key used (for DNS UPDATE: the TSIG key\'s name)' }),
+    key_id: Type.Union([Type.Integer(), Type.Null()], { description: 'Id of the API key used; null when no API key was (DNS UPDATE, the command line, the server itself)' }),
+    interface: Type.String({ description: 'v3 (interface A), v1 (interface B), cli, dns, or system (the server itself, e.g. a timed DNSSEC step)' }),
+    remote_addr: Type.String({ description: 'Client address of the request' }),
+    before: Type.Unknown({ description: 'The object before the change (canonical storage form), or null' }),
+    after: Type.Unknown({ description: 'The object after the change (canonical storage form), or null' }),
+  },
+  { additionalProperties: false, title: 'Event' },
+);
+export const EventQuery = Type.Object(
+  { ...pageFields, domain: Type.Optional(Type.Integer({ minimum: 1, description: 'Only the changes of this domain id (also of a deleted one)' })) },
+  { additionalProperties: false },
+);
