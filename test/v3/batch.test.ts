@@ -1,6 +1,6 @@
 /** batch (api_requestArray): order, per-item credentials, codes 10, 11 and 13, and that items are not one transaction. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_BATCH } from '../../src/http/v3/plugin.js';
+import { MAX_BATCH } from '../../src/http/v3/dispatch.js';
 import { call, data, domain, errorBody, records, world, type Transport, type World } from './support.js';
 
 let w: World;
