@@ -60,6 +60,31 @@ export function allowOnly(app: FastifyInstance, url: string, allowed: (typeof ME
   });
 }
 
+/** A function that registers one route, given what the collection's routes share. */
+type AddRoute<Kit> = (app: FastifyInstance, kit: Kit) => void;
+
+/** The routes of a collection and of its items. */
+export interface CollectionRoutes<Kit> {
+  list: AddRoute<Kit>;
+  create: AddRoute<Kit>;
+  read: AddRoute<Kit>;
+  /** PUT replaces an item, PATCH changes the fields given. */
+  change: (app: FastifyInstance, kit: Kit, method: 'PUT' | 'PATCH') => void;
+  remove: AddRoute<Kit>;
+}
+
+/** Registers a collection's routes (GET and POST at `list`; GET, PUT, PATCH and DELETE at `one`) and their method lists. */
+export function collectionRoutes<Kit>(app: FastifyInstance, urls: { list: string; one: string }, kit: Kit, routes: CollectionRoutes<Kit>): void {
+  routes.list(app, kit);
+  routes.create(app, kit);
+  routes.read(app, kit);
+  routes.change(app, kit, 'PUT');
+  routes.change(app, kit, 'PATCH');
+  routes.remove(app, kit);
+  allowOnly(app, urls.list, ['GET', 'POST']);
+  allowOnly(app, urls.one, ['GET', 'PUT', 'PATCH', 'DELETE']);
+}
+
 /**
  * One page of a list ordered by id: fetches one more row than asked to know whether a next page exists,
  * and then links to it with `Link: <...>; rel="next"` (the same URL with `after` set to the last id).

@@ -9,7 +9,7 @@ import type { Precondition } from '../../../services/zone-writer.js';
 import type { StoreOps } from '../../../store/store.js';
 import { bodyFailure, mapFields, rejectBody } from '../problem.js';
 import { IdParams, problemResponse, success } from '../shared-schemas.js';
-import { allowOnly, checkIfMatch, etagOf, page, typed, type ResourceRoutes, type RouteContext } from '../support.js';
+import { checkIfMatch, collectionRoutes, etagOf, page, typed, type ResourceRoutes, type RouteContext } from '../support.js';
 import { domainFieldMap, domainInput, v1Domain, v1Mirror, type DomainBody } from './representation.js';
 import { Domain, DomainCreate, DomainPatch, DomainReplace, Mirror, MirrorCreate, MirrorPatch, MirrorReplace, NameQuery } from './schemas.js';
 
@@ -64,14 +64,7 @@ function zoneKit(ctx: RouteContext, kind: DomainKind): ZoneKit {
 }
 
 function zoneRoutes(app: FastifyInstance, k: ZoneKit): void {
-  listZones(app, k);
-  createZone(app, k);
-  readZone(app, k);
-  changeZone(app, k, 'PUT');
-  changeZone(app, k, 'PATCH');
-  deleteZone(app, k);
-  allowOnly(app, k.base, ['GET', 'POST']);
-  allowOnly(app, k.one, ['GET', 'PUT', 'PATCH', 'DELETE']);
+  collectionRoutes(app, { list: k.base, one: k.one }, k, { list: listZones, create: createZone, read: readZone, change: changeZone, remove: deleteZone });
 }
 
 export const domainRoutes: ResourceRoutes = (ctx) => async (app) => zoneRoutes(app, zoneKit(ctx, 'master'));

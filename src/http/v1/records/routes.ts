@@ -9,7 +9,7 @@ import { checkRecord, fromV1, RECORD_TYPES, toV1, type RecordContext, type Recor
 import type { Actor } from '../../../services/index.js';
 import { bodyFailure, rejectBody, type FieldMap } from '../problem.js';
 import { IdParams, problemResponse, success } from '../shared-schemas.js';
-import { allowOnly, checkIfMatch, etagOf, page, typed, type ResourceRoutes, type RouteContext } from '../support.js';
+import { allowOnly, checkIfMatch, collectionRoutes, etagOf, page, typed, type ResourceRoutes, type RouteContext } from '../support.js';
 import { AnyRecord, RecordListQuery, RecordParams, RECORD_SCHEMAS, TypeListQuery, type RecordSchemas } from './schemas.js';
 
 /** A record as interface B shows it: id, type and the type's own fields. */
@@ -98,14 +98,7 @@ function typeKit(ctx: RouteContext, t: RecordType, domainOf: DomainOf): TypeKit 
 }
 
 function typeRoutes(app: FastifyInstance, k: TypeKit): void {
-  listOfType(app, k);
-  createOfType(app, k);
-  readOfType(app, k);
-  changeOfType(app, k, 'PUT');
-  changeOfType(app, k, 'PATCH');
-  deleteOfType(app, k);
-  allowOnly(app, k.list, ['GET', 'POST']);
-  allowOnly(app, k.one, ['GET', 'PUT', 'PATCH', 'DELETE']);
+  collectionRoutes(app, k, k, { list: listOfType, create: createOfType, read: readOfType, change: changeOfType, remove: deleteOfType });
 }
 
 function listOfType(app: FastifyInstance, { ctx, t, s, list, tag, domainOf }: TypeKit): void {
