@@ -13,5 +13,5 @@ const common = { allErrors: true, verbose: true, strict: false, removeAdditional
 export const exact = addFormats(new Ajv({ ...common, coerceTypes: false, useDefaults: false }));
 /** Query strings and path parameters are text: numbers are coerced, defaults applied. */
 export const text = addFormats(new Ajv({ ...common, coerceTypes: true, useDefaults: true }));
-/** Success bodies are checked as exactly as bodies, each union branch compiled as a function of its own (plugin.ts). */
+/** Success bodies are checked as exactly as bodies, each union branch compiled as a function of its own (output-checks.ts). */
 export const output = addFormats(new Ajv({ ...common, coerceTypes: false, useDefaults: false, inlineRefs: false, discriminator: true }));
