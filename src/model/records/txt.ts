@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { Problems } from '../errors.js';
 import { WireError } from '../labels.js';
 import { fromColumns, nameField, ttlField, v3Columns } from './common.js';
 import { PresentationError, quoteString, unescape } from './presentation.js';
@@ -70,6 +71,12 @@ function customerData(data: RecordFields): RecordFields {
   return fromStrings(strings.map((s) => Buffer.from(Buffer.from(s, 'latin1').toString('utf8'), 'utf8')));
 }
 
+/** A customer's strings: at most as many as the longest value takes, each a character-string once UTF-8. */
+function customerStrings(strings: Buffer[], p: Problems): void {
+  if (strings.length > MAX_STRINGS) p.add('text', `A TXT record may hold at most ${MAX_STRINGS} strings.`);
+  else if (strings.some((s) => s.length > CHUNK)) p.add('text', 'Each TXT string may hold at most 255 bytes.');
+}
+
 /** Interface A's Target: the text of a one-string record, the master-file form of a record of several. */
 const v3Target = (data: RecordFields): string => (Array.isArray(data.strings) ? TXT.present(data) : String(data.text));
 
@@ -110,8 +117,7 @@ export const TXT: RecordType = {
     if (text === '') p.add('text', 'A TXT record needs a value.');
     else if (Buffer.byteLength(text, 'utf8') > MAX_TXT_BYTES) p.add('text', `The TXT value must be at most ${MAX_TXT_BYTES} bytes long.`);
     else if (CONTROL.test(text)) p.add('text', 'The TXT value must not contain control characters.');
-    else if (Array.isArray(rec.data.strings) && rec.data.strings.length > MAX_STRINGS) p.add('text', `A TXT record may hold at most ${MAX_STRINGS} strings.`);
-    else if (!ctx.transferred && stringsOf(rec.data).some((s) => s.length > CHUNK)) p.add('text', 'Each TXT string may hold at most 255 bytes.');
+    else if (!ctx.transferred) customerStrings(stringsOf(rec.data), p);
   },
   encode(data, w) {
     for (const s of stringsOf(data)) {
