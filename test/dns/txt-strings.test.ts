@@ -12,7 +12,7 @@ import type { Actor } from '../../src/services/index.js';
 import { eventually, kdigAt, startKnot, startPrimary, zonehostPrimary, type Knot } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { namedCheckzone } from '../support/zonefile.js';
-import { client, type Client } from '../v1/support.js';
+import { client, createDomain as createV1Domain, type Client } from '../v1/support.js';
 import { data } from '../v3/support.js';
 import { dig, kdig, updateClient } from './support.js';
 
@@ -53,11 +53,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function createDomain(name: string, extra: Record<string, unknown> = {}): Promise<number> {
-  const r = await api.post('/v1/domains', { domain: name, soa: `hostmaster@${name}`, ...extra });
-  expect(r.status, r.text).toBe(201);
-  return r.body.id as number;
-}
+const createDomain = (name: string, extra: Record<string, unknown> = {}): Promise<number> => createV1Domain(api, name, extra);
 
 async function exported(domainId: number): Promise<string> {
   const r = await api.get(`/v1/domains/${domainId}/zonefile`);

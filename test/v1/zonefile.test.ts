@@ -15,7 +15,7 @@ import { dig } from '../dns/support.js';
 import { MAX_TTL, roundTtl } from '../../src/model/ttl.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { namedCheckzone } from '../support/zonefile.js';
-import { call, client, expectProblem, type Client, type Reply } from './support.js';
+import { call, client, createDomain as createV1Domain, expectProblem, type Client, type Reply } from './support.js';
 import { prng } from '../support/random.js';
 
 const run = promisify(execFile);
@@ -37,11 +37,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function createDomain(name: string, extra: Record<string, unknown> = {}): Promise<number> {
-  const r = await api.post('/v1/domains', { domain: name, soa: `hostmaster@${name}`, ...extra });
-  expect(r.status, r.text).toBe(201);
-  return r.body.id as number;
-}
+const createDomain = (name: string, extra: Record<string, unknown> = {}): Promise<number> => createV1Domain(api, name, extra);
 
 const put = (id: number, text: string, opts: { dryRun?: boolean; type?: string; k?: string } = {}): Promise<Reply> =>
   call(server.base, 'PUT', `/v1/domains/${id}/zonefile${opts.dryRun ? '?dry_run=true' : ''}`, {

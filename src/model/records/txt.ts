@@ -11,7 +11,7 @@ import type { RecordData, RecordFields, RecordType } from './types.js';
  */
 export const MAX_TXT_BYTES = 64000;
 const CHUNK = 255;
-/** Most character-strings a record may hold: as many as the longest value takes when split. */
+/** Most character-strings a customer may give: as many as the longest value of ASCII takes when split. */
 const MAX_STRINGS = Math.ceil(MAX_TXT_BYTES / CHUNK);
 
 // Control characters are refused: they have no use in TXT values and break zone-file tooling.
@@ -71,7 +71,10 @@ function customerData(data: RecordFields): RecordFields {
   return fromStrings(strings.map((s) => Buffer.from(Buffer.from(s, 'latin1').toString('utf8'), 'utf8')));
 }
 
-/** A customer's strings: at most as many as the longest value takes, each a character-string once UTF-8. */
+/**
+ * A customer's own strings (a text's 255-byte split is not checked: it is shown and taken as the text): at most
+ * as many as interface B's list may hold, each a character-string once read as UTF-8.
+ */
 function customerStrings(strings: Buffer[], p: Problems): void {
   if (strings.length > MAX_STRINGS) p.add('text', `A TXT record may hold at most ${MAX_STRINGS} strings.`);
   else if (strings.some((s) => s.length > CHUNK)) p.add('text', 'Each TXT string may hold at most 255 bytes.');
@@ -117,7 +120,7 @@ export const TXT: RecordType = {
     if (text === '') p.add('text', 'A TXT record needs a value.');
     else if (Buffer.byteLength(text, 'utf8') > MAX_TXT_BYTES) p.add('text', `The TXT value must be at most ${MAX_TXT_BYTES} bytes long.`);
     else if (CONTROL.test(text)) p.add('text', 'The TXT value must not contain control characters.');
-    else if (!ctx.transferred) customerStrings(stringsOf(rec.data), p);
+    else if (!ctx.transferred && Array.isArray(rec.data.strings)) customerStrings(stringsOf(rec.data), p);
   },
   encode(data, w) {
     for (const s of stringsOf(data)) {

@@ -46,6 +46,9 @@ describe('TXT data', () => {
     expect(fieldsOf(check('TXT', fromV1(TXT, { text: ['a', 'bell\u0007'] }).data).problems)).toEqual(['text']);
     expect(fieldsOf(check('TXT', fromV1(TXT, { text: ['é'.repeat(128), 'x'] }).data).problems)).toEqual(['text']);
     expect(check('TXT', fromV1(TXT, { text: ['é'.repeat(127), 'x'] }).data).problems).toEqual([]);
+    // At most 251 strings (what 64000 bytes of ASCII take); a text's own 255-byte split is not counted.
+    expect(fieldsOf(check('TXT', fromV1(TXT, { text: Array(252).fill('a') }).data).problems)).toEqual(['text']);
+    expect(check('TXT', { text: 'é'.repeat(32000) }).problems).toEqual([]);
   });
 });
 
