@@ -101,8 +101,7 @@ export const TXT: RecordType = {
         Type.String({ minLength: 1, maxLength: MAX_TXT_BYTES }),
         Type.Array(Type.String({ maxLength: CHUNK }), { minItems: 1, maxItems: MAX_STRINGS }),
       ],
-      // maxLength here too (it holds for the string form only) keeps the panel's form limit, read from this level.
-      { maxLength: MAX_TXT_BYTES, description: `The text; up to ${MAX_TXT_BYTES} bytes, split into 255-byte strings when served. A list gives the character-strings one by one (each up to 255 bytes)` },
+      { description: `The text; up to ${MAX_TXT_BYTES} bytes, split into 255-byte strings when served. A list gives the character-strings one by one (each up to 255 bytes)` },
     ),
     ttl: ttlField,
   },
