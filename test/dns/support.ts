@@ -116,3 +116,22 @@ export async function dnsAnswer(port: number, name: string, type: string): Promi
   const reply = packet.decode(await udpExchange(port, query));
   return { rcode: (reply.flags ?? 0) & 15, answers: (reply.answers ?? []).filter((a) => a.type === type).map((a) => String((a as { data: unknown }).data)) };
 }
+
+/** How a DNS UPDATE client ended. */
+export interface UpdateOutcome {
+  ok: boolean;
+  /** What the client printed about the failure ("NXDOMAIN", "REFUSED", "tsig verify failure", ...). */
+  output: string;
+}
+
+/**
+ * Runs an update client (`nsupdate`, `knsupdate`; after `prefix`, a command that wraps it) with `script` on
+ * stdin against the test server's DNS port, signed with `key` (`alg:name:secret`) unless null.
+ */
+export function updateClient(server: TestServer, prefix: string[], command: string, key: string | null, script: string[], flags: string[] = [], port = server.dnsAddress?.port): Promise<UpdateOutcome> {
+  const argv = [...prefix, command, ...flags, ...(key ? ['-y', key] : []), '-t', '3'];
+  return new Promise((resolve) => {
+    const child = execFile(argv[0] as string, argv.slice(1), { timeout: 15_000 }, (err, stdout, stderr) => resolve({ ok: !err, output: `${stdout}${stderr}` }));
+    child.stdin?.end([`server 127.0.0.1 ${port}`, ...script, 'send', ''].join('\n'));
+  });
+}

@@ -4,11 +4,10 @@
  * scope, wrong secrets, skewed clocks, unsigned messages; and that what a refused message tried left the
  * zone exactly as it was.
  */
-import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Actor } from '../../src/services/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { createDomain, createRecord, dig, rrs } from './support.js';
+import { createDomain, createRecord, dig, rrs, updateClient, type UpdateOutcome as Outcome } from './support.js';
 
 const ZONE = 'upd.example';
 const OTHER = 'other.example';
@@ -33,26 +32,11 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-interface Outcome {
-  ok: boolean;
-  /** What the client printed about the failure ("NXDOMAIN", "REFUSED", "tsig verify failure", ...). */
-  output: string;
-}
-
-/** Runs `client` (after `prefix`, a command that wraps it) with `script` on stdin, signed with `key` (`alg:name:secret`) unless null. */
-function client(prefix: string[], command: string, key: string | null, script: string[], flags: string[] = [], port = server.dnsAddress?.port): Promise<Outcome> {
-  const argv = [...prefix, command, ...flags, ...(key ? ['-y', key] : []), '-t', '3'];
-  return new Promise((resolve) => {
-    const child = execFile(argv[0] as string, argv.slice(1), { timeout: 15_000 }, (err, stdout, stderr) => resolve({ ok: !err, output: `${stdout}${stderr}` }));
-    child.stdin?.end([`server 127.0.0.1 ${port}`, ...script, 'send', ''].join('\n'));
-  });
-}
-
 /** nsupdate with `lines` for ZONE (`server`, `zone` and `send` added). */
-const nsupdate = (key: string | null, lines: string[], zone = ZONE, port?: number): Promise<Outcome> => client([], 'nsupdate', key, [`zone ${zone}`, ...lines], [], port);
+const nsupdate = (key: string | null, lines: string[], zone = ZONE, port?: number): Promise<Outcome> => updateClient(server, [], 'nsupdate', key, [`zone ${zone}`, ...lines], [], port);
 
 /** knsupdate (Knot), names relative to ZONE. */
-const knsupdate = (key: string | null, lines: string[], prefix: string[] = []): Promise<Outcome> => client(prefix, 'knsupdate', key, [`zone ${ZONE}.`, `origin ${ZONE}.`, ...lines]);
+const knsupdate = (key: string | null, lines: string[], prefix: string[] = []): Promise<Outcome> => updateClient(server, prefix, 'knsupdate', key, [`zone ${ZONE}.`, `origin ${ZONE}.`, ...lines]);
 
 const FULL = `hmac-sha256:full.key:${SECRET}`;
 const ACME = `hmac-sha512:acme.key:${SECRET}`;
@@ -173,9 +157,9 @@ describe('nsupdate signed with a key that may update the whole zone', () => {
   });
 
   it('works over TCP as over UDP (nsupdate -v)', async () => {
-    expect(await client([], 'nsupdate', FULL, [`zone ${ZONE}`, 'prereq nxdomain tcp.upd.example', 'update add tcp.upd.example 300 A 192.0.2.90'], ['-v'])).toEqual({ ok: true, output: '' });
+    expect(await updateClient(server, [], 'nsupdate', FULL, [`zone ${ZONE}`, 'prereq nxdomain tcp.upd.example', 'update add tcp.upd.example 300 A 192.0.2.90'], ['-v'])).toEqual({ ok: true, output: '' });
     expect(await answer('tcp', 'A')).toEqual([`tcp.${ZONE}. 300 A 192.0.2.90`]);
-    expect(await client([], 'nsupdate', FULL, [`zone ${ZONE}`, 'prereq nxdomain tcp.upd.example', 'update add tcp.upd.example 300 A 192.0.2.91'], ['-v'])).toMatchObject({ ok: false, output: expect.stringContaining('YXDOMAIN') });
+    expect(await updateClient(server, [], 'nsupdate', FULL, [`zone ${ZONE}`, 'prereq nxdomain tcp.upd.example', 'update add tcp.upd.example 300 A 192.0.2.91'], ['-v'])).toMatchObject({ ok: false, output: expect.stringContaining('YXDOMAIN') });
   });
 
   it('takes the new record types too', async () => {

@@ -147,6 +147,13 @@ const ROWS: Row[] = [
     v3: { args: (b) => ({ Type: 'TXT', Name: str(b.name), Target: str(b.text), ...ttlArg(b) }), listed: { NAME: 'txt', TYPE: 'TXT', TARGET: 'hello "world" ü' } },
   },
   {
+    // Several character-strings: a list, kept string by string (interface A lists them in this master-file form).
+    type: 'TXT',
+    body: { name: 'txt2', text: ['quoted "escape" and \\backslash', 'second string', ''], ttl: 0 },
+    dig: '"quoted \\"escape\\" and \\\\backslash" "second string" ""',
+    invalid: [bad('text', []), bad('text', ['', '']), bad('text', ['é'.repeat(128), 'x']), bad('text', ['a', 'bell\u0007'])],
+  },
+  {
     type: 'SRV',
     body: { service: 'sip', protocol: 'tcp', name: '', priority: 10, weight: 5, port: 5060, target: 'sip.example.net', ttl: 0 },
     owner: '_sip._tcp',

@@ -45,6 +45,13 @@ export function client(base: string, key?: string) {
 }
 export type Client = ReturnType<typeof client>;
 
+/** Creates a domain through interface B (SOA e-mail hostmaster@name, `extra` fields added) and returns its id. */
+export async function createDomain(api: Client, name: string, extra: Record<string, unknown> = {}): Promise<number> {
+  const r = await api.post('/v1/domains', { domain: name, soa: `hostmaster@${name}`, ...extra });
+  expect(r.status, r.text).toBe(201);
+  return r.body.id as number;
+}
+
 /** Asserts an RFC 9457 problem with this status; returns its body. */
 export function expectProblem(r: Reply, status: number): any {
   expect(r.status, r.text).toBe(status);

@@ -9,7 +9,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kdigAt, startPrimary, type Knot, type KnotKey } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { client, expectProblem, type Client, type Reply } from './support.js';
+import { client, createDomain as createV1Domain, expectProblem, type Client, type Reply } from './support.js';
 
 const PRIMARY = '127.0.37.2';
 const KEYED = '127.0.37.3';
@@ -54,11 +54,7 @@ beforeAll(async () => {
   id = await createDomain(ZONE);
 });
 
-async function createDomain(name: string): Promise<number> {
-  const r = await api.post('/v1/domains', { domain: name, soa: `hostmaster@${name}` });
-  expect(r.status, r.text).toBe(201);
-  return r.body.id as number;
-}
+const createDomain = (name: string): Promise<number> => createV1Domain(api, name);
 
 const transfer = (domainId: number, body: unknown, dryRun = false): Promise<Reply> => api.post(`/v1/domains/${domainId}/zonefile/transfer${dryRun ? '?dry_run=true' : ''}`, body);
 
