@@ -142,4 +142,21 @@ describe('records table', { timeout: 120_000 }, () => {
     await valueCell('host.example').waitFor({ state: 'detached' });
     expect((await dig(server, `ptr.${ZONE}`, 'PTR')).status).toBe('NXDOMAIN');
   });
+  it('keeps the several strings of a TXT record: typed as a JSON list, shown as one, and kept when its TTL is edited', async () => {
+    const form = page.getByRole('form', { name: 'Add a record' });
+    await form.getByLabel('Type', { exact: true }).selectOption('TXT');
+    await field('Name').fill('spf');
+    await field('Text').fill('["v=spf1 a", "-all"]');
+    await form.getByRole('button', { name: 'Add TXT record' }).click();
+    await valueCell('["v=spf1 a","-all"]').waitFor();
+    expect((await dig(server, `spf.${ZONE}`, 'TXT')).answer.map((r) => r.data)).toEqual(['"v=spf1 a" "-all"']);
+
+    await table().getByRole('button', { name: /^Edit TXT record spf/ }).click();
+    const edit = table().getByRole('form', { name: 'Edit TXT record' });
+    await edit.getByLabel(/^TTL/).fill('7200');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await edit.waitFor({ state: 'detached' });
+    const answer = (await dig(server, `spf.${ZONE}`, 'TXT')).answer;
+    expect(answer.map((r) => [r.data, r.ttl])).toEqual([['"v=spf1 a" "-all"', 7200]]);
+  });
 });

@@ -5,8 +5,11 @@
 
 export interface FieldSpec {
   name: string;
-  /** `json`: an object or a list (SVCB's svc_params), edited as JSON text. */
-  kind: 'integer' | 'string' | 'json';
+  /**
+   * `json`: an object or a list (SVCB's svc_params), edited as JSON text. `strings`: a string or a list of
+   * strings (TXT's character-strings), edited as the text, or as a JSON list of strings for several.
+   */
+  kind: 'integer' | 'string' | 'json' | 'strings';
   required: boolean;
   description: string;
   default?: string | number;
@@ -30,6 +33,7 @@ interface JsonSchema {
   minimum?: number;
   maximum?: number;
   maxLength?: number;
+  anyOf?: JsonSchema[];
 }
 
 interface OpenApi {
@@ -39,6 +43,28 @@ interface OpenApi {
 const TYPE_PATH = /^\/v1\/domains\/\{id\}\/([A-Z0-9]+)$/;
 
 let cached: Promise<TypeSpec[]> | null = null;
+
+/** A string or a list of strings is the one union a record field has (TXT); its limits are the string's. */
+const stringOf = (s: JsonSchema): JsonSchema | undefined => s.anyOf?.find((alt) => alt.type === 'string');
+
+function kindOf(s: JsonSchema): FieldSpec['kind'] {
+  if (stringOf(s)) return 'strings';
+  return s.type === 'integer' ? 'integer' : s.type === 'object' || s.type === 'array' ? 'json' : 'string';
+}
+
+function fieldOf(name: string, property: JsonSchema, required: boolean): FieldSpec {
+  const s = stringOf(property) ?? property;
+  return {
+    name,
+    kind: kindOf(property),
+    required,
+    description: property.description ?? '',
+    ...(s.default === undefined ? {} : { default: typeof s.default === 'number' ? s.default : toText(s.default) }),
+    ...(s.minimum === undefined ? {} : { minimum: s.minimum }),
+    ...(s.maximum === undefined ? {} : { maximum: s.maximum }),
+    ...(s.maxLength === undefined ? {} : { maxLength: s.maxLength }),
+  };
+}
 
 /** The record types in the server's order, each with the fields of its create schema. */
 export function recordTypes(): Promise<TypeSpec[]> {
@@ -55,16 +81,7 @@ export function recordTypes(): Promise<TypeSpec[]> {
       types.push({
         type,
         description: schema.description ?? '',
-        fields: Object.entries(schema.properties).map(([name, s]) => ({
-          name,
-          kind: s.type === 'integer' ? 'integer' : s.type === 'object' || s.type === 'array' ? 'json' : 'string',
-          required: required.has(name),
-          description: s.description ?? '',
-          ...(s.default === undefined ? {} : { default: typeof s.default === 'number' ? s.default : toText(s.default) }),
-          ...(s.minimum === undefined ? {} : { minimum: s.minimum }),
-          ...(s.maximum === undefined ? {} : { maximum: s.maximum }),
-          ...(s.maxLength === undefined ? {} : { maxLength: s.maxLength }),
-        })),
+        fields: Object.entries(schema.properties).map(([name, s]) => fieldOf(name, s, required.has(name))),
       });
     }
     return types;
@@ -87,6 +104,12 @@ function jsonOf(text: string): unknown {
   }
 }
 
+/** A JSON list of strings as that list (several character-strings); any other text as one string. */
+function stringsOf(text: string): unknown {
+  const value = jsonOf(text);
+  return Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string') ? value : text;
+}
+
 /**
  * The body for the API from form texts: integers as numbers, JSON fields as their value; a blank optional
  * field is left out (the server applies its default on create, keeps the value on update).
@@ -98,7 +121,7 @@ export function bodyOf(fields: FieldSpec[], values: Record<string, string>, only
     const text = values[f.name] ?? '';
     if (text.trim() === '' && !f.required && f.name !== 'name') continue;
     // A number the user typed goes as a number; anything else as typed, for the server to explain.
-    body[f.name] = f.kind === 'json' ? jsonOf(text) : f.kind === 'integer' && /^\s*-?\d+\s*$/.test(text) ? Number(text) : text;
+    body[f.name] = f.kind === 'json' ? jsonOf(text) : f.kind === 'strings' ? stringsOf(text) : f.kind === 'integer' && /^\s*-?\d+\s*$/.test(text) ? Number(text) : text;
   }
   return body;
 }

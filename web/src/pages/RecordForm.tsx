@@ -7,7 +7,7 @@ import { ErrorSummary, Field } from '../ui';
 import { labelOf } from './recordRows';
 
 function hintOf(f: FieldSpec): string {
-  const parts = [f.description, f.kind === 'json' ? 'As JSON.' : ''];
+  const parts = [f.description, f.kind === 'json' ? 'As JSON.' : f.kind === 'strings' ? 'Several strings as a JSON list, e.g. ["v=spf1 …", "…"].' : ''];
   if (f.default !== undefined && f.default !== '') parts.push(`Default ${f.default}.`);
   return parts.filter(Boolean).join(' ');
 }
