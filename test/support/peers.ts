@@ -36,6 +36,7 @@ export const PEERS = {
   'named-checkzone': { package: 'bind9-utils' },
   'named-compilezone': { package: 'bind9-utils' },
   'dnssec-verify': { package: 'bind9-utils' },
+  'dnssec-dsfromkey': { package: 'bind9-utils' },
   'unbound-host': { package: 'unbound-host' },
   'ldns-verify-zone': { package: 'ldnsutils' },
   faketime: { package: 'faketime' },
