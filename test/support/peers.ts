@@ -97,10 +97,8 @@ export interface Guard {
   it(name: string, ...args: TestArgs): void;
 }
 
-/** A guard skipping for `reason` (null: nothing skipped), e.g. `skipFor(DATABASE_URL ? null : 'no DATABASE_URL')`. */
-export const skipFor = (reason: string | null): Guard => skipForAll(reason === null ? [] : [reason]);
-
-function skipForAll(reasons: string[]): Guard {
+/** A guard skipping for `reasons` (none: nothing skipped). */
+function skipFor(reasons: string[]): Guard {
   const reason = reasons.length === 0 ? null : reasons.join('; ');
   return {
     reason,
@@ -130,5 +128,5 @@ export function peers(...programs: Program[]): Guard {
   if (reasons.length > 0 && process.env.ZONEHOST_REQUIRE_PEERS === '1') {
     throw new Error(`ZONEHOST_REQUIRE_PEERS=1, and ${reasons.join(', ')}: npm run peers installs every peer`);
   }
-  return skipForAll(reasons);
+  return skipFor(reasons);
 }
