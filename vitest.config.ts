@@ -9,5 +9,7 @@ export default defineConfig({
     fileParallelism: true,
     maxWorkers: 2,
     minWorkers: 1,
+    // After the default report, one summary of what was skipped for a missing program (test/support/peers.ts).
+    reporters: ['default', './test/support/skip-summary.ts'],
   },
 });

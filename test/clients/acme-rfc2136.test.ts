@@ -6,31 +6,19 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { get } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Actor } from '../../src/services/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createDomain, dig, rrs } from '../dns/support.js';
+import { peers } from '../support/peers.js';
 
-const onPath = (bin: string) =>
-  (process.env.PATH ?? '').split(delimiter).some((d) => {
-    try {
-      accessSync(join(d, bin), constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-const missing = ['pebble', 'certbot', 'lego', 'openssl', 'dig'].filter((b) => !onPath(b));
-const certbotPlugin = existsSync('/usr/lib/python3/dist-packages/certbot_dns_rfc2136');
-const skipReason = [missing.length ? `not on PATH: ${missing.join(', ')}` : '', certbotPlugin ? '' : 'python3-certbot-dns-rfc2136 not installed']
-  .filter(Boolean)
-  .join('; ');
-if (skipReason) console.warn(`acme-rfc2136 tests skipped (${skipReason}); .ci/run installs pebble, lego and python3-certbot-dns-rfc2136`);
+// pebble is the CA (its HTTPS certificate made by openssl), certbot's plugin and lego the clients; dig reads the zone.
+const needsAcme = peers('pebble', 'openssl', 'certbot', 'python3 certbot_dns_rfc2136', 'lego', 'dig');
 
 const SECRET = 'YWNtZS1yZmMyMTM2LXRlc3Qtc2VjcmV0LTMyLWJ5dGU='; // 32 bytes
 const ACME_ONLY = { names: ['_acme-challenge'], types: ['TXT'] };
@@ -162,7 +150,7 @@ async function expectIssued(pem: string, names: string[]): Promise<void> {
   expect(leaf.verify(intermediate.publicKey)).toBe(true);
 }
 
-describe.skipIf(skipReason !== '')('ACME DNS-01 over RFC 2136 with a key for _acme-challenge TXT only', { timeout: 240_000 }, () => {
+needsAcme.describe('ACME DNS-01 over RFC 2136 with a key for _acme-challenge TXT only', { timeout: 240_000 }, () => {
   beforeAll(async () => {
     server = await startTestServer();
     const user = await server.user('acme');

@@ -2,10 +2,14 @@
  * dns-lexicon (Debian python3-lexicon, linode provider = API v3) through its own command line, against
  * interface A at /api/; every step is checked through interface A itself.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { domain, records } from '../v3/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { py } from './support.js';
+import { peers } from '../support/peers.js';
+
+// Debian's client, run by /usr/bin/python3.
+const needsClient = peers('python3 lexicon');
 
 let server: TestServer;
 let key: string;
@@ -28,7 +32,7 @@ const lexiconOk = async (...a: Parameters<typeof lexicon>) => {
 };
 
 // Each step starts a python process (lexicon's command line alone takes seconds on a loaded machine).
-describe('dns-lexicon (linode provider, API v3)', { timeout: 180_000 }, () => {
+needsClient.describe('dns-lexicon (linode provider, API v3)', { timeout: 180_000 }, () => {
   it('finds the domain through domain.list and creates, lists, updates and deletes a TXT record', async () => {
     const id = await domain(server.base, key, 'example.com');
     await domain(server.base, key, 'example.edu');

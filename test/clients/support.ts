@@ -5,9 +5,8 @@
 import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PYTHON } from '../support/peers.js';
 
-/** Debian's interpreter, where the apt packages live (a pyenv python3 may come first in PATH). */
-export const PYTHON = '/usr/bin/python3';
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 export interface PyResult {

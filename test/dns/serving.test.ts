@@ -10,6 +10,11 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { client } from '../v1/support.js';
 import { data } from '../v3/support.js';
 import { createDomain, createRecord, dig, kdig, rrs, udpExchange } from './support.js';
+import { peers } from '../support/peers.js';
+
+const needsDig = peers('dig');
+const needsDigKdig = peers('dig', 'kdig');
+const needsKdig = peers('kdig');
 
 let server: TestServer;
 let key: string;
@@ -31,7 +36,7 @@ async function zone(records: Record<string, string | number>[] = [], extra: Reco
 const soaLine = (a: { authority: { type: string }[] }) => a.authority.filter((r) => r.type === 'SOA');
 
 describe('answers', () => {
-  it('answers authoritatively with the SOA built from the domain and documented defaults for 0', async () => {
+  needsDig.it('answers authoritatively with the SOA built from the domain and documented defaults for 0', async () => {
     const { name } = await zone([], { Refresh_sec: 7200, SOA_Email: 'dns.admin@example.net' });
     const a = await dig(server, name, 'SOA');
     expect(a.status).toBe('NOERROR');
@@ -43,7 +48,7 @@ describe('answers', () => {
     expect(a.answer[0]?.ttl).toBe(86400);
   });
 
-  it('serves the configured name servers plus the customer apex NS records, without duplicates', async () => {
+  needsDig.it('serves the configured name servers plus the customer apex NS records, without duplicates', async () => {
     const { name } = await zone([
       { Type: 'NS', Name: '', Target: 'ns1.zonehost.test' },
       { Type: 'NS', Name: '', Target: 'ns.other.example' },
@@ -53,7 +58,7 @@ describe('answers', () => {
     expect(a.answer.map((r) => r.data).sort()).toEqual(['ns.other.example.', 'ns1.zonehost.test.', 'ns2.zonehost.test.']);
   });
 
-  it('uses the record TTL, the domain default for 0, and echoes the question case', async () => {
+  needsDigKdig.it('uses the record TTL, the domain default for 0, and echoes the question case', async () => {
     const { name } = await zone([
       { Type: 'A', Name: 'www', Target: '192.0.2.1', TTL_sec: 300 },
       { Type: 'A', Name: 'www', Target: '192.0.2.2', TTL_sec: 300 },
@@ -79,7 +84,7 @@ describe('answers', () => {
     expect(rrs(b.answer)).toEqual([`host.${name}. 3600 AAAA 2001:db8::1`]);
   });
 
-  it('tells NODATA from NXDOMAIN, with the SOA in authority at the RFC 2308 TTL, also for empty non-terminals', async () => {
+  needsDig.it('tells NODATA from NXDOMAIN, with the SOA in authority at the RFC 2308 TTL, also for empty non-terminals', async () => {
     const { name } = await zone([{ Type: 'A', Name: 'a.b', Target: '192.0.2.1' }]);
     const nodata = await dig(server, `a.b.${name}`, 'MX');
     expect(nodata.status).toBe('NOERROR');
@@ -95,7 +100,7 @@ describe('answers', () => {
     expect(nx.authority[0]?.name).toBe(`${name}.`);
   });
 
-  it('follows CNAME chains inside the zone and stops at names outside it', async () => {
+  needsDig.it('follows CNAME chains inside the zone and stops at names outside it', async () => {
     const { name } = await zone([
       { Type: 'CNAME', Name: 'one', Target: `two.${name2(zoneCount + 1)}` },
       { Type: 'CNAME', Name: 'two', Target: `www.${name2(zoneCount + 1)}` },
@@ -120,7 +125,7 @@ describe('answers', () => {
     expect(loop.answer.map((r) => r.type)).toEqual(['CNAME', 'CNAME']);
   });
 
-  it('synthesises answers from wildcards (RFC 4592) but not for names that exist', async () => {
+  needsDig.it('synthesises answers from wildcards (RFC 4592) but not for names that exist', async () => {
     const { name } = await zone([
       { Type: 'A', Name: '*.wild', Target: '192.0.2.9' },
       { Type: 'TXT', Name: 'real.wild', Target: 'exists' },
@@ -139,7 +144,7 @@ describe('answers', () => {
     expect((await dig(server, `other.${name}`, 'A')).status).toBe('NXDOMAIN');
   });
 
-  it('refers delegated names to their name servers with glue and without AA', async () => {
+  needsDig.it('refers delegated names to their name servers with glue and without AA', async () => {
     const { name } = await zone([
       { Type: 'NS', Name: 'sub', Target: `ns1.sub.${name2(zoneCount + 1)}` },
       { Type: 'NS', Name: 'sub', Target: 'ns.elsewhere.example' },
@@ -166,7 +171,7 @@ describe('answers', () => {
     expect(soaLine(ds)).toHaveLength(1);
   });
 
-  it('answers a DS query at a delegation itself (the parent side of the cut) with AA, and refers names below it', async () => {
+  needsKdig.it('answers a DS query at a delegation itself (the parent side of the cut) with AA, and refers names below it', async () => {
     const { id, name } = await zone([{ Type: 'NS', Name: 'sub', Target: 'ns.elsewhere.example' }]);
     // Interface A has no DS.
     const digest = '2E7D2C03A9507AE265ECF5B5356885A53393A2029D241394997265A1A25AEFC6';
@@ -181,7 +186,7 @@ describe('answers', () => {
     expect(rrs(below.authority)).toEqual([`sub.${name}. 86400 NS ns.elsewhere.example.`]);
   });
 
-  it('adds in-zone addresses of MX, SRV and NS targets to the additional section', async () => {
+  needsDig.it('adds in-zone addresses of MX, SRV and NS targets to the additional section', async () => {
     const { name } = await zone([
       { Type: 'MX', Name: '', Target: `mail.${name2(zoneCount + 1)}`, Priority: 10 },
       { Type: 'MX', Name: '', Target: 'mx.example.org', Priority: 20 },
@@ -197,7 +202,7 @@ describe('answers', () => {
     expect(rrs(srv.additional)).toEqual([`sip.${name}. 86400 AAAA 2001:db8::5060`]);
   });
 
-  it('serves long TXT values as 255-byte strings that join back to the value', async () => {
+  needsKdig.it('serves long TXT values as 255-byte strings that join back to the value', async () => {
     const value = 'v=' + 'x'.repeat(300) + 'é'.repeat(200);
     const { id, name } = await zone();
     await data(server.base, { api_action: 'domain.resource.create', api_key: key, DomainID: id, Type: 'TXT', Name: 'long', Target: value }, { transport: 'POST-form' });
@@ -209,7 +214,7 @@ describe('answers', () => {
     expect(bytes.toString('utf8')).toBe(value);
   });
 
-  it('serves CAA records (flags 0, the tag, the value) at the apex and below, as dig and kdig read them', async () => {
+  needsDigKdig.it('serves CAA records (flags 0, the tag, the value) at the apex and below, as dig and kdig read them', async () => {
     const { name } = await zone([
       { Type: 'CAA', Name: '', Tag: 'issue', Target: 'letsencrypt.org' },
       { Type: 'CAA', Name: '', Tag: 'issue', Target: 'letsencrypt.org; validationmethods=dns-01' },
@@ -230,7 +235,7 @@ describe('answers', () => {
     expect((await dig(server, `www.shop.${name}`, 'CAA')).status).toBe('NXDOMAIN');
   });
 
-  it('refuses names it does not host, clears RA, copies RD', async () => {
+  needsDig.it('refuses names it does not host, clears RA, copies RD', async () => {
     await zone();
     const a = await dig(server, 'www.example.org', 'A', '+rec');
     expect(a.status).toBe('REFUSED');
@@ -246,7 +251,7 @@ describe('answers', () => {
     expect((await dig(server, name2(zoneCount), 'SOA', '-c', 'CH')).status).toBe('REFUSED');
   });
 
-  it('answers NOTIMP for opcodes it does not implement', async () => {
+  needsDig.it('answers NOTIMP for opcodes it does not implement', async () => {
     const { name } = await zone();
     const a = await dig(server, name, 'SOA', '+opcode=2');
     expect(a.status).toBe('NOTIMP');
@@ -257,7 +262,7 @@ describe('answers', () => {
 });
 
 describe('changes', () => {
-  it('shows every API change on the very next query', async () => {
+  needsDig.it('shows every API change on the very next query', async () => {
     const { id, name } = await zone();
     const rid = await createRecord(server.base, key, id, { Type: 'A', Name: 'www', Target: '192.0.2.1' });
     expect(rrs((await dig(server, `www.${name}`, 'A')).answer)).toEqual([`www.${name}. 86400 A 192.0.2.1`]);
@@ -292,7 +297,7 @@ describe('changes', () => {
     );
   });
 
-  it('does not serve inactive domains; edit mode is served like active', async () => {
+  needsDig.it('does not serve inactive domains; edit mode is served like active', async () => {
     const { id, name } = await zone([{ Type: 'A', Name: 'www', Target: '192.0.2.1' }]);
     await data(server.base, { api_action: 'domain.update', api_key: key, DomainID: id, status: 0 });
     expect((await dig(server, `www.${name}`, 'A')).status).toBe('REFUSED');
@@ -302,7 +307,7 @@ describe('changes', () => {
     expect((await dig(server, inactive.name, 'SOA')).status).toBe('REFUSED');
   });
 
-  it('serves a zone mirror from its last good copy until the copy expires', async () => {
+  needsDig.it('serves a zone mirror from its last good copy until the copy expires', async () => {
     const name = `mirror${++zoneCount}.example.com`;
     const id = (await data(server.base, { api_action: 'domain.create', api_key: key, Domain: name, Type: 'slave', master_ips: '127.0.0.9' })).DomainID;
     expect((await dig(server, name, 'SOA')).status).toBe('REFUSED');
@@ -323,7 +328,7 @@ describe('changes', () => {
     expect((await dig(server, `www.${name}`, 'A')).status).toBe('REFUSED');
   });
 
-  it('serves zones loaded from the store at start', async () => {
+  needsDig.it('serves zones loaded from the store at start', async () => {
     const { name } = await zone([{ Type: 'A', Name: 'www', Target: '192.0.2.1' }]);
     // A second node over the same database (startServer, so closing it leaves the database alone).
     const second = await startServer({ http: null, dns: { host: '127.0.0.1', port: 0 }, db: server.db, nameservers: ['ns1.zonehost.test', 'ns2.zonehost.test'], logLevel: 'silent' });
@@ -336,7 +341,7 @@ describe('changes', () => {
 });
 
 describe('EDNS and truncation', () => {
-  it('echoes OPT with our UDP size, copies DO, and answers BADVERS for unknown versions', async () => {
+  needsDig.it('echoes OPT with our UDP size, copies DO, and answers BADVERS for unknown versions', async () => {
     const { name } = await zone();
     const a = await dig(server, name, 'SOA', '+bufsize=4096');
     expect(a.edns).toMatch(/version: 0, flags:; udp: 1232/);
@@ -348,7 +353,7 @@ describe('EDNS and truncation', () => {
     expect(bad.edns).toMatch(/version: 0/);
   });
 
-  it('sets TC when a UDP answer does not fit and answers in full over TCP', async () => {
+  needsDig.it('sets TC when a UDP answer does not fit and answers in full over TCP', async () => {
     const { name } = await zone(Array.from({ length: 8 }, (_, i) => ({ Type: 'TXT', Name: 'big', Target: `${i}${'t'.repeat(200)}` })));
     const truncated = await dig(server, `big.${name}`, 'TXT', '+ignore', '+noedns');
     expect(truncated.flags).toContain('tc');
@@ -363,7 +368,7 @@ describe('EDNS and truncation', () => {
     expect(small.flags).not.toContain('tc');
   });
 
-  it('sets TC when the glue of in-domain name servers in a referral does not fit (RFC 9471 3.1), not for sibling glue', async () => {
+  needsKdig.it('sets TC when the glue of in-domain name servers in a referral does not fit (RFC 9471 3.1), not for sibling glue', async () => {
     const next = name2(zoneCount + 1);
     const servers = (cut: string, host: (i: number) => string) =>
       Array.from({ length: 8 }, (_, i) => [
@@ -385,7 +390,7 @@ describe('EDNS and truncation', () => {
     expect(sibling.additional.length).toBeLessThan(16);
   });
 
-  it('answers an RRset too large for one DNS message with TC over UDP and SERVFAIL over TCP, logged; AXFR sends it', async () => {
+  needsKdig.it('answers an RRset too large for one DNS message with TC over UDP and SERVFAIL over TCP, logged; AXFR sends it', async () => {
     const { id, name } = await zone([], { axfr_ips: '127.0.0.1' });
     // 5 x 64,000 bytes (more than twice the largest message) and 2 x 40,000 bytes (more than one). The APIs
     // refuse such sets, but a mirror's master may send one and older data may hold one: written to the store.
@@ -421,7 +426,7 @@ describe('EDNS and truncation', () => {
     expect(axfr.records.filter((r) => r.includes(' TXT ')).map((r) => r.split(' ')[0])).toEqual([...Array(5).fill(`huge.${name}.`), ...Array(2).fill(`big.${name}.`)]);
   });
 
-  it("negotiates the UDP size: the client's when smaller than 1232, at least 512", async () => {
+  needsDig.it("negotiates the UDP size: the client's when smaller than 1232, at least 512", async () => {
     // About 900 bytes of TXT: fits 1232 and 1000, not 600 (nor 512 without EDNS).
     const { name } = await zone(Array.from({ length: 4 }, (_, i) => ({ Type: 'TXT', Name: 'mid', Target: `${i}${'m'.repeat(200)}` })));
     const sizes = async (...args: string[]) => (await dig(server, `mid.${name}`, 'TXT', '+ignore', ...args)).flags.includes('tc');
@@ -432,7 +437,7 @@ describe('EDNS and truncation', () => {
     expect(await sizes('+noedns')).toBe(true);
   });
 
-  it('answers several queries on one TCP connection', async () => {
+  needsDig.it('answers several queries on one TCP connection', async () => {
     const { name } = await zone([{ Type: 'A', Name: 'www', Target: '192.0.2.1' }]);
     const out = await dig(server, '+tcp', '+keepopen', `www.${name}`, 'A', name, 'SOA', `nx.${name}`, 'A');
     expect(out.raw.match(/status: NOERROR/g)).toHaveLength(2);

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect } from 'vitest';
 import { startDns, type RunningDns } from '../../src/dns/server/server.js';
 import { Services, type Actor } from '../../src/services/index.js';
 import { DEFAULT_LIMITS } from '../../src/services/actor.js';
@@ -14,6 +14,9 @@ import { openStore } from '../../src/store/open.js';
 import type { StoredRecord } from '../../src/model/records/index.js';
 import { freshDatabase } from '../support/server.js';
 import { dig, rrs } from './support.js';
+import { peers } from '../support/peers.js';
+
+const needsDig = peers('dig');
 
 const NAMESERVERS = ['ns1.zonehost.test', 'ns2.zonehost.test'];
 let db: ReturnType<typeof freshDatabase>;
@@ -63,7 +66,7 @@ function holdBulkReads(): { release: () => void; started: Promise<void> } {
 const gauge = (name: string): number => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(services.metrics.prometheus())?.[1]);
 
 describe('DNS start-up load', () => {
-  it('answers a zone the bulk load has not reached yet, and reports the load in /metrics', async () => {
+  needsDig.it('answers a zone the bulk load has not reached yet, and reports the load in /metrics', async () => {
     const first = 'first.startup.test';
     await zone(first, '192.0.2.1');
     await zone('second.startup.test', '192.0.2.2');
@@ -81,7 +84,7 @@ describe('DNS start-up load', () => {
     expect(rrs((await dig(server, 'www.second.startup.test', 'A')).answer)).toEqual(['www.second.startup.test. 86400 A 192.0.2.2']);
   });
 
-  it('answers SERVFAIL for a zone whose load failed, without a store read for every query, until a load succeeds', async () => {
+  needsDig.it('answers SERVFAIL for a zone whose load failed, without a store read for every query, until a load succeeds', async () => {
     const name = 'broken.startup.test';
     await zone(name, '192.0.2.1');
     const held = holdBulkReads();
@@ -102,7 +105,7 @@ describe('DNS start-up load', () => {
     expect(rrs((await dig(server, `www.${name}`, 'A')).answer)).toEqual([`www.${name}. 86400 A 192.0.2.1`]);
   });
 
-  it('serves a zone changed during its bulk read as changed', async () => {
+  needsDig.it('serves a zone changed during its bulk read as changed', async () => {
     const name = 'changed.startup.test';
     const id = await zone(name, '192.0.2.1');
     const held = holdBulkReads();
@@ -144,7 +147,7 @@ function countZoneReads(): { whole: number; patches: number } {
 }
 
 describe('DNS zone rebuilds', () => {
-  it('rebuild a zone once for a burst of writes nobody queried in between', async () => {
+  needsDig.it('rebuild a zone once for a burst of writes nobody queried in between', async () => {
     const name = 'burst.startup.test';
     const { id, server } = await servedZone(name);
     // A new version reads the whole zone, or (a patch) the records at the names the changes touched.
@@ -165,7 +168,7 @@ describe('DNS zone rebuilds', () => {
     expect(rrs((await dig(server, `b19.${name}`, 'A')).answer)).toEqual([`b19.${name}. 86400 A 192.0.2.29`]);
   });
 
-  it('patch a zone at the names a write touched, never reading it whole again, and answer as if it were', async () => {
+  needsDig.it('patch a zone at the names a write touched, never reading it whole again, and answer as if it were', async () => {
     const name = 'patch.startup.test';
     const { id, server } = await servedZone(name);
     const reads = countZoneReads();
@@ -191,7 +194,7 @@ describe('DNS zone rebuilds', () => {
     expect(reads.whole).toBe(1);
   });
 
-  it('patch a signed zone with the keys it was signed with, reading its DNSSEC state again only when that changed', async () => {
+  needsDig.it('patch a signed zone with the keys it was signed with, reading its DNSSEC state again only when that changed', async () => {
     await services.store.close();
     services = new Services(await openStore(db.url), DEFAULT_LIMITS, Date.now, { kek: randomBytes(32) });
     const a = await services.accounts.createUser('bob', 'pw');

@@ -10,6 +10,9 @@ import { eventually, startPrimary } from '../support/knot.js';
 import { freshDatabase, startTestServer, type TestServer } from '../support/server.js';
 import { data } from '../v3/support.js';
 import { createDomain, createRecord } from './support.js';
+import { peers } from '../support/peers.js';
+
+const needsKnotdKnotc = peers('knotd', 'knotc');
 
 const DATABASE_URL = process.env.DATABASE_URL;
 if (!DATABASE_URL) console.log('NOTIFY leadership tests skipped: they need PostgreSQL; set DATABASE_URL');
@@ -50,7 +53,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(!DATABASE_URL)('NOTIFY in a cluster', () => {
-  it("from a zone mirror's master to a node that is not the leader makes the leader pull at once", async () => {
+  needsKnotdKnotc.it("from a zone mirror's master to a node that is not the leader makes the leader pull at once", async () => {
     await eventually('a leader', async () => nodes.some((n) => n.leadership.isLeader()));
     const leader = nodes.find((n) => n.leadership.isLeader()) as TestServer;
     const other = nodes.find((n) => n !== leader) as TestServer;

@@ -16,6 +16,9 @@ import type { Actor } from '../../src/services/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createDomain, createRecord, dig, rrs } from './support.js';
 import { prng } from '../support/random.js';
+import { peers } from '../support/peers.js';
+
+const needsDig = peers('dig');
 
 const ZONE = 'hostile.example';
 const SECRET = Buffer.alloc(32, 0x5a);
@@ -750,7 +753,8 @@ describe('hostile DNS UPDATE and TSIG messages', () => {
   const all: Case[] = [];
 
   beforeAll(async () => {
-    before = await snapshot();
+    // Read with dig, for the one test that compares it.
+    if (needsDig.reason === null) before = await snapshot();
     all.push(
       ...truncations(CHANGING, KEY),
       ...truncations(FAILING, KEYS['sha512.key'] as TsigSecret),
@@ -768,13 +772,15 @@ describe('hostile DNS UPDATE and TSIG messages', () => {
     expect(all.length).toBeGreaterThan(3000);
   });
 
-  it.each(['udp', 'tcp'] as Transport[])('over %s: each gets the answer the RFCs ask for, never SERVFAIL', async (transport) => {
-    const bad = await run(all, transport);
-    expect(bad.slice(0, 40), `${bad.length} of ${all.length} answers wrong`).toEqual([]);
-    await stillAnswers();
-  }, 60_000);
+  for (const transport of ['udp', 'tcp'] as Transport[]) {
+    needsDig.it(`over ${transport}: each gets the answer the RFCs ask for, never SERVFAIL`, async () => {
+      const bad = await run(all, transport);
+      expect(bad.slice(0, 40), `${bad.length} of ${all.length} answers wrong`).toEqual([]);
+      await stillAnswers();
+    }, 60_000);
+  }
 
-  it('left the zone, its serial and its journal as they were', async () => {
+  needsDig.it('left the zone, its serial and its journal as they were', async () => {
     expect(await snapshot()).toEqual(before);
   });
 });
@@ -785,7 +791,7 @@ describe('replays and oversized updates', () => {
     return (/got (.*), expected/.exec(bad[0] ?? '') ?? [])[1] ?? '';
   };
 
-  it('a replayed message is checked again: its prerequisites now fail, and nothing changes', async () => {
+  needsDig.it('a replayed message is checked again: its prerequisites now fail, and nothing changes', async () => {
     const s0 = await snapshot();
     const add = signed(id(), { prereqs: [{ owner: abs('replay'), type: T.ANY, klass: C.NONE }], updates: [{ owner: abs('replay'), type: T.A, klass: C.IN, ttl: 300, rdata: a('192.0.2.50') }] }).msg;
     expect(await one(add)).toBe(S('NOERROR'));
@@ -810,7 +816,7 @@ describe('replays and oversized updates', () => {
     expect(rrs((await dig(server, abs('replay'), 'A')).answer)).toEqual([`${abs('replay')}. 300 A 192.0.2.51`]);
   });
 
-  it('an RRset grown past what one message carries is refused, and the zone keeps what it had', async () => {
+  needsDig.it('an RRset grown past what one message carries is refused, and the zone keeps what it had', async () => {
     const string = 'x'.repeat(250);
     const txts = (from: number, n: number): RR[] => Array.from({ length: n }, (_, i) => ({ owner: { raw: [6, ...Buffer.from('bigtxt'), 0xc0, 12] }, type: T.TXT, klass: C.IN, ttl: 60, rdata: txt(`${from + i} ${string}`.slice(0, 250)) }));
     const first = signed(id(), { updates: txts(0, 200) }).msg;
@@ -825,7 +831,7 @@ describe('replays and oversized updates', () => {
     expect(await one(signed(id(), { updates: [{ owner: abs('bigtxt'), type: T.TXT, klass: C.ANY }] }).msg, 'tcp')).toBe(S('NOERROR'));
   });
 
-  it('thousands of records in one update: refused at the domain limit or the RRset size, in bounded time, nothing changed', async () => {
+  needsDig.it('thousands of records in one update: refused at the domain limit or the RRset size, in bounded time, nothing changed', async () => {
     const s0 = await snapshot();
     const timed = async (what: string, spec: UpdateSpec, expected: string) => {
       const msg = signed(id(), spec).msg;
@@ -851,7 +857,7 @@ describe('replays and oversized updates', () => {
     await stillAnswers();
   }, 60_000);
 
-  it('the zone holds what it held at the start and the one deliberate change, answered by AXFR too', async () => {
+  needsDig.it('the zone holds what it held at the start and the one deliberate change, answered by AXFR too', async () => {
     const names = (await server.services.records.list(actor, domainId)).map((r) => `${r.name} ${r.type} ${JSON.stringify(r.data)}`).sort();
     expect(names).toEqual(
       [

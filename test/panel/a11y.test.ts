@@ -6,11 +6,15 @@
  */
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { client } from '../v1/support.js';
 import { ensurePanelBuilt, panelHooks, openBrowser, signIn, type Browser } from './browser.js';
+import { peers } from '../support/peers.js';
+
+// Every test drives the panel in Chromium, opened before them all.
+const needsChromium = peers('chromium');
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const USER = 'a11y-user';
@@ -75,7 +79,7 @@ async function tabTo(test: string, most = 120): Promise<void> {
   throw new Error(`Tab never reached ${test}`);
 }
 
-describe('accessibility of every page', { timeout: 120_000 }, () => {
+needsChromium.describe('accessibility of every page', { timeout: 120_000 }, () => {
   it('sign-in page, also with its error shown', async () => {
     await page.goto(`${server.base}/manager/`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
@@ -162,7 +166,7 @@ describe('accessibility of every page', { timeout: 120_000 }, () => {
   });
 });
 
-describe('the new forms with the keyboard alone', { timeout: 120_000 }, () => {
+needsChromium.describe('the new forms with the keyboard alone', { timeout: 120_000 }, () => {
   it('adds a record of a chosen type, sorts the table and previews an import', async () => {
     await page.goto(`${server.base}/manager/#/domains/${domainId}`);
     await page.reload();

@@ -2,37 +2,21 @@
  * Debian's Chromium driven by playwright-core (no browser download), and the panel bundle the server
  * serves, rebuilt when web/ changed since the last build.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, afterEach, expect } from 'vitest';
-import { PANEL_DIR } from '../../src/http/panel.js';
+import { PEERS } from '../support/peers.js';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM = PEERS.chromium.file;
 export const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'panel');
-const WEB = join(process.cwd(), 'web');
 
-function newestIn(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestIn(p) : statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-/** Builds the panel unless dist/panel is newer than every file of web/ (npm test has just built it). */
+/** Builds the panel when web/ changed since its last build (npm test has just built it), as npm start does. */
 export async function ensurePanelBuilt(): Promise<void> {
-  let built = 0;
-  try {
-    built = statSync(join(PANEL_DIR, 'index.html')).mtimeMs;
-  } catch {
-    // not built yet
-  }
-  if (built > Math.max(newestIn(join(WEB, 'src')), newestIn(join(WEB, 'public')), statSync(join(WEB, 'index.html')).mtimeMs, statSync(join(WEB, 'vite.config.ts')).mtimeMs)) return;
-  await build({ configFile: join(WEB, 'vite.config.ts'), logLevel: 'error' });
+  await promisify(execFile)(process.execPath, [join(process.cwd(), 'scripts', 'build.mjs'), '--panel'], { timeout: 120_000 });
 }
 
 export interface Browser {

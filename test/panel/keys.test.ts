@@ -3,11 +3,15 @@
  * and types and subnets; the key then does exactly what its scope allows through the API, the table shows
  * the scope, a bad network is refused at its field, and nothing is logged to the browser's console.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { client } from '../v1/support.js';
 import { ensurePanelBuilt, panelHooks, openBrowser, shot, signIn, type Browser } from './browser.js';
+import { peers } from '../support/peers.js';
+
+// Every test drives the panel in Chromium, opened before them all.
+const needsChromium = peers('chromium');
 
 const USER = 'keys-user';
 const PASSWORD = 'a panel password for key tests';
@@ -41,7 +45,7 @@ async function openKeysPage(): Promise<void> {
   await page.getByRole('heading', { name: 'API keys' }).waitFor();
 }
 
-describe('keys page', { timeout: 120_000 }, () => {
+needsChromium.describe('keys page', { timeout: 120_000 }, () => {
   it('makes a key limited to one domain and to TXT records at _acme-challenge, from given networks', async () => {
     await openKeysPage();
     const form = page.getByRole('form', { name: 'Create an API key' });

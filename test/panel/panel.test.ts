@@ -2,7 +2,7 @@
  * The control panel end to end: a user in Debian's Chromium signs in, manages a domain and its records,
  * and the DNS server answers what the panel made. Screenshots of every page go to test-artifacts/panel/.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -10,6 +10,13 @@ import { dig } from '../dns/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { client } from '../v1/support.js';
 import { ensurePanelBuilt, panelHooks, openBrowser, shot, type Browser } from './browser.js';
+import { peers } from '../support/peers.js';
+
+// Every test drives the panel in Chromium, opened before them all.
+const needsChromium = peers('chromium');
+const needsDig = peers('dig');
+// nsupdate runs the snippet the panel shows.
+const needsDigNsupdate = peers('dig', 'nsupdate');
 
 const run = promisify(execFile);
 const USER = 'panel-user';
@@ -53,7 +60,7 @@ const focused = (): Promise<{ text: string; name: string | null }> =>
   page.evaluate('({ text: document.activeElement?.textContent ?? "", name: document.activeElement?.getAttribute("name") ?? null })');
 
 // A browser on a busy two-core machine: generous limits (they only bound a failure's wait).
-describe('control panel', { timeout: 120_000 }, () => {
+needsChromium.describe('control panel', { timeout: 120_000 }, () => {
   it('is served at /manager/ with its own assets, while / still answers interface A', async () => {
     const res = await fetch(`${server.base}/manager/`);
     expect(res.status).toBe(200);
@@ -118,7 +125,7 @@ describe('control panel', { timeout: 120_000 }, () => {
     expect(await addresses(`www.${ZONE}`)).toEqual(['192.0.2.10']);
   });
 
-  it('adds an MX and an SRV record with their own fields', async () => {
+  needsDig.it('adds an MX and an SRV record with their own fields', async () => {
     const mx = await addForm('MX');
     await mx.getByLabel('Mail server').fill(`mail.${ZONE}`);
     await mx.getByLabel('Priority').fill('5');
@@ -137,7 +144,7 @@ describe('control panel', { timeout: 120_000 }, () => {
     expect((await dig(server, `_sip._tcp.${ZONE}`, 'SRV')).answer.map((r) => r.data)).toEqual([`10 5 5060 sip.${ZONE}.`]);
   });
 
-  it('adds an HTTPS record, its parameters written as JSON and their problems shown under them', async () => {
+  needsDig.it('adds an HTTPS record, its parameters written as JSON and their problems shown under them', async () => {
     const form = await addForm('HTTPS');
     await form.getByLabel('Svc priority').fill('1');
     await form.getByLabel('Target name').fill('.');
@@ -152,7 +159,7 @@ describe('control panel', { timeout: 120_000 }, () => {
     expect((await dig(server, ZONE, 'HTTPS')).answer.map((r) => r.data)).toEqual(['1 . alpn="h2,h3" port=8443']);
   });
 
-  it('shows a clear inline error for an invalid IP address, and creates nothing', async () => {
+  needsDig.it('shows a clear inline error for an invalid IP address, and creates nothing', async () => {
     const form = await addForm('A');
     await form.getByLabel('Name').fill('bad');
     const address = form.getByLabel('Address');
@@ -187,7 +194,7 @@ describe('control panel', { timeout: 120_000 }, () => {
     await page.setViewportSize({ width: 1440, height: 1000 });
   });
 
-  it('deletes the A record after asking, and the DNS server stops answering it', async () => {
+  needsDig.it('deletes the A record after asking, and the DNS server stops answering it', async () => {
     await records().getByRole('button', { name: 'Delete A record www 192.0.2.20' }).click();
     const confirm = records().getByRole('group', { name: /Delete this A record/ });
     await confirm.waitFor();
@@ -261,7 +268,7 @@ describe('control panel', { timeout: 120_000 }, () => {
     expect((await client(server.base, key).get('/v1/domains')).status).toBe(401);
   });
 
-  it('creates a TSIG key whose secret is shown once with nsupdate, certbot and cert-manager snippets that work, and deletes it', async () => {
+  needsDigNsupdate.it('creates a TSIG key whose secret is shown once with nsupdate, certbot and cert-manager snippets that work, and deletes it', async () => {
     await page.getByRole('link', { name: 'TSIG keys' }).click();
     await page.getByRole('heading', { name: 'TSIG keys' }).waitFor();
     const form = page.getByRole('form', { name: 'Create a TSIG key' });

@@ -2,12 +2,17 @@
  * The records table of a domain in Debian's Chromium: one record of every hosted type added through the one
  * "add a record" form, then found again with the type filter, the search and the column sorting.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { dig } from '../dns/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { client } from '../v1/support.js';
 import { ensurePanelBuilt, panelHooks, openBrowser, openDomain, signIn, type Browser } from './browser.js';
+import { peers } from '../support/peers.js';
+
+// Every test drives the panel in Chromium, opened before them all.
+const needsChromium = peers('chromium');
+const needsDig = peers('dig');
 
 const USER = 'records-user';
 const PASSWORD = 'a records password for tests';
@@ -59,8 +64,8 @@ const field = (label: string) => page.getByRole('form', { name: 'Add a record' }
 const valueCell = (text: string) => table().locator('td[data-label="Value"]', { hasText: text });
 const column = (label: string) => table().locator(`tbody td[data-label="${label}"]`).allInnerTexts();
 
-describe('records table', { timeout: 120_000 }, () => {
-  it('adds a record of every type through the one form, whose fields follow the chosen type', async () => {
+needsChromium.describe('records table', { timeout: 120_000 }, () => {
+  needsDig.it('adds a record of every type through the one form, whose fields follow the chosen type', async () => {
     const form = page.getByRole('form', { name: 'Add a record' });
     for (const [type, fields] of RECORDS) {
       await form.getByLabel('Type', { exact: true }).selectOption(type);
@@ -129,7 +134,7 @@ describe('records table', { timeout: 120_000 }, () => {
     expect(names.at(-1)).toBe('@');
   });
 
-  it('edits a record from the table and deletes one after asking', async () => {
+  needsDig.it('edits a record from the table and deletes one after asking', async () => {
     await table().getByRole('button', { name: /^Edit TXT record note/ }).click();
     const form = table().getByRole('form', { name: 'Edit TXT record' });
     await form.getByLabel(/^Text/).fill('changed from the table');
@@ -142,7 +147,7 @@ describe('records table', { timeout: 120_000 }, () => {
     await valueCell('host.example').waitFor({ state: 'detached' });
     expect((await dig(server, `ptr.${ZONE}`, 'PTR')).status).toBe('NXDOMAIN');
   });
-  it('keeps the several strings of a TXT record: typed as a JSON list, shown as one, and kept when its TTL is edited', async () => {
+  needsDig.it('keeps the several strings of a TXT record: typed as a JSON list, shown as one, and kept when its TTL is edited', async () => {
     const form = page.getByRole('form', { name: 'Add a record' });
     await form.getByLabel('Type', { exact: true }).selectOption('TXT');
     await field('Name').fill('spf');

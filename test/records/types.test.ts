@@ -26,6 +26,15 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { checkAllZones, namedCheckzone } from '../support/zonefile.js';
 import { client, problemFields, type Client, type Reply } from '../v1/support.js';
 import { call as v3call, data as v3data } from '../v3/support.js';
+import { peers } from '../support/peers.js';
+
+// knotd, started before all tests when installed, serves the table from zone files and as our secondary.
+const needsKnotdKnotc = peers('knotd', 'knotc');
+const needsDigKdigKnotdKnotc = peers('dig', 'kdig', 'knotd', 'knotc');
+const needsKnotdKnotcNamedCheckzone = peers('knotd', 'knotc', 'named-checkzone');
+const needsDigKdig = peers('dig', 'kdig');
+const needsKdigKnotdKnotc = peers('kdig', 'knotd', 'knotc');
+const needsNamedCheckzone = peers('named-checkzone');
 
 const run = promisify(execFile);
 
@@ -368,7 +377,7 @@ beforeAll(async () => {
   const followed = [ZONES.main, ZONES.reverse];
   const secondaryZones = followed.map((z) => `  - domain: ${z}\n    master: zonehost\n    acl: notify_from_zonehost\n    storage: "{dir}"\n`);
   const oracleZones = followed.map((z) => `  - domain: ${z}${ORACLE}\n    file: "{dir}/${z}${ORACLE}.zone"\n    zonefile-sync: -1\n    journal-content: none\n`);
-  knot = await startKnot({
+  if (needsKnotdKnotc.reason === null) knot = await startKnot({
     address: SECONDARY,
     files: Object.fromEntries(followed.map((z) => [`${z}${ORACLE}.zone`, oracleZoneFile(z)])),
     config: `${zonehostPrimary(server)}zone:
@@ -441,13 +450,13 @@ function record(row: Row): { id: number } & Body {
 
 describe('the table', () => {
   for (const row of ROWS) {
-    it(`${labelOf(row)}: is what dig and kdig print for the record served by knotd from a zone file`, async () => {
+    needsDigKdigKnotdKnotc.it(`${labelOf(row)}: is what dig and kdig print for the record served by knotd from a zone file`, async () => {
       expect((await oracleDig()).get(rrsetKey(row)), 'dig').toEqual(expectedDig(row));
       expect((await oracleKdig()).get(rrsetKey(row)), 'kdig').toEqual(expectedKdig(row));
     });
   }
 
-  it('named-checkzone accepts the table as zone files', async () => {
+  needsKnotdKnotcNamedCheckzone.it('named-checkzone accepts the table as zone files', async () => {
     for (const zone of [ZONES.main, ZONES.reverse]) {
       expect(await namedCheckzone(`${zone}${ORACLE}`, join(started().dir, `${zone}${ORACLE}.zone`))).toBeNull();
     }
@@ -473,7 +482,7 @@ describe('interface B round trip', () => {
 
 describe('DNS', () => {
   for (const row of ROWS) {
-    it(`${labelOf(row)}: dig and kdig print exactly the table's data for the RRset`, async () => {
+    needsDigKdig.it(`${labelOf(row)}: dig and kdig print exactly the table's data for the RRset`, async () => {
       record(row);
       expect((await ourDig()).get(rrsetKey(row)), 'dig').toEqual(expectedDig(row));
       expect((await ourKdig()).get(rrsetKey(row)), 'kdig').toEqual(expectedKdig(row));
@@ -483,7 +492,7 @@ describe('DNS', () => {
 
 describe('a Knot secondary after one AXFR', () => {
   for (const row of ROWS) {
-    it(`${labelOf(row)}: knotd answers with the same data as we do`, async () => {
+    needsKdigKnotdKnotc.it(`${labelOf(row)}: knotd answers with the same data as we do`, async () => {
       record(row);
       const theirs = (await knotKdig()).get(rrsetKey(row));
       expect(theirs).toEqual((await ourKdig()).get(rrsetKey(row)));
@@ -493,7 +502,7 @@ describe('a Knot secondary after one AXFR', () => {
 });
 
 describe('zone file export', () => {
-  it('named-checkzone accepts every zone', async () => {
+  needsNamedCheckzone.it('named-checkzone accepts every zone', async () => {
     await checkAllZones(server);
   });
 });

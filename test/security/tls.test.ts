@@ -2,8 +2,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { peers } from '../support/peers.js';
+
+// openssl makes the server's certificate before all tests, and is the client of the handshakes.
+const needsOpenssl = peers('openssl');
+const needsOpensslCurl = peers('openssl', 'curl');
 
 let dir: string;
 let server: TestServer;
@@ -48,7 +53,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('TLS', () => {
+needsOpenssl.describe('TLS', () => {
   it('negotiates ECDHE on TLS 1.2 and an ephemeral key on TLS 1.3', async () => {
     const v12 = await handshake('-tls1_2');
     expect(v12.ok, v12.out).toBe(true);
@@ -65,7 +70,7 @@ describe('TLS', () => {
     expect((await handshake('-tls1_1', '-cipher', 'DEFAULT@SECLEVEL=0')).ok).toBe(false);
   });
 
-  it('serves the API over HTTPS with HSTS', async () => {
+  needsOpensslCurl.it('serves the API over HTTPS with HSTS', async () => {
     const out = await run('curl', ['-sk', '-D', '-', `https://127.0.0.1:${port}/?api_action=test.echo`]);
     expect(out).toMatch(/strict-transport-security: max-age=31536000/i);
     expect(out).toContain('"ERRORCODE":4');
