@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { parsePostgresUrl } from '../src/store/postgres/pg-dialect.js';
+import { parsePostgresUrl } from '../src/store/postgres/dialect.js';
 
 export interface BenchOptions {
   /** A short smoke run (CI): a few seconds per case. */

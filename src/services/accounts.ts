@@ -1,8 +1,14 @@
 /** Accounts and API keys. */
 import { AuthError, LimitError, ScopeError, ValidationError } from '../model/errors.js';
 import { allowsAddress, checkKeyScope, checkManage, widens, type KeyScope } from '../model/key-scope.js';
-import type { ApiKeyRow, Store } from '../store/store.js';
-import { UniqueViolation } from '../store/store.js';
+import type { ApiKeyRow } from '../model/account.js';
+import type { AccountStore } from '../store/accounts.js';
+import type { ApiKeyStore } from '../store/api-keys.js';
+import type { DomainStore } from '../store/domains.js';
+import { UniqueViolation, type Transactions } from '../store/store.js';
+
+/** What accounts and their API keys need of the store. */
+type AccountsStore = AccountStore & ApiKeyStore & Pick<DomainStore, 'domain'> & Transactions<AccountStore & ApiKeyStore>;
 import { scopeOf, type Actor, type Limits } from './actor.js';
 import { generateKey, hashKey, KEY_PREFIX_LENGTH } from './api-key-material.js';
 import { hashPassword, verifyPassword } from './passwords.js';
@@ -20,7 +26,7 @@ export interface IssuedKey extends ApiKeyRow {
 
 export class AccountService {
   constructor(
-    private readonly store: Store,
+    private readonly store: AccountsStore,
     private readonly limits: Limits,
     private readonly now: () => number,
     private readonly throttle: LoginThrottle = new LoginThrottle(),

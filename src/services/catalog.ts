@@ -9,7 +9,7 @@ import { CATALOG_ID, catalogContent, catalogDomain, catalogMembers } from '../mo
 import type { StoredDomain } from '../model/domain.js';
 import { isMembershipChange } from '../model/zone-event.js';
 import type { ZoneContent } from '../model/zone.js';
-import type { Store } from '../store/store.js';
+import type { CatalogStore } from '../store/catalog.js';
 import type { ZoneEventBus } from './zone-events.js';
 
 /** The standard DNS port, where NOTIFY goes unless a secondary is listed with another. */
@@ -42,7 +42,7 @@ export interface CatalogOptions {
 
 export class CatalogService {
   constructor(
-    private readonly store: Store,
+    private readonly store: CatalogStore,
     bus: ZoneEventBus,
     readonly options: CatalogOptions,
   ) {

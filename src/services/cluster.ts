@@ -6,7 +6,9 @@
  * stores without touching the domain row.
  */
 import type { StoredDomain } from '../model/domain.js';
-import type { Store } from '../store/store.js';
+import type { DomainStore } from '../store/domains.js';
+import type { MirrorStore } from '../store/mirrors.js';
+import type { ClusterStore } from '../store/store.js';
 import type { ZoneEvent } from '../model/zone-event.js';
 import type { ZoneEventBus } from './zone-events.js';
 
@@ -23,7 +25,7 @@ export class ClusterFeed {
   private running: Promise<void> | null = null;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: ClusterStore & Pick<DomainStore, 'domainKeys' | 'domainById'> & Pick<MirrorStore, 'mirrorState'>,
     private readonly bus: ZoneEventBus,
     private readonly log: (message: string) => void,
     private readonly reconcileMs = DEFAULT_RECONCILE_MS,

@@ -34,7 +34,8 @@ import {
   type ZoneSigning,
 } from '../model/dnssec.js';
 import { ConflictError, NotFoundError } from '../model/errors.js';
-import type { Store, StoreOps } from '../store/store.js';
+import type { DnssecStore } from '../store/dnssec.js';
+import type { DomainStore } from '../store/domains.js';
 import { checkManage } from '../model/key-scope.js';
 import { scopeOf, type Actor } from './actor.js';
 import type { DomainService } from './domains.js';
@@ -91,7 +92,7 @@ export class DnssecService {
   private running: Promise<number> | null = null;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: DnssecStore & Pick<DomainStore, 'domain' | 'domainById'>,
     private readonly writer: ZoneWriter,
     private readonly domains: DomainService,
     bus: ZoneEventBus,
@@ -350,14 +351,14 @@ export class DnssecService {
   }
 
   /** The actor's master zone; a zone mirror is served as received, so it has no DNSSEC of ours: 404 like any other. */
-  private async master(ops: StoreOps, actor: Actor, id: number): Promise<StoredDomain> {
+  private async master(ops: Pick<DomainStore, 'domain'>, actor: Actor, id: number): Promise<StoredDomain> {
     const d = await this.domains.owned(ops, actor, id);
     if (d.kind !== 'master') throw new NotFoundError('domain');
     return d;
   }
 
   /** For a change to the zone's DNSSEC: the actor's master zone, locked, if the actor's key may manage it. */
-  private async lockedMaster(tx: StoreOps, actor: Actor, id: number): Promise<StoredDomain> {
+  private async lockedMaster(tx: Pick<DomainStore, 'lockDomain' | 'domain'>, actor: Actor, id: number): Promise<StoredDomain> {
     const d = await this.domains.locked(tx, actor, id);
     if (d.kind !== 'master') throw new NotFoundError('domain');
     checkManage(scopeOf(actor), 'DNSSEC');

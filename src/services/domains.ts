@@ -2,7 +2,7 @@
 import { checkDomain, DOMAIN_DEFAULTS, withoutSecrets, type DomainData, type StoredDomain } from '../model/domain.js';
 import { ConflictError, LimitError, NotFoundError } from '../model/errors.js';
 import { checkCreateDomain, checkManage, seesDomain } from '../model/key-scope.js';
-import type { DomainFilter, StoreOps, Store } from '../store/store.js';
+import type { DomainFilter, DomainStore } from '../store/domains.js';
 import { UniqueViolation } from '../store/store.js';
 import { scopeOf, type Actor, type Limits } from './actor.js';
 import type { CatalogService } from './catalog.js';
@@ -17,7 +17,7 @@ export type DomainInput = Partial<DomainData> & Pick<DomainData, 'domain' | 'kin
  * enclosing another account's domain would claim the names around it. Within one account, nesting is a
  * delegation the owner chose.
  */
-async function checkNesting(tx: StoreOps, actor: Actor, name: string): Promise<void> {
+async function checkNesting(tx: Pick<DomainStore, 'domainsNestedWith'>, actor: Actor, name: string): Promise<void> {
   const others = (await tx.domainsNestedWith(name)).filter((d) => d.accountId !== actor.accountId);
   const above = others.find((d) => name.endsWith('.' + d.domain));
   if (above) {
@@ -32,7 +32,7 @@ const duplicate = (name: string) =>
 
 export class DomainService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<DomainStore, 'domain' | 'listDomains'>,
     private readonly writer: ZoneWriter,
     private readonly limits: Limits,
     /** The catalog zone, whose name and the names inside it no domain may take. */
@@ -141,7 +141,7 @@ export class DomainService {
   }
 
   /** Inside a write: the actor's domain, read after taking its lock so no other writer's change is lost. */
-  async locked(tx: StoreOps, actor: Actor, id: number): Promise<StoredDomain> {
+  async locked(tx: Pick<DomainStore, 'lockDomain' | 'domain'>, actor: Actor, id: number): Promise<StoredDomain> {
     if (Number.isSafeInteger(id) && id > 0) await tx.lockDomain(id);
     return this.owned(tx, actor, id);
   }
@@ -150,7 +150,7 @@ export class DomainService {
    * The actor's domain, or NotFoundError (also for another account's, and for one outside the actor's key's
    * scope: they all look the same).
    */
-  async owned(ops: StoreOps, actor: Actor, id: number): Promise<StoredDomain> {
+  async owned(ops: Pick<DomainStore, 'domain'>, actor: Actor, id: number): Promise<StoredDomain> {
     const d = Number.isSafeInteger(id) && id > 0 && seesDomain(scopeOf(actor), id) ? await ops.domain(actor.accountId, id) : undefined;
     if (!d) throw new NotFoundError('domain');
     return d;

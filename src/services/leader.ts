@@ -4,7 +4,7 @@
  * advisory lock); the others try again every few seconds, so one of them takes over soon after the
  * leader dies. On SQLite the single node is always the leader.
  */
-import type { LeaderLock, Store } from '../store/store.js';
+import type { ClusterStore, LeaderLock } from '../store/store.js';
 
 export const DEFAULT_LEADER_RETRY_MS = 2000;
 
@@ -23,7 +23,7 @@ export class Leadership {
   private lastError = '';
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<ClusterStore, 'leaderLock'>,
     private readonly log: LeaderLog,
     private readonly retryMs = DEFAULT_LEADER_RETRY_MS,
   ) {}

@@ -1,6 +1,10 @@
 /** Zone mirrors (slave domains): their transfer state and last good copy, written by the DNS side's puller. */
 import type { StoredDomain } from '../model/domain.js';
-import type { MirrorState, Store, StoreOps } from '../store/store.js';
+import type { CatalogStore } from '../store/catalog.js';
+import type { DomainStore } from '../store/domains.js';
+import type { EventStore } from '../store/events.js';
+import type { MirrorState, MirrorStore } from '../store/mirrors.js';
+import type { Transactions } from '../store/store.js';
 import type { Actor } from './actor.js';
 import type { DomainService } from './domains.js';
 import type { ZoneEventBus } from './zone-events.js';
@@ -18,7 +22,7 @@ export interface TransferState {
 
 export class MirrorService {
   constructor(
-    private readonly store: Store,
+    private readonly store: MirrorStore & EventStore & Pick<DomainStore, 'domain'> & Transactions<MirrorStore & Pick<CatalogStore, 'bumpCatalogSerial'>>,
     private readonly domains: DomainService,
     private readonly bus: ZoneEventBus,
     private readonly now: () => number,
@@ -31,7 +35,7 @@ export class MirrorService {
   }
 
   /** `ops`: a transaction to read it in (the store otherwise). */
-  async stateOf(domainId: number, ops: StoreOps = this.store): Promise<TransferState> {
+  async stateOf(domainId: number, ops: Pick<MirrorStore, 'mirrorState'> = this.store): Promise<TransferState> {
     const s = await ops.mirrorState(domainId);
     return { serial: s?.serial ?? null, lastSuccess: s?.lastSuccess ?? null, lastAttempt: s?.lastAttempt ?? null, lastError: s?.lastError ?? null };
   }

@@ -10,7 +10,7 @@ import { keyOf } from '../model/labels.js';
 import type { RecordData, StoredRecord } from '../model/records/index.js';
 import { recordType } from '../model/records/index.js';
 import { checkAtName, hasAddress, inZoneNameServers, nameServerWithoutAddress } from '../model/zone-rules.js';
-import type { StoreOps } from '../store/store.js';
+import type { RecordStore } from '../store/records.js';
 import type { Limits } from './actor.js';
 import type { JournalEntry } from './zone-writer.js';
 import { checkNameServerAddresses, touchesNameServers } from './zone-checks.js';
@@ -83,7 +83,7 @@ export interface BatchResult {
  * judged on the zone as stored after the writes (the transaction rolls back on a refusal); with it (when
  * judgeableInMemory) they are judged before any write, so a refusal writes nothing.
  */
-export async function applyBatch(tx: StoreOps, domain: StoredDomain, batch: RecordBatch, limits: Limits, now: number, known?: KnownZone): Promise<BatchResult> {
+export async function applyBatch(tx: RecordStore, domain: StoredDomain, batch: RecordBatch, limits: Limits, now: number, known?: KnownZone): Promise<BatchResult> {
   const change = batch.change ?? [];
   if (batch.remove.length === 0 && batch.add.length === 0 && change.length === 0) return { added: [], changed: [], journal: null };
   const grows = batch.add.length - batch.remove.length;
@@ -138,7 +138,7 @@ function judgeNames(domain: StoredDomain, batch: RecordBatch, known: KnownZone):
 const NAMES_READ_ONE_BY_ONE = 32;
 
 /** The zone rules at each name the batch touched, as the store holds them after the writes, and the apex name servers' addresses. */
-async function checkNames(tx: StoreOps, domain: StoredDomain, touched: readonly RecordData[]): Promise<void> {
+async function checkNames(tx: Pick<RecordStore, 'recordsAt' | 'listRecords'>, domain: StoredDomain, touched: readonly RecordData[]): Promise<void> {
   const names = new Map<string, string>();
   for (const r of touched) if (!names.has(keyOf(r.name))) names.set(keyOf(r.name), r.name);
   let atName: ((name: string) => Promise<readonly StoredRecord[]>) | null = null;

@@ -3,7 +3,9 @@ import type { StoredDomain } from '../model/domain.js';
 import { LimitError, NotFoundError, ValidationError } from '../model/errors.js';
 import { checkRecord, mainField, recordType, recordTypeOrThrow, type RecordContext, type RecordData, type StoredRecord } from '../model/records/index.js';
 import { conflictAtName, missingAtName } from '../model/zone-rules.js';
-import { pageLimit, type Page, type StoreOps, type Store } from '../store/store.js';
+import type { DomainStore } from '../store/domains.js';
+import { pageLimit, type Page } from '../store/page.js';
+import type { RecordStore } from '../store/records.js';
 import { checkRecordWrite, checkWrite } from '../model/key-scope.js';
 import { scopeOf, type Actor, type Limits } from './actor.js';
 import type { DomainService } from './domains.js';
@@ -75,7 +77,7 @@ export class RecordService {
   private readonly lists = new ZoneListCache(LIST_CACHE_RECORDS);
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<RecordStore, 'listRecords' | 'recordById' | 'record'> & Pick<DomainStore, 'domain'>,
     private readonly writer: ZoneWriter,
     private readonly domains: DomainService,
     private readonly limits: Limits,
@@ -179,13 +181,13 @@ export class RecordService {
     return value;
   }
 
-  private async owned(ops: StoreOps, domainId: number, id: number): Promise<StoredRecord> {
+  private async owned(ops: Pick<RecordStore, 'record'>, domainId: number, id: number): Promise<StoredRecord> {
     const r = Number.isSafeInteger(id) && id > 0 ? await ops.record(domainId, id) : undefined;
     if (!r) throw new NotFoundError('record');
     return r;
   }
 
-  private async editable(tx: StoreOps, actor: Actor, domainId: number): Promise<StoredDomain> {
+  private async editable(tx: Pick<DomainStore, 'lockDomain' | 'domain'>, actor: Actor, domainId: number): Promise<StoredDomain> {
     const domain = await this.domains.locked(tx, actor, domainId);
     checkWrite(scopeOf(actor));
     if (domain.kind === 'slave') {
@@ -198,7 +200,7 @@ export class RecordService {
    * The zone rules at the record's name (model/zone-rules.ts), against the other records there and then the
    * name as the write leaves it, from one read.
    */
-  private async checkNeighbours(tx: StoreOps, domain: StoredDomain, rec: RecordData, selfId: number | null): Promise<void> {
+  private async checkNeighbours(tx: Pick<RecordStore, 'recordsAt'>, domain: StoredDomain, rec: RecordData, selfId: number | null): Promise<void> {
     const others = (await tx.recordsAt(domain.id, rec.name)).filter((r) => r.id !== selfId);
     const problem = conflictAtName(rec, others, domain.domain) ?? missingAtName([...others, rec], domain.domain);
     if (problem) throw problem;

@@ -7,11 +7,17 @@ import { randomBytes } from 'node:crypto';
 import { ConflictError, LimitError, NotFoundError, type Problems } from '../model/errors.js';
 import { checkTsigKey, DEFAULT_TSIG_ALGORITHM, normalizeKeyName, SECRET_BYTES, type StoredTsigKey, type TsigKeyData } from '../model/tsig-key.js';
 import { checkManage, seesDomain } from '../model/key-scope.js';
-import { pageLimit, type Page, type Store, type StoreOps } from '../store/store.js';
-import { UniqueViolation } from '../store/store.js';
+import type { AccountStore } from '../store/accounts.js';
+import type { DomainStore } from '../store/domains.js';
+import { pageLimit, type Page } from '../store/page.js';
+import { UniqueViolation, type Transactions } from '../store/store.js';
+import type { TsigKeyStore } from '../store/tsig-keys.js';
 import { scopeOf, type Actor, type Limits } from './actor.js';
 import type { DomainService } from './domains.js';
-import type { Precondition } from './zone-writer.js';
+import type { Precondition, PreconditionReads } from './zone-writer.js';
+
+/** What TSIG keys need of the store; their writes hold the account's lock and run the caller's precondition. */
+type TsigKeysStore = TsigKeyStore & Pick<DomainStore, 'domain'> & Transactions<TsigKeyStore & Pick<DomainStore, 'domain'> & Pick<AccountStore, 'lockAccount'> & PreconditionReads>;
 
 /** A new key: only the name is required; `secret` (base64) is generated when absent. */
 export type TsigKeyInput = Partial<TsigKeyData> & Pick<TsigKeyData, 'name'> & { secret?: string };
@@ -20,7 +26,7 @@ const taken = (name: string) => new ConflictError('name', `The key name '${name}
 
 export class TsigKeyService {
   constructor(
-    private readonly store: Store,
+    private readonly store: TsigKeysStore,
     private readonly domains: DomainService,
     private readonly limits: Limits,
     private readonly now: () => number,
@@ -120,7 +126,7 @@ export class TsigKeyService {
     return this.store.tsigKeyByName(normalizeKeyName(name));
   }
 
-  private async owned(ops: StoreOps, actor: Actor, id: number): Promise<StoredTsigKey> {
+  private async owned(ops: Pick<TsigKeyStore, 'tsigKey'>, actor: Actor, id: number): Promise<StoredTsigKey> {
     const k = Number.isSafeInteger(id) && id > 0 ? await ops.tsigKey(actor.accountId, id) : undefined;
     if (!k || !this.sees(actor, k)) throw new NotFoundError('tsigkey');
     return k;
@@ -133,7 +139,7 @@ export class TsigKeyService {
   }
 
   /** Each id must be one of the actor's domains or mirrors; another account's is reported like a missing one. */
-  private async checkDomains(ops: StoreOps, actor: Actor, ids: number[], p: Problems): Promise<void> {
+  private async checkDomains(ops: Pick<DomainStore, 'domain'>, actor: Actor, ids: number[], p: Problems): Promise<void> {
     for (const id of ids) {
       try {
         await this.domains.owned(ops, actor, id);

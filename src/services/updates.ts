@@ -11,7 +11,9 @@ import { updatesName, updatesRecord, type StoredTsigKey } from '../model/tsig-ke
 import { ConflictError, LimitError, ValidationError } from '../model/errors.js';
 import { checkPrerequisites, opName, planUpdate, PrerequisiteFailed, type AtName, type Prerequisite, type UpdateOp } from '../model/update.js';
 import { zoneContent } from '../model/zone.js';
-import type { StoreOps } from '../store/store.js';
+import type { DomainStore } from '../store/domains.js';
+import type { RecordStore } from '../store/records.js';
+import type { SavepointStore } from '../store/savepoints.js';
 import type { Actor, Limits } from './actor.js';
 import { applyBatch, judgeableInMemory } from './record-batch.js';
 import type { StoredRecord } from '../model/records/index.js';
@@ -150,7 +152,7 @@ export class UpdateService {
    * savepoint needed) unless it changes the apex name servers, which the stored zone judges after the writes
    * inside a savepoint.
    */
-  private async applyOne(tx: StoreOps, now: number, key: StoredTsigKey, req: UpdateRequest, zone: GroupZone): Promise<JournalEntry | null> {
+  private async applyOne(tx: RecordStore & SavepointStore, now: number, key: StoredTsigKey, req: UpdateRequest, zone: GroupZone): Promise<JournalEntry | null> {
     const { domain } = zone;
     if (domain.accountId !== key.accountId || !key.domains.includes(domain.id) || key.update === false) {
       throw new UpdateRefused(`the key ${key.name}. may not update ${req.zone}`);
@@ -191,7 +193,7 @@ export class UpdateService {
   }
 
   /** The master zone of that name, locked for the transaction; NotAuthoritative when we are not its primary. */
-  private async lockedZone(tx: StoreOps, name: string): Promise<StoredDomain> {
+  private async lockedZone(tx: Pick<DomainStore, 'lockedDomainByName'>, name: string): Promise<StoredDomain> {
     const domain = await tx.lockedDomainByName(name);
     if (!domain || !isServedMaster(domain)) throw new NotAuthoritative(`${name} is not a zone this server is the primary for`);
     return domain;
@@ -201,7 +203,7 @@ export class UpdateService {
    * The records at every name the message names, read once (the apex from what the group has read), with the
    * SOA and the service's NS records at the apex.
    */
-  private async namesOf(tx: StoreOps, zone: GroupZone, req: UpdateRequest): Promise<(name: string) => AtName> {
+  private async namesOf(tx: Pick<RecordStore, 'recordsAt'>, zone: GroupZone, req: UpdateRequest): Promise<(name: string) => AtName> {
     const { domain } = zone;
     const served = zoneContent(domain, [], req.nameservers);
     const apexService: RecordData[] = [{ ...served.soa, name: '' }, ...served.answers.map((a) => ({ ...a, name: '' }))];

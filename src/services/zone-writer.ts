@@ -2,7 +2,8 @@
  * The one way a zone changes: a transaction that applies the change, bumps the serial, appends to the
  * journal; then, after commit, one change event.
  */
-import type { StoreOps, Store } from '../store/store.js';
+import type { MirrorStore } from '../store/mirrors.js';
+import type { StoreOps, Transactions } from '../store/store.js';
 import type { Actor } from './actor.js';
 import { isMembershipChange, type ZoneEvent } from '../model/zone-event.js';
 import type { ZoneEventBus } from './zone-events.js';
@@ -20,7 +21,10 @@ export interface JournalEntry {
  * A caller's check on the object as the write found it, under its lock and before anything changes
  * (interface B's If-Match): throwing aborts the write, so the check and the change are one step.
  */
-export type Precondition<T> = (current: T, tx: StoreOps) => Promise<void> | void;
+export type Precondition<T> = (current: T, tx: PreconditionReads) => Promise<void> | void;
+
+/** What a precondition reads in the write's transaction besides the object: what interface B shows of it (a mirror's transfer state). */
+export type PreconditionReads = MirrorStore;
 
 export interface WriteResult<T> {
   value: T;
@@ -31,7 +35,8 @@ export interface WriteResult<T> {
 
 export class ZoneWriter {
   constructor(
-    private readonly store: Store,
+    /** A zone write may touch every aggregate: its function gets the whole transaction. */
+    private readonly store: Transactions,
     private readonly bus: ZoneEventBus,
     readonly now: () => number,
   ) {}
@@ -52,7 +57,7 @@ export class ZoneWriter {
       // The catalog zone's serial moves with its membership, in the same commit (every node reads it).
       if (isMembershipChange(res.change)) await tx.bumpCatalogSerial(this.serialFloor());
       const { domainId } = res.change;
-      await tx.appendChanges(
+      await tx.appendJournal(
         res.journal.map((j) => {
           const who = j.actor === undefined ? actor : j.actor;
           return {

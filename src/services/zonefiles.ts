@@ -31,7 +31,8 @@ import { dataKey } from '../model/zone-rules.js';
 import { checkKeyFields, type TsigKeyRef } from '../model/tsig-key.js';
 import { checkFileRecords, MAX_LINE_PROBLEMS, parseZoneFile, zoneFile, ZoneFileError, type FileSoa, type LineProblem } from '../model/zonefile.js';
 import { DEFAULT_TRANSFER_PORT, ImportDestinations } from './import-destinations.js';
-import type { StoreOps, Store } from '../store/store.js';
+import type { DomainStore } from '../store/domains.js';
+import type { RecordStore } from '../store/records.js';
 import { checkManage, checkRecordWrite, checkWrite, type KeyScope } from '../model/key-scope.js';
 import { scopeOf, type Actor, type Limits } from './actor.js';
 import type { DomainService } from './domains.js';
@@ -150,7 +151,7 @@ export class ZoneFileService {
   private readonly transferring = new Set<number>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<RecordStore, 'listRecords'>,
     private readonly writer: ZoneWriter,
     private readonly domains: DomainService,
     private readonly limits: Limits,
@@ -320,7 +321,7 @@ function plan(domain: StoredDomain, current: readonly StoredRecord[], file: read
 }
 
 /** Writes the settings the file's SOA changed, journaled as a domain update. */
-async function updateSettings(tx: StoreOps, domain: StoredDomain, settings: ZoneFileSettings, now: number): Promise<JournalEntry> {
+async function updateSettings(tx: Pick<DomainStore, 'updateDomain'>, domain: StoredDomain, settings: ZoneFileSettings, now: number): Promise<JournalEntry> {
   const { id: _i, accountId: _a, serial: _s, ...before } = domain;
   const data: DomainData = { ...DOMAIN_DEFAULTS, ...before, ...pick(settings) };
   await tx.updateDomain(domain.id, data, now);

@@ -12,7 +12,16 @@ import { parseZone, soaOf, zoneContent, type ZoneContent, type ZoneRecord } from
 import { recordChangesSince, recordsOf } from '../model/zone-diff.js';
 import { absoluteName } from '../model/names.js';
 import type { ZoneSigning } from '../model/dnssec.js';
-import type { ChangeRow, DomainKey, Store } from '../store/store.js';
+import type { StoredJournalEntry } from '../model/journal.js';
+import type { AccountStore } from '../store/accounts.js';
+import type { DomainKey, DomainStore } from '../store/domains.js';
+import type { JournalStore } from '../store/journal.js';
+import type { MirrorStore } from '../store/mirrors.js';
+import type { RecordStore } from '../store/records.js';
+import type { Transactions } from '../store/store.js';
+
+/** What serving zones reads of the store: a zone's domain, records and journal (in one transaction for a transfer), mirrors' copies, TSIG owners. */
+type ServedStore = DomainStore & RecordStore & JournalStore & MirrorStore & Pick<AccountStore, 'accountByName'> & Transactions<DomainStore & RecordStore & JournalStore>;
 import { CATALOG_ID } from '../model/catalog.js';
 import { DNS_PORT, type CatalogOptions, type CatalogService, type NotifyTarget } from './catalog.js';
 import type { DnssecService } from './dnssec.js';
@@ -30,7 +39,7 @@ export interface ServedZone {
 /** One consistent version of a zone, for a transfer. */
 export interface ZoneSnapshot extends ServedZone {
   /** A master zone's stored records and its journal rows from the serial asked for on; null for a mirror (it keeps none). */
-  journal: { records: StoredRecord[]; changes: ChangeRow[] } | null;
+  journal: { records: StoredRecord[]; changes: StoredJournalEntry[] } | null;
 }
 
 /**
@@ -58,7 +67,7 @@ export interface ZoneBatch {
 
 export class ZoneService {
   constructor(
-    private readonly store: Store,
+    private readonly store: ServedStore,
     private readonly now: () => number,
     private readonly dnssec: DnssecService,
     /** The catalog zone, served like a master zone with id CATALOG_ID, when configured. */
@@ -144,7 +153,7 @@ export class ZoneService {
     const names = new Set([apex]);
     const recordsOnly = domain.serial !== serial;
     if (recordsOnly) {
-      const rows = await this.store.listChanges({ domainId: id, afterSerial: serial - 1, limit: DELTA_MAX_CHANGES + 1 });
+      const rows = await this.store.listJournal({ domainId: id, afterSerial: serial - 1, limit: DELTA_MAX_CHANGES + 1 });
       const later = rows.length > DELTA_MAX_CHANGES ? null : recordChangesSince(domain, rows, serial);
       if (!later) return null;
       for (const c of later) for (const r of [...recordsOf(c.before), ...recordsOf(c.after)]) names.add(keyOf(absoluteName(r.name, domain.domain)));
@@ -220,7 +229,7 @@ export class ZoneService {
       const d = await tx.domainById(domain.id);
       if (!d) return null;
       const records = await tx.listRecords(d.id);
-      const changes = sinceSerial === null ? [] : await tx.listChanges({ domainId: d.id, afterSerial: sinceSerial - 1 });
+      const changes = sinceSerial === null ? [] : await tx.listJournal({ domainId: d.id, afterSerial: sinceSerial - 1 });
       return { domain: d, content: zoneContent(d, records, nameservers), expiresAt: null, journal: { records, changes } };
     });
     // Keys change only by writes that also raise the serial, so they are read after the records without a race that matters.

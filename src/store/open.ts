@@ -1,7 +1,7 @@
 /** Chooses the backend from a database URL: `sqlite:PATH` (default) or `postgres://…`. */
-import { PostgresStore } from './postgres/pg-store.js';
-import type { PostgresOptions } from './postgres/pg-dialect.js';
-import { SqliteStore } from './sqlite/sqlite-store.js';
+import type { PostgresOptions } from './postgres/dialect.js';
+import { openPostgresStore } from './postgres/open.js';
+import { openSqliteStore } from './sqlite/open.js';
 import type { Store } from './store.js';
 
 export type StoreOptions = PostgresOptions;
@@ -18,8 +18,8 @@ export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url);
 export async function openStore(url: string, opts: StoreOptions = {}): Promise<Store> {
   const path = sqlitePath(url);
   let store: Store;
-  if (path !== null) store = SqliteStore.open(path);
-  else if (isPostgresUrl(url)) store = await PostgresStore.open(url, opts);
+  if (path !== null) store = openSqliteStore(path);
+  else if (isPostgresUrl(url)) store = await openPostgresStore(url, opts);
   else throw new Error(`unsupported database URL '${url}': use sqlite:PATH or postgres://…`);
   try {
     await store.migrate();

@@ -5,7 +5,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parsePostgresUrl } from '../../src/store/postgres/pg-dialect.js';
+import { parsePostgresUrl } from '../../src/store/postgres/dialect.js';
 import { freshDatabase, v3 } from '../support/server.js';
 import { addUser, startNode, stopNodes } from './nodes.js';
 

@@ -5,7 +5,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ZoneEvent } from '../../src/model/zone-event.js';
-import { parsePostgresUrl } from '../../src/store/postgres/pg-dialect.js';
+import { parsePostgresUrl } from '../../src/store/postgres/dialect.js';
 import { freshDatabase, startTestServer, v3, type TestServer } from '../support/server.js';
 import { waitFor } from './nodes.js';
 

@@ -30,7 +30,7 @@ describe('core services', () => {
     const after = await services.domains.get(alice, d.id);
     expect(after.serial).toBeGreaterThan(d.serial);
     expect(r.type).toBe('A');
-    const changes = await services.store.listChanges({ domainId: d.id });
+    const changes = await services.store.listJournal({ domainId: d.id });
     expect(changes.map((c) => c.action)).toEqual(['domain.create', 'record.create']);
   });
 

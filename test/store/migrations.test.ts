@@ -2,13 +2,14 @@
 import { Kysely, Migrator } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { DOMAIN_DEFAULTS, type DomainData } from '../../src/model/domain.js';
-import { KyselyOps } from '../../src/store/kysely-store.js';
+import { storeOps } from '../../src/store/compose.js';
 import { migrationProvider } from '../../src/store/migrations/index.js';
 import { openStore, sqlitePath } from '../../src/store/open.js';
 import { UniqueViolation } from '../../src/store/store.js';
-import { createPool, parsePostgresUrl, postgresDialect, waitForDatabase } from '../../src/store/postgres/pg-dialect.js';
+import { createPool, parsePostgresUrl, postgresDialect, waitForDatabase } from '../../src/store/postgres/dialect.js';
 import type { Database } from '../../src/store/schema.js';
-import { openSqlite } from '../../src/store/sqlite/sqlite-dialect.js';
+import { openSqlite } from '../../src/store/sqlite/dialect.js';
+import { sqliteSql } from '../../src/store/sqlite/sql.js';
 import { freshDatabase } from '../support/server.js';
 
 /** The database at `url` migrated up to `last` only, as an older release left it. */
@@ -29,6 +30,9 @@ const oldColumns = { priority: 10, weight: 5, port: 80, protocol: '', ttl: 0, ta
 const rethrow = (e: unknown): never => {
   throw e;
 };
+
+/** Today's store operations in a transaction on an older database (what they write needs no dialect's own SQL; errors pass unchanged). */
+const opsOf = (trx: Kysely<Database>) => storeOps(trx, { ...sqliteSql, mapError: rethrow });
 
 /** A domain row with the columns of 001_initial only, as older releases wrote one (today's insertDomain writes later columns too). */
 async function oldDomain(trx: Kysely<Database>, accountId: number, d: Partial<DomainData> & Pick<DomainData, 'domain' | 'kind'>): Promise<{ id: number }> {
@@ -53,7 +57,7 @@ describe('003_canonical_aaaa', () => {
       // Written as the older release stored them: AAAA targets as the client spelled them.
       const spelled = Array.from({ length: 1500 }, (_, i) => `2001:0DB8:0:0::${(i + 1).toString(16).toUpperCase()}`);
       const domainId = await db.transaction().execute(async (trx) => {
-        const ops = new KyselyOps(trx, rethrow);
+        const ops = opsOf(trx);
         const account = await ops.createAccount('alice', 'hash', 1);
         const domain = await oldDomain(trx, account.id, { domain: 'old.example', kind: 'master' });
         const insert = (type: string, name: string, target: string) =>
@@ -84,7 +88,7 @@ describe('004_record_data', () => {
     try {
       const db = await olderDatabase(url, '003_canonical_aaaa');
       const { domainId, mirrorId } = await db.transaction().execute(async (trx) => {
-        const ops = new KyselyOps(trx, rethrow);
+        const ops = opsOf(trx);
         const account = await ops.createAccount('alice', 'hash', 1);
         const domain = await oldDomain(trx, account.id, { domain: 'old.example', kind: 'master' });
         const mirror = await oldDomain(trx, account.id, { domain: 'mirror.example', kind: 'slave', masterIps: ['192.0.2.53'] });
@@ -116,7 +120,7 @@ describe('004_record_data', () => {
           { type: 'TXT', name: 'txt', ttl: 0, data: { text: 'v=spf1 -all' } },
           { type: 'NS', name: 'sub', ttl: 0, data: { nameserver: 'ns.elsewhere.example' } },
         ]);
-        const [change] = await store.listChanges({ domainId });
+        const [change] = await store.listJournal({ domainId });
         expect(change?.before).toEqual({ id: 1, domainId, type: 'A', name: 'www', ttl: 0, data: { address: '192.0.2.9' } });
         expect(change?.after).toMatchObject({ data: { address: '192.0.2.1' } });
         expect(await store.mirrorState(mirrorId)).toMatchObject({ serial: null, zone: null, lastSuccess: 1 });
@@ -135,7 +139,7 @@ describe('005_tsig_keys', () => {
     try {
       const db = await olderDatabase(url, '004_record_data');
       const { mirrorId, alice, bob } = await db.transaction().execute(async (trx) => {
-        const ops = new KyselyOps(trx, rethrow);
+        const ops = opsOf(trx);
         const alice = await ops.createAccount('alice', 'hash', 1);
         const bob = await ops.createAccount('bob', 'hash', 1);
         const mirror = await oldDomain(trx, alice.id, { domain: 'mirror.example', kind: 'slave', masterIps: ['192.0.2.53'] });

@@ -5,7 +5,7 @@
 import { createServer } from 'node:net';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parsePostgresUrl } from '../../src/store/postgres/pg-dialect.js';
+import { parsePostgresUrl } from '../../src/store/postgres/dialect.js';
 import { openStore } from '../../src/store/open.js';
 import { UniqueViolation } from '../../src/store/store.js';
 import { freshDatabase } from '../support/server.js';

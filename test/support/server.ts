@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { Config } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-import { parsePostgresUrl } from '../../src/store/postgres/pg-dialect.js';
+import { parsePostgresUrl } from '../../src/store/postgres/dialect.js';
 
 export interface TestServer extends RunningServer {
   /** e.g. http://127.0.0.1:41234 */

@@ -14,7 +14,7 @@ import type { Config } from '../../src/config.js';
 import { dsDigest, keyTag, type ZoneSigning } from '../../src/model/dnssec.js';
 import { startServer } from '../../src/server.js';
 import { sqlitePath } from '../../src/store/open.js';
-import { parsePostgresUrl } from '../../src/store/postgres/pg-dialect.js';
+import { parsePostgresUrl } from '../../src/store/postgres/dialect.js';
 import { betterSqlite3 } from '../../src/store/sqlite/better-sqlite3.js';
 import { dig } from '../dns/support.js';
 import { backend, freshDatabase, startTestServer, type TestServer } from '../support/server.js';

@@ -1,6 +1,6 @@
 /** Interface A error codes that are not about one field: 1, 2, 3/9, 5 (foreign = missing), and test.echo. */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { KyselyOps } from '../../src/store/kysely-store.js';
+import { KyselyJournalStore } from '../../src/store/journal.js';
 import { call, data, domain, errorBody, records, resource, world, type World } from './support.js';
 
 let w: World;
@@ -73,7 +73,7 @@ describe('interface A error codes', () => {
 
   it('answers an unexpected internal failure with code 1 and changes nothing', async () => {
     const before = await records(w.base, w.alice, aliceDomain);
-    const spy = vi.spyOn(KyselyOps.prototype, 'appendChanges').mockRejectedValue(new Error('disk on fire'));
+    const spy = vi.spyOn(KyselyJournalStore.prototype, 'appendJournal').mockRejectedValue(new Error('disk on fire'));
     try {
       const a = await call(w.base, { api_action: 'domain.resource.create', api_key: w.alice, DomainID: aliceDomain, Type: 'TXT', Name: 'lost', Target: 'x' });
       expect(a.status).toBe(200);

@@ -2,7 +2,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError } from '../../../model/errors.js';
-import type { ChangeRow, ApiKeyRow } from '../../../store/store.js';
+import type { ApiKeyRow } from '../../../model/account.js';
+import type { StoredJournalEntry as ChangeRow } from '../../../model/journal.js';
 import { PageQuery, problemResponse, success } from '../shared-schemas.js';
 import { allowOnly, etagOf, isoTime, page, typed, type ResourceRoutes, type RouteContext } from '../support.js';
 import { ApiKey, Event, EventQuery, KeyCreate, KeyParams, NewApiKey } from './schemas.js';

@@ -6,7 +6,7 @@ import { NotFoundError } from '../../../model/errors.js';
 import { normalizeZoneName } from '../../../model/names.js';
 import type { Actor } from '../../../services/index.js';
 import type { Precondition } from '../../../services/zone-writer.js';
-import type { StoreOps } from '../../../store/store.js';
+import type { PreconditionReads as StoreOps } from '../../../services/zone-writer.js';
 import { bodyFailure, mapFields, rejectBody } from '../problem.js';
 import { IdParams, problemResponse, success } from '../shared-schemas.js';
 import { checkIfMatch, collectionRoutes, etagOf, page, typed, type ResourceRoutes, type RouteContext } from '../support.js';

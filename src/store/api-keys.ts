@@ -1,0 +1,82 @@
+/** API keys: stored by the hash of their secret, each with its account and scope. */
+import type { Kysely } from 'kysely';
+import type { ApiKeyRow } from '../model/account.js';
+import type { KeyScope } from '../model/key-scope.js';
+import { num, numOrNull } from './columns.js';
+import type { DialectSql } from './dialect-sql.js';
+import type { Database } from './schema.js';
+
+export interface ApiKeyStore {
+  insertKey(accountId: number, keyHash: string, prefix: string, label: string, now: number, expiresAt: number | null, scope?: KeyScope): Promise<ApiKeyRow>;
+  /** The key and its account when the hash matches a key that has not expired at `now`. */
+  keyByHash(keyHash: string, now: number): Promise<(ApiKeyRow & { username: string }) | undefined>;
+  listKeys(accountId: number, now: number): Promise<ApiKeyRow[]>;
+  countActiveKeys(accountId: number, now: number): Promise<number>;
+  deleteKey(accountId: number, keyId: number): Promise<boolean>;
+}
+
+function toKey(row: { id: unknown; account_id: unknown; prefix: string; label: string; created_at: unknown; expires_at: unknown; scope: string }): ApiKeyRow {
+  return {
+    scope: JSON.parse(row.scope) as KeyScope,
+    id: num(row.id),
+    accountId: num(row.account_id),
+    prefix: row.prefix,
+    label: row.label,
+    createdAt: num(row.created_at),
+    expiresAt: numOrNull(row.expires_at),
+  };
+}
+
+export class KyselyApiKeyStore implements ApiKeyStore {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: DialectSql,
+  ) {}
+
+  async insertKey(accountId: number, keyHash: string, prefix: string, label: string, now: number, expiresAt: number | null, scope: KeyScope = {}): Promise<ApiKeyRow> {
+    const row = await this.db
+      .insertInto('api_keys')
+      .values({ account_id: accountId, key_hash: keyHash, prefix, label, created_at: now, expires_at: expiresAt, scope: JSON.stringify(scope) })
+      .returningAll()
+      .executeTakeFirstOrThrow()
+      .catch(this.dialect.mapError);
+    return toKey(row);
+  }
+
+  async keyByHash(keyHash: string, now: number) {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+      .selectAll('api_keys')
+      .select('accounts.username')
+      .where('api_keys.key_hash', '=', keyHash)
+      .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', now)]))
+      .executeTakeFirst();
+    return row && { ...toKey(row), username: row.username };
+  }
+
+  async listKeys(accountId: number, now: number): Promise<ApiKeyRow[]> {
+    const rows = await this.activeKeys(accountId, now).selectAll().orderBy('id').execute();
+    return rows.map(toKey);
+  }
+
+  async countActiveKeys(accountId: number, now: number): Promise<number> {
+    const row = await this.activeKeys(accountId, now)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    return num(row.n);
+  }
+
+  async deleteKey(accountId: number, keyId: number): Promise<boolean> {
+    const res = await this.db.deleteFrom('api_keys').where('account_id', '=', accountId).where('id', '=', keyId).executeTakeFirst();
+    return Number(res.numDeletedRows) > 0;
+  }
+
+  /** The account's keys that have not expired at `now`. */
+  private activeKeys(accountId: number, now: number) {
+    return this.db
+      .selectFrom('api_keys')
+      .where('account_id', '=', accountId)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * What SQLite and PostgreSQL do differently, behind one interface: sqlite/sql.ts and postgres/sql.ts implement
+ * it, and the aggregates' queries call it where the two differ.
+ */
+import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { RecordData, StoredRecord } from '../model/records/index.js';
+import type { ZoneEvent } from '../model/zone-event.js';
+import type { Database } from './schema.js';
+
+export interface DialectSql {
+  /** Turns a driver error into UniqueViolation where it is one; rethrows everything else. */
+  mapError(e: unknown): never;
+  /**
+   * Inside a transaction: holds the row until commit, so concurrent writers on it run one after the other
+   * across processes. PostgreSQL takes a row lock; on SQLite this does nothing, because BEGIN IMMEDIATE
+   * already serialises every writer.
+   */
+  lockRow(db: Kysely<Database>, table: 'domains' | 'accounts', id: number): Promise<void>;
+  /** The query, made to lock the rows it reads as lockRow does (one round trip). */
+  lockingRead<TB extends keyof Database, O>(q: SelectQueryBuilder<Database, TB, O>): SelectQueryBuilder<Database, TB, O>;
+  /** Inside a transaction: queues writers that add or rename domains, across nodes (see DomainStore.lockDomainNames). */
+  lockDomainNames(db: Kysely<Database>): Promise<void>;
+  /** Inserts the records in the order given and returns them stored (see RecordStore.insertRecords). */
+  insertRecords(db: Kysely<Database>, domainId: number, rs: readonly RecordData[], now: number): Promise<StoredRecord[]>;
+  /** Tells the other nodes about a change, once the transaction commits (see EventStore.announce). */
+  announce(db: Kysely<Database>, change: ZoneEvent): Promise<void>;
+}

@@ -1,0 +1,122 @@
+/** Records: each zone's resource records, their type's fields in one JSON column. */
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { RecordData, StoredRecord } from '../model/records/index.js';
+import { num } from './columns.js';
+import type { DialectSql } from './dialect-sql.js';
+import { recordColumns } from './record-insert.js';
+import type { Database, RecordsTable } from './schema.js';
+
+export interface RecordStore {
+  insertRecord(domainId: number, r: RecordData, now: number): Promise<StoredRecord>;
+  /** Inserts many records, a few hundred a statement; returns them stored, in the order given. */
+  insertRecords(domainId: number, rs: readonly RecordData[], now: number): Promise<StoredRecord[]>;
+  record(domainId: number, id: number): Promise<StoredRecord | undefined>;
+  recordById(id: number): Promise<StoredRecord | undefined>;
+  /** Every record of the domain, ordered by id. */
+  listRecords(domainId: number): Promise<StoredRecord[]>;
+  /** Every record of the domains with ids `firstId`..`lastId`, ordered by domain and id (the DNS server's start-up load). */
+  recordsOfDomains(firstId: number, lastId: number): Promise<StoredRecord[]>;
+  /** Records of the domain whose owner equals `name` case-insensitively. */
+  recordsAt(domainId: number, name: string): Promise<StoredRecord[]>;
+  /** Records of the domain whose owner is one of `names` (relative, lower case), case-insensitively. */
+  recordsAtNames(domainId: number, names: readonly string[]): Promise<StoredRecord[]>;
+  countRecords(domainId: number): Promise<number>;
+  /** Records in the whole store (for metrics and consistency checks). */
+  countAllRecords(): Promise<number>;
+  updateRecord(id: number, r: RecordData, now: number): Promise<void>;
+  deleteRecord(id: number): Promise<void>;
+}
+
+/** The columns a StoredRecord is made of (not the timestamps: nothing reads them back, and a bulk read pays for each). */
+const RECORD_COLUMNS = ['id', 'domain_id', 'type', 'name', 'ttl', 'data'] as const;
+
+function toRecord(row: Pick<Selectable<RecordsTable>, (typeof RECORD_COLUMNS)[number]>): StoredRecord {
+  return {
+    id: num(row.id),
+    domainId: num(row.domain_id),
+    type: row.type,
+    name: row.name,
+    ttl: num(row.ttl),
+    data: JSON.parse(row.data) as RecordData['data'],
+  };
+}
+
+export class KyselyRecordStore implements RecordStore {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: DialectSql,
+  ) {}
+
+  async insertRecord(domainId: number, r: RecordData, now: number): Promise<StoredRecord> {
+    const row = await this.db
+      .insertInto('records')
+      .values({ domain_id: domainId, ...recordColumns(r), created_at: now, updated_at: now })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toRecord(row);
+  }
+
+  insertRecords(domainId: number, rs: readonly RecordData[], now: number): Promise<StoredRecord[]> {
+    return this.dialect.insertRecords(this.db, domainId, rs, now);
+  }
+
+  async record(domainId: number, id: number): Promise<StoredRecord | undefined> {
+    const row = await this.db.selectFrom('records').select(RECORD_COLUMNS).where('domain_id', '=', domainId).where('id', '=', id).executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  async recordById(id: number): Promise<StoredRecord | undefined> {
+    const row = await this.db.selectFrom('records').select(RECORD_COLUMNS).where('id', '=', id).executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  async listRecords(domainId: number): Promise<StoredRecord[]> {
+    const rows = await this.db.selectFrom('records').select(RECORD_COLUMNS).where('domain_id', '=', domainId).orderBy('id').execute();
+    return rows.map(toRecord);
+  }
+
+  async recordsOfDomains(firstId: number, lastId: number): Promise<StoredRecord[]> {
+    const rows = await this.db
+      .selectFrom('records')
+      .select(RECORD_COLUMNS)
+      .where('domain_id', '>=', firstId)
+      .where('domain_id', '<=', lastId)
+      .orderBy('domain_id')
+      .orderBy('id')
+      .execute();
+    return rows.map(toRecord);
+  }
+
+  async recordsAt(domainId: number, name: string): Promise<StoredRecord[]> {
+    return this.recordsAtNames(domainId, [name.toLowerCase()]);
+  }
+
+  async recordsAtNames(domainId: number, names: readonly string[]): Promise<StoredRecord[]> {
+    // Sorted here, not by the query: ORDER BY id leads SQLite to walk the domain's (domain_id, id) index, every
+    // record of it, rather than look the few names up by (domain_id, lower(name)).
+    const rows = await this.db.selectFrom('records').select(RECORD_COLUMNS).where('domain_id', '=', domainId).where(sql`lower(name)`, 'in', [...names]).execute();
+    return rows.map(toRecord).sort((a, b) => a.id - b.id);
+  }
+
+  async countRecords(domainId: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('records')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('domain_id', '=', domainId)
+      .executeTakeFirstOrThrow();
+    return num(row.n);
+  }
+
+  async countAllRecords(): Promise<number> {
+    const row = await this.db.selectFrom('records').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    return num(row.n);
+  }
+
+  async updateRecord(id: number, r: RecordData, now: number): Promise<void> {
+    await this.db.updateTable('records').set({ ...recordColumns(r), updated_at: now }).where('id', '=', id).execute();
+  }
+
+  async deleteRecord(id: number): Promise<void> {
+    await this.db.deleteFrom('records').where('id', '=', id).execute();
+  }
+}

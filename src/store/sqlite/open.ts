@@ -1,0 +1,21 @@
+/** Opens the store on an SQLite file: one node, the whole cluster. */
+import { Kysely } from 'kysely';
+import { migrateToLatest, storeOps } from '../compose.js';
+import type { Database } from '../schema.js';
+import type { Store } from '../store.js';
+import { openSqlite } from './dialect.js';
+import { sqliteSql } from './sql.js';
+
+export function openSqliteStore(path: string): Store {
+  const kysely = new Kysely<Database>({ dialect: openSqlite(path) });
+  return {
+    ...storeOps(kysely, sqliteSql),
+    dialect: 'sqlite',
+    transaction: (fn) => kysely.transaction().execute((trx) => fn(storeOps(trx, sqliteSql))),
+    // Without a shared server there are no other nodes to hear from, and this one is always the leader.
+    listen: async () => null,
+    leaderLock: () => null,
+    migrate: () => migrateToLatest(kysely, null),
+    close: () => kysely.destroy(),
+  };
+}

@@ -1,0 +1,91 @@
+/** TSIG keys: shared secrets, found by name alone, with the domains and names they may update or transfer. */
+import type { Kysely, Selectable } from 'kysely';
+import type { StoredTsigKey, TsigAlgorithm, TsigKeyData, UpdateScope } from '../model/tsig-key.js';
+import { num } from './columns.js';
+import type { DialectSql } from './dialect-sql.js';
+import { pageLimit, type Page } from './page.js';
+import type { Database, TsigKeysTable } from './schema.js';
+
+export interface TsigKeyStore {
+  /** Raises UniqueViolation when the name is taken (by any account). */
+  insertTsigKey(accountId: number, k: TsigKeyData, secret: string, now: number): Promise<StoredTsigKey>;
+  /** A key of this account (undefined for another account's: the two look the same). */
+  tsigKey(accountId: number, id: number): Promise<StoredTsigKey | undefined>;
+  /** The key with this (normalised) name, of whichever account. */
+  tsigKeyByName(name: string): Promise<StoredTsigKey | undefined>;
+  listTsigKeys(accountId: number, page?: Page): Promise<StoredTsigKey[]>;
+  countTsigKeys(accountId: number): Promise<number>;
+  /** Everything but the secret and the owner; raises UniqueViolation when the new name is taken. */
+  updateTsigKey(id: number, k: TsigKeyData): Promise<void>;
+  deleteTsigKey(accountId: number, id: number): Promise<boolean>;
+}
+
+function toTsigKey(row: Selectable<TsigKeysTable>): StoredTsigKey {
+  return {
+    id: num(row.id),
+    accountId: num(row.account_id),
+    name: row.name,
+    algorithm: row.algorithm as TsigAlgorithm,
+    secret: row.secret,
+    domains: JSON.parse(row.domains) as number[],
+    update: JSON.parse(row.update_scope) as UpdateScope,
+    transfer: num(row.transfer) !== 0,
+    createdAt: num(row.created_at),
+  };
+}
+
+function tsigKeyColumns(k: TsigKeyData) {
+  return { name: k.name, algorithm: k.algorithm, domains: JSON.stringify(k.domains), update_scope: JSON.stringify(k.update), transfer: k.transfer ? 1 : 0 };
+}
+
+export class KyselyTsigKeyStore implements TsigKeyStore {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: DialectSql,
+  ) {}
+
+  async insertTsigKey(accountId: number, k: TsigKeyData, secret: string, now: number): Promise<StoredTsigKey> {
+    const row = await this.db
+      .insertInto('tsig_keys')
+      .values({ account_id: accountId, ...tsigKeyColumns(k), secret, created_at: now })
+      .returningAll()
+      .executeTakeFirstOrThrow()
+      .catch(this.dialect.mapError);
+    return toTsigKey(row);
+  }
+
+  async tsigKey(accountId: number, id: number): Promise<StoredTsigKey | undefined> {
+    const row = await this.db.selectFrom('tsig_keys').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    return row && toTsigKey(row);
+  }
+
+  async tsigKeyByName(name: string): Promise<StoredTsigKey | undefined> {
+    const row = await this.db.selectFrom('tsig_keys').selectAll().where('name', '=', name).executeTakeFirst();
+    return row && toTsigKey(row);
+  }
+
+  async listTsigKeys(accountId: number, page: Page = {}): Promise<StoredTsigKey[]> {
+    let q = this.db.selectFrom('tsig_keys').selectAll().where('account_id', '=', accountId);
+    if (page.after !== undefined) q = q.where('id', '>', page.after);
+    if (page.limit !== undefined) q = q.limit(pageLimit(page.limit));
+    return (await q.orderBy('id').execute()).map(toTsigKey);
+  }
+
+  async countTsigKeys(accountId: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('tsig_keys')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    return num(row.n);
+  }
+
+  async updateTsigKey(id: number, k: TsigKeyData): Promise<void> {
+    await this.db.updateTable('tsig_keys').set(tsigKeyColumns(k)).where('id', '=', id).execute().catch(this.dialect.mapError);
+  }
+
+  async deleteTsigKey(accountId: number, id: number): Promise<boolean> {
+    const res = await this.db.deleteFrom('tsig_keys').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+    return Number(res.numDeletedRows) > 0;
+  }
+}
