@@ -133,6 +133,45 @@ describe('004_record_data', () => {
   });
 });
 
+describe('004_record_data, every type', () => {
+  it("gives each type the fields interface A's mapping gave it when 004 was written, and other types their target", async () => {
+    const { url, cleanup } = freshDatabase();
+    try {
+      const db = await olderDatabase(url, '003_canonical_aaaa');
+      const domainId = await db.transaction().execute(async (trx) => {
+        const account = await opsOf(trx).createAccount('alice', 'hash', 1);
+        const domain = await oldDomain(trx, account.id, { domain: 'old.example', kind: 'master' });
+        const insert = (row: Record<string, unknown>) =>
+          trx.insertInto('records').values({ domain_id: domain.id, ...oldColumns, created_at: 1, updated_at: 1, ...row } as never).execute();
+        await insert({ type: 'A', name: 'here', target: '[remote_addr]' });
+        await insert({ type: 'AAAA', name: 'v6', target: '2001:db8::1' });
+        await insert({ type: 'CNAME', name: 'alias', target: 'www.old.example' });
+        await insert({ type: 'SRV', name: '_sip._udp.old.example', target: 'sip.old.example', priority: 3, weight: 4, port: 5061, protocol: 'udp' });
+        await insert({ type: 'CAA', name: 'caa', target: 'ca.example', tag: 'iodef' });
+        await insert({ type: 'PTR', name: '1', target: 'host.old.example' });
+        return domain.id;
+      });
+      await db.destroy();
+
+      const store = await openStore(url);
+      try {
+        expect((await store.listRecords(domainId)).map(({ type, name, data }) => ({ type, name, data }))).toEqual([
+          { type: 'A', name: 'here', data: { address: '[remote_addr]' } },
+          { type: 'AAAA', name: 'v6', data: { address: '2001:db8::1' } },
+          { type: 'CNAME', name: 'alias', data: { target: 'www.old.example' } },
+          { type: 'SRV', name: '_sip._udp.old.example', data: { priority: 3, weight: 4, port: 5061, target: 'sip.old.example' } },
+          { type: 'CAA', name: 'caa', data: { flags: 0, tag: 'iodef', value: 'ca.example' } },
+          { type: 'PTR', name: '1', data: { target: 'host.old.example' } },
+        ]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
 describe('005_tsig_keys', () => {
   it('keeps existing domains (with no master key), and adds keys whose names are unique across accounts', async () => {
     const { url, cleanup } = freshDatabase();
