@@ -169,40 +169,9 @@ export class ChangeService {
         out.add.push({ index, rec });
         return;
       }
-      // A delete takes no fields; they are named along with any problem of its id.
-      const extra = op === 'delete' ? Object.keys(item.fields) : [];
-      const fieldProblems = () => {
-        for (const f of extra) bad(f, 'is not a field of a delete (it takes op, type and id).');
-      };
-      const id = item.id;
-      if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) {
-        bad('id', 'The id of the record to change must be a positive integer.');
-        fieldProblems();
-        return;
-      }
-      const current = byId.get(id);
-      if (!current) {
-        bad('id', `The domain has no record ${id}.`);
-        fieldProblems();
-        return;
-      }
-      const earlier = seen.get(id);
-      if (earlier !== undefined) {
-        bad('id', `Record ${id} is already changed by item ${earlier}; a record may appear once in a change list.`);
-        fieldProblems();
-        return;
-      }
-      seen.set(id, index);
-      if (current.type !== t.type) {
-        bad('type', `Record ${id} is a ${current.type} record, not ${t.type}.`);
-        fieldProblems();
-        return;
-      }
+      const current = recordToChange(item, index, t, byId, seen, bad);
+      if (!current) return;
       if (op === 'delete') {
-        if (extra.length > 0) {
-          fieldProblems();
-          return;
-        }
         out.plan.push({ kind: 'remove', at: out.remove.length });
         out.remove.push({ index, before: current });
         return;
@@ -290,6 +259,43 @@ export class ChangeService {
   }
 }
 
+
+/**
+ * The stored record an update or delete item names; null once every reason it cannot be changed is reported.
+ * `seen`: the ids earlier items named (a record may appear once), which this one's is added to.
+ */
+function recordToChange(
+  item: ChangeItem,
+  index: number,
+  t: RecordType,
+  byId: ReadonlyMap<number, StoredRecord>,
+  seen: Map<number, number>,
+  bad: (field: string | null, message: string) => void,
+): StoredRecord | null {
+  // A delete takes no fields; they are named along with any problem of its id.
+  const extra = item.op === 'delete' ? Object.keys(item.fields) : [];
+  const fieldProblems = () => {
+    for (const f of extra) bad(f, 'is not a field of a delete (it takes op, type and id).');
+  };
+  const refuse = (field: string, message: string): null => {
+    bad(field, message);
+    fieldProblems();
+    return null;
+  };
+  const id = item.id;
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) return refuse('id', 'The id of the record to change must be a positive integer.');
+  const current = byId.get(id);
+  if (!current) return refuse('id', `The domain has no record ${id}.`);
+  const earlier = seen.get(id);
+  if (earlier !== undefined) return refuse('id', `Record ${id} is already changed by item ${earlier}; a record may appear once in a change list.`);
+  seen.set(id, index);
+  if (current.type !== t.type) return refuse('type', `Record ${id} is a ${current.type} record, not ${t.type}.`);
+  if (extra.length > 0) {
+    fieldProblems();
+    return null;
+  }
+  return current;
+}
 /** The items that remove, change or add an NS record at the apex. */
 function apexNameServerItems(j: Judged): number[] {
   const ns = (r: RecordData) => Boolean(recordType(r.type)?.nameServer) && r.name === '';
