@@ -84,7 +84,7 @@ export function createPool(parsed: ParsedUrl, opts: PostgresOptions): pg.Pool {
     ...(parsed.schema ? { options: `-c search_path=${parsed.schema}` } : {}),
   });
   // A connection the server drops must not crash the process: while idle the pool replaces it; while
-  // in use the running query fails too, and the transaction is retried (PostgresStore.transaction).
+  // in use the running query fails too, and the transaction is retried (retriedTransaction in open.ts).
   pool.on('error', (e) => opts.log?.(`PostgreSQL connection lost while idle (${e.message}); it will be replaced`));
   pool.on('connect', (client) => client.on('error', (e) => opts.log?.(`PostgreSQL connection lost (${e.message})`)));
   return pool;
