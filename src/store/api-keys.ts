@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { ApiKeyRow } from '../model/account.js';
 import type { KeyScope } from '../model/key-scope.js';
-import { num, numOrNull } from './columns.js';
+import { countRows, num, numOrNull } from './columns.js';
 import type { DialectSql } from './dialect-sql.js';
 import type { Database } from './schema.js';
 
@@ -60,11 +60,8 @@ export class KyselyApiKeyStore implements ApiKeyStore {
     return rows.map(toKey);
   }
 
-  async countActiveKeys(accountId: number, now: number): Promise<number> {
-    const row = await this.activeKeys(accountId, now)
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirstOrThrow();
-    return num(row.n);
+  countActiveKeys(accountId: number, now: number): Promise<number> {
+    return countRows(this.activeKeys(accountId, now));
   }
 
   async deleteKey(accountId: number, keyId: number): Promise<boolean> {

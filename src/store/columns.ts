@@ -1,5 +1,6 @@
-/** Column values shared by the aggregates: numbers as the drivers give them back, and a raised serial. */
-import { sql } from 'kysely';
+/** Column values shared by the aggregates: numbers as the drivers give them back, a raised serial, a count of rows. */
+import { sql, type SelectQueryBuilder } from 'kysely';
+import type { Database } from './schema.js';
 
 // PostgreSQL returns bigint as a string; all our bigints (ms times, serials) fit a double exactly.
 /** A number column as a number, on either database. */
@@ -10,3 +11,9 @@ export const numOrNull = (v: unknown): number | null => (v === null ? null : num
 
 /** A serial column's new value: max(serial + 1, floor) (see DomainStore.bumpSerial, CatalogStore.bumpCatalogSerial). */
 export const raisedSerial = (floor: number) => sql<number>`case when serial + 1 > ${floor} then serial + 1 else ${floor} end`;
+
+/** How many rows the query (a FROM and WHERE, nothing selected yet) finds. */
+export async function countRows<TB extends keyof Database>(q: SelectQueryBuilder<Database, TB, object>): Promise<number> {
+  const row = await q.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  return num(row.n);
+}

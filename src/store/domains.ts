@@ -2,7 +2,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { DomainData, DomainKind, DomainStatus, StoredDomain } from '../model/domain.js';
 import type { TsigKeyRef } from '../model/tsig-key.js';
-import { num, raisedSerial } from './columns.js';
+import { countRows, num, raisedSerial } from './columns.js';
 import type { DialectSql } from './dialect-sql.js';
 import { pageLimit, type Page } from './page.js';
 import type { Database, DomainsTable } from './schema.js';
@@ -141,13 +141,8 @@ export class KyselyDomainStore implements DomainStore {
     return rows.map(toDomain);
   }
 
-  async countDomains(accountId: number): Promise<number> {
-    const row = await this.db
-      .selectFrom('domains')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('account_id', '=', accountId)
-      .executeTakeFirstOrThrow();
-    return num(row.n);
+  countDomains(accountId: number): Promise<number> {
+    return countRows(this.db.selectFrom('domains').where('account_id', '=', accountId));
   }
 
   async updateDomain(id: number, d: DomainData, now: number): Promise<void> {
