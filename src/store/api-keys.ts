@@ -27,6 +27,14 @@ function toKey(row: { id: unknown; account_id: unknown; prefix: string; label: s
   };
 }
 
+/** The account's keys that have not expired at `now`. */
+function activeKeys(db: Kysely<Database>, accountId: number, now: number) {
+  return db
+    .selectFrom('api_keys')
+    .where('account_id', '=', accountId)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
+}
+
 export class KyselyApiKeyStore implements ApiKeyStore {
   constructor(
     private readonly db: Kysely<Database>,
@@ -56,24 +64,16 @@ export class KyselyApiKeyStore implements ApiKeyStore {
   }
 
   async listKeys(accountId: number, now: number): Promise<ApiKeyRow[]> {
-    const rows = await this.activeKeys(accountId, now).selectAll().orderBy('id').execute();
+    const rows = await activeKeys(this.db, accountId, now).selectAll().orderBy('id').execute();
     return rows.map(toKey);
   }
 
   countActiveKeys(accountId: number, now: number): Promise<number> {
-    return countRows(this.activeKeys(accountId, now));
+    return countRows(activeKeys(this.db, accountId, now));
   }
 
   async deleteKey(accountId: number, keyId: number): Promise<boolean> {
     const res = await this.db.deleteFrom('api_keys').where('account_id', '=', accountId).where('id', '=', keyId).executeTakeFirst();
     return Number(res.numDeletedRows) > 0;
-  }
-
-  /** The account's keys that have not expired at `now`. */
-  private activeKeys(accountId: number, now: number) {
-    return this.db
-      .selectFrom('api_keys')
-      .where('account_id', '=', accountId)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
   }
 }

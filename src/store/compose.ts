@@ -16,7 +16,11 @@ import type { Database } from './schema.js';
 import type { StoreOps } from './store.js';
 import { KyselyTsigKeyStore, type TsigKeyStore } from './tsig-keys.js';
 
-/** The part's methods as own properties bound to it, so that parts can be spread side by side into one object. */
+/**
+ * The part's methods as own properties bound to it, so that parts can be spread side by side into one object.
+ * Every method of a part is one of its interface's (helpers are module functions), and no two parts share a
+ * name (test/store/compose.test.ts), so none hides another.
+ */
 function methodsOf<T extends object>(part: T): T {
   const proto = Object.getPrototypeOf(part) as Record<string, unknown>;
   const names = Object.getOwnPropertyNames(proto).filter((name) => name !== 'constructor' && typeof proto[name] === 'function');
