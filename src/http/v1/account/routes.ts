@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError } from '../../../model/errors.js';
 import type { ApiKeyRow } from '../../../model/account.js';
-import type { StoredJournalEntry as ChangeRow } from '../../../model/journal.js';
+import type { StoredJournalEntry } from '../../../model/journal.js';
 import { PageQuery, problemResponse, success } from '../shared-schemas.js';
 import { allowOnly, etagOf, isoTime, page, typed, type ResourceRoutes, type RouteContext } from '../support.js';
 import { ApiKey, Event, EventQuery, KeyCreate, KeyParams, NewApiKey } from './schemas.js';
@@ -17,7 +17,7 @@ const v1Key = (k: ApiKeyRow): Static<typeof ApiKey> => ({
   scope: k.scope,
 });
 
-const v1Event = (c: ChangeRow): Static<typeof Event> => ({
+const v1Event = (c: StoredJournalEntry): Static<typeof Event> => ({
   id: c.id,
   at: new Date(c.at).toISOString(),
   domain_id: c.domainId,

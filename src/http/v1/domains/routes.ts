@@ -6,7 +6,7 @@ import { NotFoundError } from '../../../model/errors.js';
 import { normalizeZoneName } from '../../../model/names.js';
 import type { Actor } from '../../../services/index.js';
 import type { Precondition } from '../../../services/zone-writer.js';
-import type { PreconditionReads as StoreOps } from '../../../services/zone-writer.js';
+import type { PreconditionReads } from '../../../services/zone-writer.js';
 import { bodyFailure, mapFields, rejectBody } from '../problem.js';
 import { IdParams, problemResponse, success } from '../shared-schemas.js';
 import { checkIfMatch, collectionRoutes, etagOf, page, typed, type ResourceRoutes, type RouteContext } from '../support.js';
@@ -27,7 +27,7 @@ interface ZoneKit {
   /** The caller's zone of this kind; any other id (another kind, another account, none) is 404. */
   load(actor: Actor, id: number): Promise<StoredDomain>;
   /** `d` was read for the caller, so ownership is already established; `ops`: the transaction it was read in. */
-  show(d: StoredDomain, ops?: StoreOps): Promise<Static<typeof Domain> | Static<typeof Mirror>>;
+  show(d: StoredDomain, ops?: PreconditionReads): Promise<Static<typeof Domain> | Static<typeof Mirror>>;
   /** If-Match, checked inside the write on the domain as it is then. */
   ifMatch(req: FastifyRequest): Precondition<StoredDomain>;
 }
@@ -43,7 +43,7 @@ function zoneKit(ctx: RouteContext, kind: DomainKind): ZoneKit {
   const { services } = ctx;
   const master = kind === 'master';
   const base = master ? '/domains' : '/zonemirrors';
-  const show = async (d: StoredDomain, ops?: StoreOps) => (master ? v1Domain(d) : v1Mirror(d, await services.mirrors.stateOf(d.id, ops)));
+  const show = async (d: StoredDomain, ops?: PreconditionReads) => (master ? v1Domain(d) : v1Mirror(d, await services.mirrors.stateOf(d.id, ops)));
   return {
     ctx,
     kind,
