@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PYTHON } from '../support/peers.js';
+import { PYTHON } from '../support/peer-table.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 

@@ -1,6 +1,7 @@
 /**
  * Debian's Chromium driven by playwright-core (no browser download), and the panel bundle the server
- * serves, rebuilt when web/ changed since the last build.
+ * serves, rebuilt when web/ changed since the last build. Free of vitest, so screenshots.ts runs it too;
+ * the hooks panel test files share are in hooks.ts.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -8,8 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, afterEach, expect } from 'vitest';
-import { PEERS } from '../support/peers.js';
+import { PEERS } from '../support/peer-table.js';
 
 export const CHROMIUM = PEERS.chromium.file;
 export const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'panel');
@@ -85,18 +85,4 @@ export async function signIn(page: Page, base: string, username: string, passwor
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Domains' }).waitFor();
-}
-
-/**
- * The hooks every panel test file shares: after each test, no console error in the page; after all, the
- * browser closed, then whatever else the file started (`closeRest`).
- */
-export function panelHooks(browser: () => Browser | undefined, closeRest: () => Promise<unknown>): void {
-  afterEach(() => {
-    expect(browser()?.errors()).toEqual([]);
-  });
-  afterAll(async () => {
-    await browser()?.close();
-    await closeRest();
-  });
 }

@@ -7,7 +7,8 @@ import { beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { client } from '../v1/support.js';
-import { ensurePanelBuilt, panelHooks, openBrowser, shot, signIn, type Browser } from './browser.js';
+import { ensurePanelBuilt, openBrowser, shot, signIn, type Browser } from './browser.js';
+import { panelHooks } from './hooks.js';
 import { peers } from '../support/peers.js';
 
 // Every test drives the panel in Chromium, opened before them all.

@@ -7,7 +7,8 @@ import type { Page } from 'playwright-core';
 import { dig } from '../dns/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { client } from '../v1/support.js';
-import { ensurePanelBuilt, panelHooks, openBrowser, openDomain, signIn, type Browser } from './browser.js';
+import { ensurePanelBuilt, openBrowser, openDomain, signIn, type Browser } from './browser.js';
+import { panelHooks } from './hooks.js';
 import { peers } from '../support/peers.js';
 
 // Every test drives the panel in Chromium, opened before them all.

@@ -1,7 +1,7 @@
 /** The table of test/support/peers.ts and the install list of .ci/peers (npm run peers, .ci/run) cannot drift apart. */
 import { execFileSync } from 'node:child_process';
 import { expect, it } from 'vitest';
-import { PEERS } from './peers.js';
+import { PEERS } from './peer-table.js';
 
 it('.ci/peers installs every package the peers table names', () => {
   const listed = execFileSync('bash', ['.ci/peers', '--list'], { encoding: 'utf8' }).split('\n');
