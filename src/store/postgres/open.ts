@@ -40,8 +40,8 @@ export async function openPostgresStore(url: string, opts: PostgresOptions = {})
   // One channel per schema: test runs and tenants sharing a database do not hear each other.
   const feed: ChangeFeed = { parsed, channel: `zonehost_changes${parsed.schema ? `:${parsed.schema}` : ''}`, origin: randomUUID(), log: opts.log ?? (() => {}) };
   const dialect = postgresSql(feed.channel, feed.origin);
-  return {
-    ...storeOps(kysely, dialect),
+  // The store is the operations over the database itself, with what only it has.
+  return Object.assign(storeOps(kysely, dialect), {
     dialect: 'postgres',
     transaction: (fn) => retriedTransaction(kysely, dialect, feed.log, fn),
     listen: (listener, resync) => listenForEvents(feed, listener, resync),
@@ -56,7 +56,7 @@ export async function openPostgresStore(url: string, opts: PostgresOptions = {})
       }
     },
     close: () => kysely.destroy(),
-  };
+  } satisfies Omit<Store, keyof StoreOps>);
 }
 
 /**

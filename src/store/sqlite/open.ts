@@ -2,14 +2,14 @@
 import { Kysely } from 'kysely';
 import { migrateToLatest, storeOps } from '../compose.js';
 import type { Database } from '../schema.js';
-import type { Store } from '../store.js';
+import type { Store, StoreOps } from '../store.js';
 import { openSqlite } from './dialect.js';
 import { sqliteSql } from './sql.js';
 
 export function openSqliteStore(path: string): Store {
   const kysely = new Kysely<Database>({ dialect: openSqlite(path) });
-  return {
-    ...storeOps(kysely, sqliteSql),
+  // The store is the operations over the database itself, with what only it has.
+  return Object.assign(storeOps(kysely, sqliteSql), {
     dialect: 'sqlite',
     transaction: (fn) => kysely.transaction().execute((trx) => fn(storeOps(trx, sqliteSql))),
     // Without a shared server there are no other nodes to hear from, and this one is always the leader.
@@ -17,5 +17,5 @@ export function openSqliteStore(path: string): Store {
     leaderLock: () => null,
     migrate: () => migrateToLatest(kysely, null),
     close: () => kysely.destroy(),
-  };
+  } satisfies Omit<Store, keyof StoreOps>);
 }
