@@ -48,7 +48,10 @@ class ComposedOps {
 PARTS.forEach((P, i) => {
   for (const name of Object.getOwnPropertyNames(P.prototype)) {
     if (name === 'constructor') continue;
+    // Writable, as a class's own methods are: a test may put a stand-in on one store object.
     Object.defineProperty(ComposedOps.prototype, name, {
+      writable: true,
+      configurable: true,
       value(this: ComposedOps, ...args: unknown[]): unknown {
         return (this.parts[i] as Record<string, (...a: unknown[]) => unknown>)[name]!(...args);
       },
