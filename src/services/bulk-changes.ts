@@ -70,7 +70,7 @@ interface Judged {
   plan: ({ kind: 'add'; at: number } | { kind: 'change'; at: number } | { kind: 'remove'; at: number })[];
 }
 
-export class ChangeService {
+export class BulkChangeService {
   constructor(
     private readonly writer: ZoneWriter,
     private readonly domains: DomainService,

@@ -4,7 +4,7 @@ import { DEFAULT_LIMITS, type Limits } from './actor.js';
 import { AccountService } from './accounts.js';
 import { AuditService } from './audit.js';
 import { CatalogService, type CatalogOptions } from './catalog.js';
-import { ChangeService } from './bulk-changes.js';
+import { BulkChangeService } from './bulk-changes.js';
 import { DnssecService, type DnssecOptions } from './dnssec.js';
 import { DomainService } from './domains.js';
 import { Metrics } from './metrics.js';
@@ -29,7 +29,7 @@ export class Services {
   readonly domains: DomainService;
   readonly records: RecordService;
   /** Bulk record changes to one zone, all or none. */
-  readonly changes: ChangeService;
+  readonly changes: BulkChangeService;
   readonly mirrors: MirrorService;
   /** TSIG keys: interface B manages them, the DNS side finds them by name. */
   readonly tsigKeys: TsigKeyService;
@@ -63,7 +63,7 @@ export class Services {
     this.catalog = catalog && new CatalogService(store, this.bus, catalog);
     this.domains = new DomainService(store, this.writer, limits, this.catalog);
     this.records = new RecordService(store, this.writer, this.domains, limits);
-    this.changes = new ChangeService(this.writer, this.domains, limits);
+    this.changes = new BulkChangeService(this.writer, this.domains, limits);
     this.mirrors = new MirrorService(store, this.domains, this.bus, now);
     this.tsigKeys = new TsigKeyService(store, this.domains, limits, now);
     this.updates = new UpdateService(this.writer, limits);

@@ -36,7 +36,7 @@ const PARTS: Part[] = [
 /**
  * One object answering every aggregate's methods, made for each transaction: it holds the parts, and its
  * prototype (filled once, below) passes each call to the part that has the method. A transaction thus costs
- * twelve small objects and no bound copies of some seventy methods, which on SQLite was a fifth of a small
+ * a dozen small objects and no bound copies of some seventy methods, which on SQLite was a fifth of a small
  * write's time (npm run bench -- update). No two parts share a name (test/store/compose.test.ts).
  */
 class ComposedOps {
