@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import type { DnssecTimings } from './model/dnssec.js';
 import { isIPAddress, normalizeZoneName, zoneNameProblem } from './model/names.js';
 import type { Limits } from './services/actor.js';
+import { DEFAULT_UDP_BATCH } from './dns/server/udp.js';
 import { DNS_PORT, type CatalogOptions } from './services/catalog.js';
 import type { StoreOptions } from './store/open.js';
 
@@ -25,6 +26,8 @@ export interface Config {
   dns: HostPort | null;
   /** Threads answering DNS over UDP (--dns-threads; 1 unless given here, one per core from the command line). */
   dnsThreads?: number;
+  /** Datagrams read and answers sent per system call on DNS's UDP (--udp-batch; DEFAULT_UDP_BATCH unless given; 0: dgram). */
+  udpBatch?: number;
   /** `sqlite:PATH` or `postgres://…` (optional `?schema=NAME`). */
   db: string;
   /** PostgreSQL pool size and start-up wait (connection log lines go to the server's logger). */
@@ -65,6 +68,7 @@ export const DEFAULTS = {
   dns: '127.0.0.1:5353',
   // One per core (multi-threaded answering needs Node.js 22.12+; older runtimes use one and say so).
   dnsThreads: String(availableParallelism()),
+  udpBatch: String(DEFAULT_UDP_BATCH),
   db: 'sqlite:./zonehost.db',
   nameservers: 'ns1.zonehost.invalid,ns2.zonehost.invalid',
   logLevel: 'info',

@@ -2,7 +2,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
-import { startDns } from './dns/server/server.js';
+import { startDns, type RunningDns } from './dns/server/server.js';
+import type { UdpPath } from './dns/server/udp.js';
 import { axfrZoneSource, startTransfers, type RunningTransfers } from './dns/transfer/index.js';
 import { buildApp } from './http/app.js';
 import { DEFAULT_LIMITS } from './services/actor.js';
@@ -21,6 +22,8 @@ export interface RunningServer {
   httpAddress: { host: string; port: number } | null;
   /** Bound DNS address (UDP and TCP share the port); null when this node serves no DNS. */
   dnsAddress: { host: string; port: number } | null;
+  /** How DNS reads and writes UDP (batched by the native module, or dgram); null when this node serves no DNS. */
+  udpPath: UdpPath | null;
   close(): Promise<void>;
 }
 
@@ -40,10 +43,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const leadership = new Leadership(store, { info: (m) => logger.info(m), warn: (m) => logger.warn(m) });
   try {
     const transfers = await startBackground(config, services, store, leadership, logger, closers);
-    const dnsAddress = await startNodeDns(config, services, transfers, logger, closers);
+    const dns = await startNodeDns(config, services, transfers, logger, closers);
     // After DNS: building the HTTP app (compiling its schemas) takes a while, and answering DNS need not wait for it.
     const httpAddress = await startHttp(config, services, logger, closers);
-    return { services, leadership, httpAddress, dnsAddress, close: shutdown };
+    return { services, leadership, httpAddress, dnsAddress: dns?.address ?? null, udpPath: dns?.udpPath ?? null, close: shutdown };
   } catch (e) {
     await shutdown();
     throw e;
@@ -115,8 +118,8 @@ async function startBackground(config: Config, services: Services, store: Store,
   return transfers;
 }
 
-/** DNS, when this node serves it: its bound address. */
-async function startNodeDns(config: Config, services: Services, transfers: RunningTransfers, logger: Logger, closers: Closer[]): Promise<Address | null> {
+/** DNS, when this node serves it. */
+async function startNodeDns(config: Config, services: Services, transfers: RunningTransfers, logger: Logger, closers: Closer[]): Promise<RunningDns | null> {
   if (!config.dns) return null;
   const dns = await startDns(services, {
     host: config.dns.host,
@@ -125,9 +128,10 @@ async function startNodeDns(config: Config, services: Services, transfers: Runni
     log: logger,
     notifyTarget: transfers,
     ...(config.dnsThreads ? { threads: config.dnsThreads } : {}),
+    ...(config.udpBatch === undefined ? {} : { udpBatch: config.udpBatch }),
   });
   closers.push(() => dns.close());
-  return dns.address;
+  return dns;
 }
 
 /** The HTTP APIs and panel, when this node serves them: their bound address. */

@@ -22,6 +22,7 @@ interface ServeOptions extends DbOptions {
   http: string | false;
   dns: string | false;
   dnsThreads: string;
+  udpBatch: string;
   ns: string;
   logLevel: string;
   tlsCert?: string;
@@ -63,6 +64,15 @@ const SHUTDOWN_LIMIT_S = 10;
 /** More threads than this only cost memory: each is a V8 isolate of its own. */
 const MAX_DNS_THREADS = 64;
 
+/** recvmmsg takes at most 1024 (UIO_MAXIOV) messages per call. */
+const MAX_UDP_BATCH = 1024;
+
+function udpBatch(value: string): number {
+  const n = parseCount(value, '--udp-batch');
+  if (n > MAX_UDP_BATCH) throw new Error(`--udp-batch must be between 0 and ${MAX_UDP_BATCH}, not ${n}`);
+  return n;
+}
+
 function dnsThreads(value: string): number {
   const n = parseCount(value, '--dns-threads');
   if (n < 1 || n > MAX_DNS_THREADS) throw new Error(`--dns-threads must be between 1 and ${MAX_DNS_THREADS}, not ${n}`);
@@ -80,6 +90,7 @@ program
   .addOption(new Option('--dns <host:port>', 'DNS listen address (UDP and TCP)').env('ZONEHOST_DNS').default(DEFAULTS.dns))
   .addOption(new Option('--no-dns', 'serve no DNS (an API-only node)'))
   .addOption(new Option('--dns-threads <n>', 'threads answering DNS over UDP (default: one per core; 1 before Node.js 22.12)').env('ZONEHOST_DNS_THREADS').default(DEFAULTS.dnsThreads))
+  .addOption(new Option('--udp-batch <n>', 'DNS datagrams read and answers sent per system call (recvmmsg/sendmmsg, Linux); 0 = one per call through Node.js dgram').env('ZONEHOST_UDP_BATCH').default(DEFAULTS.udpBatch))
   .addOption(dbOption())
   .addOption(dbPoolOption())
   .addOption(dbWaitOption())
@@ -108,6 +119,7 @@ program
       http: opts.http === false ? null : parseHostPort(opts.http, '--http'),
       dns: opts.dns === false ? null : parseHostPort(opts.dns, '--dns'),
       dnsThreads: dnsThreads(opts.dnsThreads),
+      udpBatch: udpBatch(opts.udpBatch),
       db: opts.db,
       store: storeOptions(opts),
       nameservers: parseNameservers(opts.ns),

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Config } from '../../src/config.js';
+import { DEFAULT_UDP_BATCH } from '../../src/dns/server/udp.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { parsePostgresUrl } from '../../src/store/postgres/dialect.js';
 
@@ -23,6 +24,12 @@ export interface TestServer extends RunningServer {
 }
 
 export const backend = process.env.DATABASE_URL ? 'postgres' : 'sqlite';
+
+/**
+ * Datagrams per system call of every test server's DNS (`--udp-batch`): ZONEHOST_UDP_BATCH as for the real
+ * command, so the suite runs on either UDP path (vitest.config.ts runs the DNS files again with 0: dgram).
+ */
+export const UDP_BATCH = process.env.ZONEHOST_UDP_BATCH === undefined ? DEFAULT_UDP_BATCH : Number(process.env.ZONEHOST_UDP_BATCH);
 
 /** A database URL nobody else uses; `cleanup` drops it (the schema on PostgreSQL, the directory on SQLite). */
 export function freshDatabase(): { url: string; cleanup: () => Promise<void> } {
@@ -74,6 +81,7 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     logLevel: process.env.ZONEHOST_TEST_LOG ?? 'silent',
     // Suites fire many requests from one address; the rate-limit tests set their own limits.
     rateLimits: { perAddress: 0, perKey: 0 },
+    udpBatch: UDP_BATCH,
     ...(kek ? { keyEncryptionKeyFile: kek.file } : {}),
     ...overrides,
   };

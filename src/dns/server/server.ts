@@ -2,7 +2,6 @@
  * The authoritative DNS server, started and stopped: the zones in memory (zone-cache.ts), one handler for every
  * message (handler.ts), UDP (udp.ts, and on more threads threads.ts) and TCP (tcp.ts) on one port.
  */
-import type { Socket as UdpSocket } from 'node:dgram';
 import type { Logger } from 'pino';
 import type { Services } from '../../services/index.js';
 import { SignatureCache } from '../dnssec/sign.js';
@@ -11,7 +10,7 @@ import { DnsHandler } from './handler.js';
 import { ResponseCache } from './response-cache.js';
 import { dnsTcp, type DnsTcp } from './tcp.js';
 import { singleThreadReason, startDnsThreads, type DnsThreads } from './threads.js';
-import { answerUdp, listenUdp, type UdpHandler } from './udp.js';
+import { answerUdp, DEFAULT_UDP_BATCH, listenUdp, udpPathReason, type UdpEndpoint, type UdpPath, type UdpServe } from './udp.js';
 import { youngGcAfterWrites } from './young-gc.js';
 import { ZoneCache } from './zone-cache.js';
 
@@ -27,11 +26,15 @@ export interface DnsOptions {
   notifyTarget?: NotifyTarget;
   /** Threads answering UDP (threads.ts); 1 unless given, and 1 where the runtime cannot share the port. */
   threads?: number;
+  /** Datagrams per system call (udp-batch.ts), DEFAULT_UDP_BATCH unless given; 0 takes Node.js's dgram path. */
+  udpBatch?: number;
 }
 
 export interface RunningDns {
   address: { host: string; port: number };
   zones: ZoneCache;
+  /** How UDP is read and written: in batches by the native module, or by dgram. */
+  udpPath: UdpPath;
   close(): Promise<void>;
 }
 
@@ -44,37 +47,45 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
   const { zones, responses, signatures } = memory;
   const handler = new DnsHandler(services, { zones, responses, signatures, nameservers: opts.nameservers, log: opts.log, notifyTarget: opts.notifyTarget });
   const tcp = dnsTcp(handler, opts.log, opts.tcpIdleMs);
-  const shared = threadsToShare(opts);
-  let udp: UdpSocket;
+  const batch = opts.udpBatch ?? DEFAULT_UDP_BATCH;
+  const shared = threadsToShare(opts, batch);
+  let udp: UdpEndpoint;
   try {
-    udp = await listenPort(opts, answerUdp(handler, opts.log), tcp, shared > 1);
+    udp = await listenPort(opts, answerUdp(handler, opts.log), tcp, shared > 1, batch);
   } catch (e) {
     memory.stop();
     throw e;
   }
   const closeSockets = async () => {
-    await new Promise<void>((resolve) => udp.close(() => resolve()));
+    await udp.close();
     await tcp.close();
   };
   try {
-    if (shared > 1) threads = await startDnsThreads(shared, udp, handler, services, opts.log);
+    if (shared > 1) threads = await startDnsThreads(shared, { host: opts.host, port: udp.port, batch }, udp, handler, services, opts.log);
   } catch (e) {
     memory.stop();
     await closeSockets();
     throw e;
   }
-  const address = { host: opts.host, port: udp.address().port };
+  const address = { host: opts.host, port: udp.port };
   const count = threads?.count ?? 1;
-  opts.log.info({ dns: address, zones: zones.size, threads: count }, `DNS listening (UDP on ${count === 1 ? 'one thread' : `${count} threads`})`);
+  opts.log.info({ dns: address, zones: zones.size, threads: count, udp: udp.path }, `DNS listening (UDP on ${count === 1 ? 'one thread' : `${count} threads`}, ${udpPathText(batch)})`);
   return {
     address,
     zones,
+    udpPath: udp.path,
     async close() {
       memory.stop();
       await threads?.close();
       await closeSockets();
     },
   };
+}
+
+/** The log's words for the UDP path serving. */
+function udpPathText(batch: number): string {
+  const dgram = udpPathReason(batch);
+  return dgram ? `one datagram per system call through dgram: ${dgram}` : `up to ${batch} datagrams per system call (recvmmsg/sendmmsg)`;
 }
 
 /**
@@ -124,9 +135,9 @@ function dnsGauges(services: Services, zones: ZoneCache, signatures: SignatureCa
 }
 
 /** Threads that answer UDP: those asked for, or 1 (said in the log) where the port cannot be shared. */
-function threadsToShare(opts: DnsOptions): number {
+function threadsToShare(opts: DnsOptions, batch: number): number {
   const wanted = opts.threads ?? 1;
-  const oneThread = wanted > 1 ? singleThreadReason() : null;
+  const oneThread = wanted > 1 ? singleThreadReason(batch) : null;
   if (oneThread) opts.log.warn(`DNS answers on one thread, not ${wanted}: ${oneThread}`);
   return oneThread ? 1 : wanted;
 }
@@ -135,15 +146,14 @@ function threadsToShare(opts: DnsOptions): number {
  * Binds UDP and TCP on the same port. With port 0 the UDP port is chosen first and TCP takes the same
  * number; tried again with another if TCP finds that one busy.
  */
-async function listenPort(opts: DnsOptions, onUdp: UdpHandler, tcp: DnsTcp, reusePort: boolean): Promise<UdpSocket> {
+async function listenPort(opts: DnsOptions, serve: UdpServe, tcp: DnsTcp, reusePort: boolean, batch: number): Promise<UdpEndpoint> {
   for (let attempt = 1; ; attempt++) {
-    const udp = await listenUdp(opts.host, opts.port, onUdp, reusePort);
+    const udp = await listenUdp({ host: opts.host, port: opts.port, reusePort, batch }, serve);
     try {
-      await tcp.listen(opts.host, udp.address().port);
-      udp.on('error', (e) => opts.log.warn({ err: e.message }, 'DNS UDP socket error'));
+      await tcp.listen(opts.host, udp.port);
       return udp;
     } catch (e) {
-      udp.close();
+      await udp.close();
       if (opts.port !== 0 || attempt >= PORT_ATTEMPTS) throw e;
     }
   }

@@ -26,6 +26,8 @@ export interface Answered {
 export interface WorkerSetup {
   host: string;
   port: number;
+  /** Datagrams per system call (udp.ts); 0 takes the dgram path. */
+  batch: number;
   /** Int32Array over a SharedArrayBuffer: [0] is the change counter. */
   generation: SharedArrayBuffer;
 }

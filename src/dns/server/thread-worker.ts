@@ -25,6 +25,8 @@ let seen = Atomics.load(generation, 0);
 const counts = new Map<number, { name: string; n: number }>();
 const asked = new Map<number, { q: Query | null; limit: number; generation: number }>();
 let nextId = 0;
+/** The query `now` parsed last, for `later` (udp.ts calls it at once on the same message when `now` misses). */
+let missed: Query | null = null;
 
 const send = (m: FromWorker) => port.postMessage(m);
 
@@ -63,33 +65,30 @@ port.on('message', (m: Answered) => {
 });
 
 listenUdp(
-  setup.host,
-  setup.port,
-  (msg, from, socket) => {
-    const now = Date.now();
-    const g = Atomics.load(generation, 0);
-    if (g !== seen) {
-      cache.clear();
-      seen = g;
-    }
-    const q = plain(msg);
-    const limit = q ? udpLimit(q) : TCP_MAX;
-    const hit = q ? cache.get(q, msg, limit, now) : null;
-    if (hit) {
-      if (hit.zone) count(hit.zone);
-      socket.send(hit.response, from.port, from.address);
-      return;
-    }
-    if (asked.size >= MAX_ASKED) return;
-    const id = nextId++;
-    asked.set(id, { q, limit, generation: g });
-    send({ kind: 'ask', id, raw: msg, address: from.address, port: from.port });
+  { host: setup.host, port: setup.port, reusePort: true, batch: setup.batch },
+  {
+    now(msg) {
+      const g = Atomics.load(generation, 0);
+      if (g !== seen) {
+        cache.clear();
+        seen = g;
+      }
+      const q = plain(msg);
+      missed = q;
+      const hit = q ? cache.get(q, msg, udpLimit(q), Date.now()) : null;
+      if (hit?.zone) count(hit.zone);
+      return hit?.response ?? null;
+    },
+    // Called right after `now` missed on the same message: `missed` is its parsed query.
+    later(msg, from) {
+      if (asked.size >= MAX_ASKED) return;
+      const q = missed;
+      const id = nextId++;
+      asked.set(id, { q, limit: q ? udpLimit(q) : TCP_MAX, generation: seen });
+      send({ kind: 'ask', id, raw: msg, address: from.address, port: from.port });
+    },
   },
-  true,
 ).then(
-  (socket) => {
-    socket.on('error', () => undefined);
-    send({ kind: 'listening' });
-  },
+  () => send({ kind: 'listening' }),
   (e: unknown) => send({ kind: 'failed', message: `DNS worker thread cannot bind UDP ${setup.host}:${setup.port}: ${(e as Error).message}` }),
 );

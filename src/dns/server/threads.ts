@@ -13,17 +13,24 @@
  * an acknowledged write, on any thread, is answered from the new data.
  */
 import { Worker } from 'node:worker_threads';
-import type { Socket as UdpSocket } from 'node:dgram';
 import type { Logger } from 'pino';
 import type { Services } from '../../services/index.js';
 import type { DnsHandler } from './handler.js';
 import type { Answered, FromWorker, WorkerSetup } from './thread-messages.js';
+import { udpPathReason, type UdpEndpoint } from './udp.js';
 
-/** Why this process cannot answer DNS on more than one thread, or null when it can. */
-export function singleThreadReason(): string | null {
+/**
+ * Why this process cannot answer DNS on more than one thread with `batch` datagrams per call (udp.ts), or null
+ * when it can: the batched path sets SO_REUSEPORT itself, dgram's needs Node.js 22.12+.
+ */
+export function singleThreadReason(batch: number): string | null {
   if (process.platform !== 'linux') return `UDP port sharing (SO_REUSEPORT) is used on Linux only, not on ${process.platform}`;
+  const dgram = udpPathReason(batch);
+  if (dgram === null) return null;
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-  if (major < 22 || (major === 22 && minor < 12)) return `UDP port sharing (reusePort) needs Node.js 22.12 or later; this is ${process.versions.node}`;
+  if (major < 22 || (major === 22 && minor < 12)) {
+    return `UDP goes through dgram (${dgram}), whose port sharing (reusePort) needs Node.js 22.12 or later, and this is ${process.versions.node}: build the native module (npm run build:native) or run zonehost on Node.js 24 to answer on every core`;
+  }
   return null;
 }
 
@@ -37,7 +44,7 @@ export interface DnsThreads {
 
 /** What the main thread does for its workers: answer what they hand over, count what they answered. */
 interface ForWorkers {
-  socket: UdpSocket;
+  socket: UdpEndpoint;
   handler: DnsHandler;
   services: Services;
   log: Logger;
@@ -45,17 +52,16 @@ interface ForWorkers {
 
 /**
  * Starts `threads - 1` workers on the UDP port the main thread has bound with reusePort (`socket`), and
- * resolves once each listens. `handler` answers what they hand over, sent from `socket`; `services.bus`
- * changes (and `changed()`) move the shared counter.
+ * resolves once each listens (`udp`: where, and its batch size). `handler` answers what they hand over, sent
+ * from `socket`; `services.bus` changes (and `changed()`) move the shared counter.
  */
-export async function startDnsThreads(threads: number, socket: UdpSocket, handler: DnsHandler, services: Services, log: Logger): Promise<DnsThreads> {
-  const { address: host, port } = socket.address();
+export async function startDnsThreads(threads: number, udp: Omit<WorkerSetup, 'generation'>, socket: UdpEndpoint, handler: DnsHandler, services: Services, log: Logger): Promise<DnsThreads> {
   const generation = new SharedArrayBuffer(4);
   const counter = new Int32Array(generation);
   const bump = () => void Atomics.add(counter, 0, 1);
   const offBus = services.bus.on(bump);
   const workers: Worker[] = [];
-  const setup: WorkerSetup = { host, port, generation };
+  const setup: WorkerSetup = { ...udp, generation };
   const main: ForWorkers = { socket, handler, services, log };
   try {
     for (let i = 1; i < threads; i++) {
@@ -104,7 +110,7 @@ function answerForWorker(worker: Worker, m: Extract<FromWorker, { kind: 'ask' }>
   const answered = quick ? Promise.resolve([quick.response]) : handler.handle(raw, m.address, 'udp');
   answered.then(
     (outs) => {
-      for (const out of outs) socket.send(out, m.port, m.address, () => undefined);
+      for (const out of outs) socket.send(out, m);
       const z = quick?.zone;
       const cache = quick ? { response: quick.response, zone: z ? { id: z.id, name: z.name, expiresAt: z.expiresAt } : null, staleAt: quick.staleAt } : null;
       worker.postMessage({ id: m.id, cache } satisfies Answered);

@@ -1,54 +1,108 @@
 /**
- * DNS over UDP: a socket bound on the main thread or on a DNS worker thread (threads.ts), and the main
- * thread's answering of what arrives on it. The handler is imported as a type only, so a worker thread
- * loads none of it.
+ * DNS over UDP: a socket bound on the main thread or on a DNS worker thread (threads.ts), read and written in
+ * batches by the native module where it is built (udp-batch.ts), else through Node.js's dgram, one packet per
+ * system call. Either way the socket's owner says what to answer at once (`now`) and what needs more (`later`).
+ * The handler is imported as a type only, so a worker thread loads none of it.
  */
-import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { createSocket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import type { Logger } from 'pino';
 import type { DnsHandler } from './handler.js';
+import { batchedUdp, batchedUdpUnavailable } from './udp-batch.js';
 
 /**
  * The socket's receive buffer: queries that arrive while the thread is busy wait here. Linux's default (208 KiB)
  * holds about 200 small queries, and a burst beyond them is dropped: each drop costs its client a timeout and a
  * retry (seconds), where waiting in a longer queue costs it a millisecond or two. Capped by net.core.rmem_max.
  */
-const RECV_BUFFER_BYTES = 4 * 1024 * 1024;
+export const RECV_BUFFER_BYTES = 4 * 1024 * 1024;
 
-export type UdpHandler = (msg: Buffer, from: { address: string; port: number }, socket: UdpSocket) => void;
+/** Datagrams read (and answers sent) per system call unless told otherwise: `--udp-batch`. */
+export const DEFAULT_UDP_BATCH = 64;
 
-/**
- * Binds a UDP socket; with `reusePort` (SO_REUSEPORT, Node.js 22.12+ on Linux) several threads bind the same
- * port and the kernel spreads the clients over them.
- */
-export function listenUdp(host: string, port: number, onMessage: UdpHandler, reusePort = false): Promise<UdpSocket> {
+export type UdpPath = 'batched' | 'dgram';
+
+export interface UdpPeer {
+  address: string;
+  port: number;
+}
+
+/** A bound UDP socket. */
+export interface UdpEndpoint {
+  path: UdpPath;
+  port: number;
+  /** Sends one datagram (an answer that was not ready when its query arrived); failures are dropped, as UDP's are. */
+  send(msg: Buffer, to: UdpPeer): void;
+  close(): Promise<void>;
+}
+
+/** What the socket's owner does with what arrives. */
+export interface UdpServe {
+  /** The answer to send at once, or null: then `later` gets the message. Never throws. */
+  now(msg: Buffer): Buffer | null;
+  /** A message `now` did not answer, in a buffer of its own: its answers go out through `endpoint.send`. */
+  later(msg: Buffer, from: UdpPeer, endpoint: UdpEndpoint): void;
+}
+
+export interface UdpOptions {
+  host: string;
+  port: number;
+  /** SO_REUSEPORT: several threads bind the same port and the kernel spreads the clients over them. */
+  reusePort: boolean;
+  /** Datagrams per system call on the batched path; 0 takes the dgram path. */
+  batch: number;
+}
+
+/** Why the batched path will not serve with `batch`, or null when it will. */
+export function udpPathReason(batch: number): string | null {
+  return batch === 0 ? '--udp-batch 0 asks for it' : batchedUdpUnavailable();
+}
+
+/** Binds a UDP socket on the batched path when it can, else on the dgram path. */
+export function listenUdp(opts: UdpOptions, serve: UdpServe): Promise<UdpEndpoint> {
+  if (udpPathReason(opts.batch) === null) return Promise.resolve(batchedUdp(opts, serve, RECV_BUFFER_BYTES));
+  return dgramUdp(opts, serve);
+}
+
+function dgramUdp(opts: UdpOptions, serve: UdpServe): Promise<UdpEndpoint> {
   return new Promise((resolve, reject) => {
-    const type = isIPv6(host) ? 'udp6' : 'udp4';
+    const type = isIPv6(opts.host) ? 'udp6' : 'udp4';
     // Answers go to the address a query came from, always an IP: passed through as it is, so a send does
     // not wait a tick for dns.lookup() to say so.
-    const socket = createSocket({ type, recvBufferSize: RECV_BUFFER_BYTES, ...(reusePort ? { reusePort: true } : {}), lookup: (address, _family, done) => done(null, address, type === 'udp6' ? 6 : 4) });
+    const socket = createSocket({ type, recvBufferSize: RECV_BUFFER_BYTES, ...(opts.reusePort ? { reusePort: true } : {}), lookup: (address, _family, done) => done(null, address, type === 'udp6' ? 6 : 4) });
+    const endpoint: UdpEndpoint = {
+      path: 'dgram',
+      port: 0,
+      send: (msg, to) => socket.send(msg, to.port, to.address, () => undefined),
+      close: () => new Promise<void>((done) => socket.close(() => done())),
+    };
     socket.once('error', reject);
-    socket.on('message', (msg, rinfo) => onMessage(msg, rinfo, socket));
-    socket.bind(port, host, () => {
+    socket.on('message', (msg, from) => {
+      const answer = serve.now(msg);
+      if (answer) socket.send(answer, from.port, from.address, () => undefined);
+      else serve.later(msg, from, endpoint);
+    });
+    socket.bind(opts.port, opts.host, () => {
       socket.off('error', reject);
-      resolve(socket);
+      // Nothing a client sends can make a bound UDP socket fail; whatever does is not worth the process.
+      socket.on('error', () => undefined);
+      endpoint.port = socket.address().port;
+      resolve(endpoint);
     });
   });
 }
 
 /** The main thread's answering of UDP: a plain query at once, anything else once handle() has its answers. */
-export function answerUdp(handler: DnsHandler, log: Logger): UdpHandler {
-  return (msg, from, socket) => {
-    const quick = handler.quickAnswer(msg, 'udp');
-    if (quick) {
-      socket.send(quick.response, from.port, from.address);
-      return;
-    }
-    handler
-      .handle(msg, from.address, 'udp')
-      .then((outs) => {
-        for (const out of outs) socket.send(out, from.port, from.address, () => undefined);
-      })
-      .catch((e: unknown) => log.warn({ err: (e as Error).message }, 'DNS UDP answer failed'));
+export function answerUdp(handler: DnsHandler, log: Logger): UdpServe {
+  return {
+    now: (msg) => handler.quickAnswer(msg, 'udp')?.response ?? null,
+    later(msg, from, endpoint) {
+      handler
+        .handle(msg, from.address, 'udp')
+        .then((outs) => {
+          for (const out of outs) endpoint.send(out, from);
+        })
+        .catch((e: unknown) => log.warn({ err: (e as Error).message }, 'DNS UDP answer failed'));
+    },
   };
 }
