@@ -1,8 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The DNS tests of what travels over UDP (serving, EDNS and truncation, hostile packets, transfers and their
+ * NOTIFY, UPDATE, threads, the paths themselves), run a second time on Node.js's dgram path: the first run
+ * takes the batched path (the native module, --udp-batch 64) wherever it is built.
+ */
+const OVER_UDP = ['serving', 'robustness', 'udp-paths', 'threads', 'transfer', 'update-hostile', 'tsig'].map((name) => `test/dns/${name}.test.ts`);
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Integration tests start servers and real DNS peers; keep them from fighting over the two cores.
@@ -11,5 +17,9 @@ export default defineConfig({
     minWorkers: 1,
     // After the default report, one summary of what was skipped for a missing program (test/support/peers.ts).
     reporters: ['default', './test/support/skip-summary.ts'],
+    projects: [
+      { extends: true, test: { name: 'zonehost', include: ['test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'dns over dgram', include: OVER_UDP, env: { ZONEHOST_UDP_BATCH: '0' } } },
+    ],
   },
 });

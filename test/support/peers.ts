@@ -47,9 +47,21 @@ function skipFor(reasons: string[]): Guard {
  * ZONEHOST_REQUIRE_PEERS=1 (thrown while the file is collected, so the whole file fails naming them).
  */
 export function peers(...programs: Program[]): Guard {
-  const reasons = programs.filter((p) => !installed(p)).map(missingReason);
+  return requiring(programs.filter((p) => !installed(p)).map(missingReason));
+}
+
+/**
+ * The guard of tests that need something else a machine may lack (the native UDP module, built by npm ci
+ * where g++ is installed): `missing` says what and why, or is null. Required like a peer under
+ * ZONEHOST_REQUIRE_PEERS=1.
+ */
+export function needs(missing: string | null): Guard {
+  return requiring(missing === null ? [] : [missing]);
+}
+
+function requiring(reasons: string[]): Guard {
   if (reasons.length > 0 && process.env.ZONEHOST_REQUIRE_PEERS === '1') {
-    throw new Error(`ZONEHOST_REQUIRE_PEERS=1, and ${reasons.join(', ')}: npm run peers installs every peer`);
+    throw new Error(`ZONEHOST_REQUIRE_PEERS=1, and ${reasons.join(', ')}: npm run peers installs every peer, npm ci builds the native module`);
   }
   return skipFor(reasons);
 }
