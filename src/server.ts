@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { startDns, type RunningDns } from './dns/server/server.js';
-import type { UdpPath } from './dns/server/udp.js';
+import type { UdpPath } from './dns/server/udp-socket.js';
 import { axfrZoneSource, startTransfers, type RunningTransfers } from './dns/transfer/index.js';
 import { buildApp } from './http/app.js';
 import { DEFAULT_LIMITS } from './services/actor.js';

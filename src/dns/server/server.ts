@@ -10,7 +10,8 @@ import { DnsHandler } from './handler.js';
 import { ResponseCache } from './response-cache.js';
 import { dnsTcp, type DnsTcp } from './tcp.js';
 import { singleThreadReason, startDnsThreads, type DnsThreads } from './threads.js';
-import { answerUdp, DEFAULT_UDP_BATCH, listenUdp, udpPathReason, type UdpEndpoint, type UdpPath, type UdpServe } from './udp.js';
+import type { UdpEndpoint, UdpPath, UdpServe } from './udp-socket.js';
+import { answerUdp, DEFAULT_UDP_BATCH, listenUdp, udpPathReason } from './udp.js';
 import { youngGcAfterWrites } from './young-gc.js';
 import { ZoneCache } from './zone-cache.js';
 

@@ -17,7 +17,8 @@ import type { Logger } from 'pino';
 import type { Services } from '../../services/index.js';
 import type { DnsHandler } from './handler.js';
 import type { Answered, FromWorker, WorkerSetup } from './thread-messages.js';
-import { udpPathReason, type UdpEndpoint } from './udp.js';
+import type { UdpEndpoint } from './udp-socket.js';
+import { udpPathReason } from './udp.js';
 
 /**
  * Why this process cannot answer DNS on more than one thread with `batch` datagrams per call (udp.ts), or null

@@ -5,7 +5,7 @@
  * back to dgram, and `batchedUdpUnavailable` says why.
  */
 import { createRequire } from 'node:module';
-import type { UdpEndpoint, UdpOptions, UdpServe } from './udp.js';
+import type { UdpEndpoint, UdpOptions, UdpServe } from './udp-socket.js';
 
 /** The module's socket (native/udp-batch/udp_batch.cc). */
 interface NativeSocket {
@@ -35,7 +35,9 @@ function load(): NativeModule | string {
   try {
     return createRequire(import.meta.url)(MODULE_PATH) as NativeModule;
   } catch (e) {
-    return `the native module native/udp-batch is not built (npm ci builds it with node-gyp, g++ and python3): ${(e as Error).message.split('\n')[0]}`;
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'MODULE_NOT_FOUND') return 'the native module native/udp-batch is not built (npm ci builds it with g++, make and python3; npm run build:native tries again)';
+    return `the native module native/udp-batch does not load: ${err.message.split('\n')[0]}`;
   }
 }
 

@@ -9,6 +9,7 @@ import { isIPv6 } from 'node:net';
 import type { Logger } from 'pino';
 import type { DnsHandler } from './handler.js';
 import { batchedUdp, batchedUdpUnavailable } from './udp-batch.js';
+import type { UdpEndpoint, UdpOptions, UdpServe } from './udp-socket.js';
 
 /**
  * The socket's receive buffer: queries that arrive while the thread is busy wait here. Linux's default (208 KiB)
@@ -19,39 +20,6 @@ export const RECV_BUFFER_BYTES = 4 * 1024 * 1024;
 
 /** Datagrams read (and answers sent) per system call unless told otherwise: `--udp-batch`. */
 export const DEFAULT_UDP_BATCH = 64;
-
-export type UdpPath = 'batched' | 'dgram';
-
-export interface UdpPeer {
-  address: string;
-  port: number;
-}
-
-/** A bound UDP socket. */
-export interface UdpEndpoint {
-  path: UdpPath;
-  port: number;
-  /** Sends one datagram (an answer that was not ready when its query arrived); failures are dropped, as UDP's are. */
-  send(msg: Buffer, to: UdpPeer): void;
-  close(): Promise<void>;
-}
-
-/** What the socket's owner does with what arrives. */
-export interface UdpServe {
-  /** The answer to send at once, or null: then `later` gets the message. Never throws. */
-  now(msg: Buffer): Buffer | null;
-  /** A message `now` did not answer, in a buffer of its own: its answers go out through `endpoint.send`. */
-  later(msg: Buffer, from: UdpPeer, endpoint: UdpEndpoint): void;
-}
-
-export interface UdpOptions {
-  host: string;
-  port: number;
-  /** SO_REUSEPORT: several threads bind the same port and the kernel spreads the clients over them. */
-  reusePort: boolean;
-  /** Datagrams per system call on the batched path; 0 takes the dgram path. */
-  batch: number;
-}
 
 /** Why the batched path will not serve with `batch`, or null when it will. */
 export function udpPathReason(batch: number): string | null {

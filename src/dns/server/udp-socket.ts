@@ -1,0 +1,37 @@
+/**
+ * What a UDP socket of the DNS server is, whichever path reads it (udp.ts: the batched path of udp-batch.ts, or
+ * dgram), and what its owner does with what arrives.
+ */
+
+export type UdpPath = 'batched' | 'dgram';
+
+export interface UdpPeer {
+  address: string;
+  port: number;
+}
+
+/** A bound UDP socket. */
+export interface UdpEndpoint {
+  path: UdpPath;
+  port: number;
+  /** Sends one datagram (an answer that was not ready when its query arrived); failures are dropped, as UDP's are. */
+  send(msg: Buffer, to: UdpPeer): void;
+  close(): Promise<void>;
+}
+
+/** What the socket's owner does with what arrives. */
+export interface UdpServe {
+  /** The answer to send at once, or null: then `later` gets the message. Never throws. */
+  now(msg: Buffer): Buffer | null;
+  /** A message `now` did not answer, in a buffer of its own: its answers go out through `endpoint.send`. */
+  later(msg: Buffer, from: UdpPeer, endpoint: UdpEndpoint): void;
+}
+
+export interface UdpOptions {
+  host: string;
+  port: number;
+  /** SO_REUSEPORT: several threads bind the same port and the kernel spreads the clients over them. */
+  reusePort: boolean;
+  /** Datagrams per system call on the batched path; 0 takes the dgram path. */
+  batch: number;
+}
