@@ -38,8 +38,11 @@ export interface UdpEndpoint {
 
 /** What the socket's owner does with what arrives. */
 export interface UdpServe {
-  /** The answer to send at once, or null: then `later` gets the message. Never throws. */
-  now(msg: Buffer): Buffer | null;
+  /**
+   * The answer to send at once, or null: then `later` gets the message. Never throws. `address` gives the
+   * sender's address, for what needs it (a cookie); it is read only then.
+   */
+  now(msg: Buffer, address: () => string): Buffer | null;
   /** A message `now` did not answer, in a buffer of its own: its answers go out through `endpoint.send`. */
   later(msg: Buffer, from: UdpPeer, endpoint: UdpEndpoint): void;
 }
@@ -78,7 +81,7 @@ function dgramUdp(opts: UdpOptions, serve: UdpServe): Promise<UdpEndpoint> {
     };
     socket.once('error', reject);
     socket.on('message', (msg, from) => {
-      const answer = serve.now(msg);
+      const answer = serve.now(msg, () => from.address);
       if (answer) socket.send(answer, from.port, from.address, () => undefined);
       else serve.later(msg, from, endpoint);
     });
@@ -95,7 +98,7 @@ function dgramUdp(opts: UdpOptions, serve: UdpServe): Promise<UdpEndpoint> {
 /** The main thread's answering of UDP: a plain query at once, anything else once handle() has its answers. */
 export function answerUdp(handler: DnsHandler, log: Logger): UdpServe {
   return {
-    now: (msg) => handler.quickAnswer(msg, 'udp')?.response ?? null,
+    now: (msg, address) => handler.quickAnswer(msg, 'udp', address)?.response ?? null,
     later(msg, from, endpoint) {
       handler
         .handle(msg, from.address, 'udp')
