@@ -70,8 +70,8 @@ export class DnsHandler {
     try {
       q = parseQuery(raw);
       if (!q) return [];
-      if (!SERVED_OPCODES.has(q.opcode)) return [notImplemented(q)];
-      if ('malformed' in q) return [this.malformed(q, raw, remoteAddress)];
+      // An opcode we do not serve is NOTIMP even when the rest cannot be read (ISC's compliance tests send a header alone).
+      if ('malformed' in q) return [SERVED_OPCODES.has(q.opcode) ? this.malformed(q, raw, remoteAddress) : notImplemented(q)];
       const extras = this.parts.options.forQuery(q, raw, remoteAddress, this.services.now());
       let limit = (transport === 'udp' ? udpLimit(q) : TCP_MAX) - (extras ? extras.options.length : 0);
       let signer: Signer | null = null;
@@ -142,6 +142,7 @@ export class DnsHandler {
       if (!req) return [encodeResponse(q, emptyResult(RCODE.FORMERR), limit)];
       return q.opcode === OPCODE.NOTIFY ? [await handleNotify(req, this.parts.notifyTarget)] : await handleTransfer(req);
     }
+    if (q.opcode !== OPCODE.QUERY) return [notImplemented(q)];
     const pending = this.parts.zones.pendingFor(q.key);
     if (pending) await pending;
     return [this.answer(q, raw, limit, null).response];
