@@ -138,14 +138,14 @@ describe('server cookies as RFC 9018 makes them', () => {
     };
     const before = new AnswerOptions({ secrets: [{ period: cookiePeriod(now - day), secret: yesterday }], nsid: null });
     const made = q(CLIENT);
-    const cookie = before.forQuery(made.q, made.raw, '192.0.2.7', now - 30 * 60_000)?.options.subarray(4) as Buffer;
+    const cookie = before.forQuery(made.q, made.raw, '192.0.2.7', () => now - 30 * 60_000)?.options.subarray(4) as Buffer;
     const after = new AnswerOptions({ secrets: [{ period: cookiePeriod(now - day), secret: yesterday }, { period: cookiePeriod(now), secret: today }], nsid: null });
     const back = q(cookie);
     expect(after.hasValidServerCookie(back.q, back.raw, '192.0.2.7', now)).toBe(true);
     expect(after.hasValidServerCookie(back.q, back.raw, '192.0.2.8', now)).toBe(false);
     // Valid and young: sent back as it came.
-    expect(after.forQuery(back.q, back.raw, '192.0.2.7', now)?.options.subarray(4)).toEqual(cookie);
-    const fresh = after.forQuery(made.q, made.raw, '192.0.2.7', now)?.options.subarray(4) as Buffer;
+    expect(after.forQuery(back.q, back.raw, '192.0.2.7', () => now)?.options.subarray(4)).toEqual(cookie);
+    const fresh = after.forQuery(made.q, made.raw, '192.0.2.7', () => now)?.options.subarray(4) as Buffer;
     expect(checkServerCookie(fresh, 0, 24, addressBytes('192.0.2.7'), Math.floor(now / 1000), [cookieKey(today)])).toBe('valid');
   });
 });

@@ -50,10 +50,10 @@ export class AnswerOptions {
 
   /**
    * The options the answer to `q` carries for the client at `address` (a function: on the batched UDP path the
-   * address is read only when a cookie needs it), or null when it asks for none. Same size whatever the
-   * cookie's verdict, so an answer's room is known before the cookie is checked.
+   * address is read only when a cookie needs it; so is the clock, `now`), or null when it asks for none. Same
+   * size whatever the cookie's verdict, so an answer's room is known before the cookie is checked.
    */
-  forQuery(q: Query, raw: Buffer, address: string | (() => string), now: number): AnswerExtras | null {
+  forQuery(q: Query, raw: Buffer, address: string | (() => string), now: () => number): AnswerExtras | null {
     const edns = q.edns;
     if (!edns || (edns.cookieAt === 0 && !(edns.nsid && this.nsid))) return null;
     let validServerCookie = false;
@@ -62,7 +62,7 @@ export class AnswerOptions {
       cookie = Buffer.allocUnsafe(4 + ANSWER_COOKIE_BYTES);
       cookie.writeUInt16BE(OPTION.COOKIE, 0);
       cookie.writeUInt16BE(ANSWER_COOKIE_BYTES, 2);
-      validServerCookie = this.writeCookie(raw, edns.cookieAt, edns.cookieLength, typeof address === 'string' ? address : address(), now, cookie, 4);
+      validServerCookie = this.writeCookie(raw, edns.cookieAt, edns.cookieLength, typeof address === 'string' ? address : address(), now(), cookie, 4);
     }
     const nsid = edns.nsid ? this.nsid : null;
     const options = cookie && nsid ? Buffer.concat([cookie, nsid]) : ((cookie ?? nsid) as Buffer);

@@ -22,23 +22,15 @@ import type { Zone } from '../zone/zone.js';
 import { answerQuery } from './answer.js';
 import type { AnswerExtras, AnswerOptions } from './answer-options.js';
 import { AnswerTooLarge, encodeResponse, udpLimit } from './response.js';
-import type { ResponseCache } from './response-cache.js';
+import type { CachedAnswer, ResponseCache } from './response-cache.js';
 import { checkTsig, type Signer } from './tsig-check.js';
 import { handleUpdate } from './update.js';
 import type { ZoneCache } from './zone-cache.js';
 
 export type Transport = 'udp' | 'tcp';
 
-/** The answer to a plain query, with the zone that gave it and until when it may be reused (epoch ms). */
-export interface PlainAnswer {
-  response: Buffer;
-  /** The answer without what it carries for this client alone (cookie, NSID): what a cache may keep. */
-  shared(): Buffer;
-  zone: Zone | null;
-  staleAt: number;
-  /** The query carried a valid server cookie of ours (answer-options.ts): its source address is not forged. */
-  validServerCookie: boolean;
-}
+/** The answer to a plain query, with the zone that gave it, until when it may be reused and what it carries for its client alone. */
+export type PlainAnswer = CachedAnswer<Zone>;
 
 /** The opcodes served; any other is NOTIMP, whatever the message holds (RFC 1035 4.1.1). */
 const SERVED_OPCODES: ReadonlySet<number> = new Set(Object.values(OPCODE));
@@ -72,7 +64,7 @@ export class DnsHandler {
       if (!q) return [];
       // An opcode we do not serve is NOTIMP even when the rest cannot be read (ISC's compliance tests send a header alone).
       if ('malformed' in q) return [SERVED_OPCODES.has(q.opcode) ? this.malformed(q, raw, remoteAddress) : notImplemented(q)];
-      const extras = this.parts.options.forQuery(q, raw, remoteAddress, this.services.now());
+      const extras = this.parts.options.forQuery(q, raw, remoteAddress, this.services.now);
       let limit = (transport === 'udp' ? udpLimit(q) : TCP_MAX) - (extras ? extras.options.length : 0);
       let signer: Signer | null = null;
       if (q.tsig) {
@@ -106,7 +98,7 @@ export class DnsHandler {
     try {
       const q = plainQuery(parseQuery(raw));
       if (!q || this.parts.zones.pendingFor(q.key)) return null;
-      const extras = this.parts.options.forQuery(q, raw, address, this.services.now());
+      const extras = this.parts.options.forQuery(q, raw, address, this.services.now);
       return this.answer(q, raw, (transport === 'udp' ? udpLimit(q) : TCP_MAX) - (extras ? extras.options.length : 0), extras);
     } catch {
       return null;
@@ -121,7 +113,7 @@ export class DnsHandler {
     const edns = q.edns;
     if (!q.noQuestion || q.opcode !== OPCODE.QUERY || !edns || edns.cookieAt === 0 || edns.version !== 0) return encodeResponse(q, emptyResult(RCODE.FORMERR), TCP_MAX);
     const probe: Query = { id: q.id, flags: q.flags, opcode: q.opcode, labels: [], key: '', qtype: 0, qclass: 0, edns, tsig: null, questionEnd: 0 };
-    const extras = this.parts.options.forQuery(probe, raw, remoteAddress, this.services.now());
+    const extras = this.parts.options.forQuery(probe, raw, remoteAddress, this.services.now);
     const response = encodeResponse(q, emptyResult(RCODE.NOERROR), TCP_MAX);
     return extras ? appendOptions(response, extras) : response;
   }
@@ -155,22 +147,16 @@ export class DnsHandler {
   private answer(q: Query, raw: Buffer, limit: number, extras: AnswerExtras | null): PlainAnswer {
     const { zones, responses } = this.parts;
     const now = this.services.now();
-    const options = extras ? extras.options : null;
-    const validServerCookie = extras ? extras.validServerCookie : false;
-    let answer: PlainAnswer;
-    const hit = responses.get(q, raw, limit, now, options);
-    if (hit) {
-      const { response } = hit;
-      // The cache appended the options: a DNS worker thread that asks for the shared answer gets it without them.
-      answer = { response, shared: options ? () => withoutOptions(response, options) : () => response, zone: hit.zone, staleAt: hit.staleAt, validServerCookie };
-    } else {
+    let answer = responses.get(q, raw, limit, now, extras);
+    if (!answer) {
       const { result, zone } = answerQuery(zones, q, now);
       const signed = zone && q.edns?.dnssecOk ? zones.signed(zone) : undefined;
       // A signed answer is kept only until its signatures are due to be made anew.
       const staleAt = zone && signed ? secure(zone, signed, result, Math.floor(now / 1000)) * 1000 : Infinity;
       const shared = this.encode(q, result, zone, limit);
       responses.put(q, shared, limit, zone, staleAt);
-      answer = { response: extras ? appendOptions(shared, extras) : shared, shared: () => shared, zone, staleAt, validServerCookie };
+      const response = extras ? appendOptions(shared, extras) : shared;
+      answer = { response, zone, staleAt, options: response === shared ? null : (extras as AnswerExtras).options, validServerCookie: extras ? extras.validServerCookie : false };
     }
     if (answer.zone) this.services.metrics.countQuery(answer.zone.id, answer.zone.name);
     return answer;
@@ -201,14 +187,19 @@ export class DnsHandler {
   }
 }
 
-/** `response` with the client's own options appended to its OPT record (none without one). */
+/**
+ * `response` with the client's own options appended to its OPT record; as it was without OPT, or when they would
+ * take it past the largest message (a zone transfer's, which made no room for them).
+ */
 function appendOptions(response: Buffer, extras: AnswerExtras): Buffer {
+  if (response.length + extras.options.length > TCP_MAX) return response;
   const at = optRecordAt(response);
   return at < 0 ? response : withEdnsOptions(response, at, extras.options);
 }
 
-/** `response` without the `options` that end it. */
-function withoutOptions(response: Buffer, options: Buffer): Buffer {
+/** The answer without what it carries for its client alone (cookie, NSID): what another cache may keep. */
+export function sharedAnswer({ response, options }: PlainAnswer): Buffer {
+  if (!options) return response;
   const at = optRecordAt(response);
   const out = Buffer.from(response.subarray(0, response.length - options.length));
   out.writeUInt16BE(out.readUInt16BE(at + 9) - options.length, at + 9);

@@ -9,12 +9,24 @@
  */
 import { optRecordAt } from '../wire/edns-options.js';
 import type { Query } from '../wire/query.js';
+import type { AnswerExtras } from './answer-options.js';
 import type { Zone } from '../zone/zone.js';
 
 /** What an entry remembers of the zone that answered: the zone itself, or on a DNS worker thread its id and name. */
 export interface AnsweringZone {
   /** A mirror's copy expires (epoch ms); null otherwise. */
   expiresAt: number | null;
+}
+
+/** An answer, made or from the cache, with the zone that gave it and until when it may be reused (epoch ms). */
+export interface CachedAnswer<Z extends AnsweringZone> {
+  response: Buffer;
+  zone: Z | null;
+  staleAt: number;
+  /** What was appended to the response for its client alone (cookie, NSID), or null: see `sharedAnswer`. */
+  options: Buffer | null;
+  /** The query carried a valid server cookie of ours (answer-options.ts): its source address is not forged. */
+  validServerCookie: boolean;
 }
 
 interface Entry<Z extends AnsweringZone> {
@@ -51,14 +63,14 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
 
   /**
    * The answer to `q` built from the cache and the zone that gave it, or null. `raw` is the query message;
-   * `options` are appended to its OPT record (the answer was cached under `limit`, their size left free).
+   * `extras`' options are appended to its OPT record (the answer was cached under `limit`, their size left free).
    */
-  get(q: Query, raw: Buffer, limit: number, now: number, options: Buffer | null = null): { response: Buffer; zone: Z | null; staleAt: number } | null {
+  get(q: Query, raw: Buffer, limit: number, now: number, extras: AnswerExtras | null = null): CachedAnswer<Z> | null {
     if (q.questionEnd === 0) return null;
     const e = this.entries.get(ResponseCache.key(q, limit));
     // A mirror's copy past its expiry is answered afresh (REFUSED).
     if (!e || now >= e.staleAt || (e.zone?.expiresAt != null && now >= e.zone.expiresAt)) return null;
-    const extra = options && e.optAt >= 0 ? options : null;
+    const extra = extras && e.optAt >= 0 ? extras.options : null;
     const out = Buffer.allocUnsafe(q.questionEnd + e.rest.length + (extra ? extra.length : 0));
     out.writeUInt16BE(q.id, 0);
     out.writeUInt16BE(QR | (q.flags & FROM_QUERY) | e.flags, 2);
@@ -70,7 +82,7 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
       const rdlength = q.questionEnd + e.optAt + 9;
       out.writeUInt16BE(out.readUInt16BE(rdlength) + extra.length, rdlength);
     }
-    return { response: out, zone: e.zone, staleAt: e.staleAt };
+    return { response: out, zone: e.zone, staleAt: e.staleAt, options: extra, validServerCookie: extras ? extras.validServerCookie : false };
   }
 
   /** Keeps the rest of a response just built for `q`. */

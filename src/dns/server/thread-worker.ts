@@ -80,9 +80,14 @@ listenUdp(
       const q = plain(msg);
       missed = q;
       if (!q) return null;
-      const now = Date.now();
-      const extras = options.forQuery(q, msg, address, now);
-      const hit = cache.get(q, msg, udpLimit(q) - (extras ? extras.options.length : 0), now, extras ? extras.options : null);
+      let hit;
+      try {
+        const extras = options.forQuery(q, msg, address, Date.now);
+        hit = cache.get(q, msg, udpLimit(q) - (extras ? extras.options.length : 0), Date.now(), extras);
+      } catch {
+        // `now` must not throw (the dgram path would take the thread down): the main thread answers instead.
+        return null;
+      }
       if (hit?.zone) count(hit.zone);
       return hit?.response ?? null;
     },

@@ -15,7 +15,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Services } from '../../services/index.js';
-import type { DnsHandler } from './handler.js';
+import { sharedAnswer, type DnsHandler } from './handler.js';
 import type { CookieSecret } from '../../model/cookie-secret.js';
 import type { Answered, FromWorker, NewSecrets, WorkerSetup } from './thread-messages.js';
 import { udpPathReason, type UdpEndpoint } from './udp.js';
@@ -118,7 +118,7 @@ function answerForWorker(worker: Worker, m: Extract<FromWorker, { kind: 'ask' }>
     (outs) => {
       for (const out of outs) socket.send(out, m);
       const z = quick?.zone;
-      const cache = quick ? { response: quick.shared(), zone: z ? { id: z.id, name: z.name, expiresAt: z.expiresAt } : null, staleAt: quick.staleAt } : null;
+      const cache = quick ? { response: sharedAnswer(quick), zone: z ? { id: z.id, name: z.name, expiresAt: z.expiresAt } : null, staleAt: quick.staleAt } : null;
       worker.postMessage({ id: m.id, cache } satisfies Answered);
     },
     (e: unknown) => {

@@ -31,9 +31,14 @@ export function cookieKey(secret: Uint8Array): CookieKey {
   return Uint32Array.of(b.readUInt32LE(0), b.readUInt32LE(4), b.readUInt32LE(8), b.readUInt32LE(12));
 }
 
-/** The client's address as it is hashed: 4 octets for IPv4 (an IPv4-mapped IPv6 address too), else 16. */
+/**
+ * The client's address as it is hashed: 4 octets for IPv4 (an IPv4-mapped IPv6 address too), else 16 (a
+ * link-local address's zone, `%eth0`, left out).
+ */
 export function addressBytes(address: string): Uint8Array {
-  return ip.encode(address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address);
+  const plain = address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+  const zone = plain.indexOf('%');
+  return ip.encode(zone < 0 ? plain : plain.slice(0, zone));
 }
 
 /** The hash's input: client cookie (8), version, reserved (3), timestamp (4), address (4 or 16). */
