@@ -28,6 +28,8 @@ export interface Config {
   dnsThreads?: number;
   /** Datagrams read and answers sent per system call on DNS's UDP (--udp-batch; DEFAULT_UDP_BATCH unless given; 0: dgram). */
   udpBatch?: number;
+  /** The name server identifier DNS answers to queries that ask for it (--nsid, RFC 5001); none when absent. */
+  nsid?: string | null;
   /** `sqlite:PATH` or `postgres://…` (optional `?schema=NAME`). */
   db: string;
   /** PostgreSQL pool size and start-up wait (connection log lines go to the server's logger). */
@@ -83,6 +85,16 @@ export const DEFAULTS = {
 export function parseCount(value: string, what: string): number {
   if (!/^\d{1,9}$/.test(value.trim())) throw new Error(`${what} must be a whole number, not '${value}'`);
   return Number(value);
+}
+
+/** NSID's text: at most this many octets (RFC 5001 sets no limit; every answer asking for it carries it). */
+const MAX_NSID_BYTES = 256;
+
+/** The --nsid text; null for none. */
+export function parseNsid(value: string | undefined): string | null {
+  if (!value) return null;
+  if (Buffer.byteLength(value, 'utf8') > MAX_NSID_BYTES) throw new Error(`--nsid must be at most ${MAX_NSID_BYTES} octets, not ${Buffer.byteLength(value, 'utf8')}`);
+  return value;
 }
 
 /** Parses HOST:PORT, [IPv6]:PORT or :PORT. */

@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import { createInterface } from 'node:readline';
 import { DEFAULT_DNSSEC_TIMINGS } from '../model/dnssec.js';
-import { DEFAULTS, parseCatalog, parseCount, parseHostPort, parseNameservers, type Config } from '../config.js';
+import { DEFAULTS, parseCatalog, parseCount, parseHostPort, parseNameservers, parseNsid, type Config } from '../config.js';
 import { ValidationError } from '../model/errors.js';
 import { startServer } from '../server.js';
 import { DEFAULT_LIMITS } from '../services/actor.js';
@@ -23,6 +23,7 @@ interface ServeOptions extends DbOptions {
   dns: string | false;
   dnsThreads: string;
   udpBatch: string;
+  nsid?: string;
   ns: string;
   logLevel: string;
   tlsCert?: string;
@@ -91,6 +92,7 @@ program
   .addOption(new Option('--no-dns', 'serve no DNS (an API-only node)'))
   .addOption(new Option('--dns-threads <n>', 'threads answering DNS over UDP (default: one per core; 1 before Node.js 22.12)').env('ZONEHOST_DNS_THREADS').default(DEFAULTS.dnsThreads))
   .addOption(new Option('--udp-batch <n>', 'DNS datagrams read and answers sent per system call (recvmmsg/sendmmsg, Linux); 0 = one per call through Node.js dgram').env('ZONEHOST_UDP_BATCH').default(DEFAULTS.udpBatch))
+  .addOption(new Option('--nsid <text>', 'name server identifier (RFC 5001) answered to DNS queries that ask for it, e.g. this node\'s host name; none by default').env('ZONEHOST_NSID'))
   .addOption(dbOption())
   .addOption(dbPoolOption())
   .addOption(dbWaitOption())
@@ -120,6 +122,7 @@ program
       dns: opts.dns === false ? null : parseHostPort(opts.dns, '--dns'),
       dnsThreads: dnsThreads(opts.dnsThreads),
       udpBatch: udpBatch(opts.udpBatch),
+      nsid: parseNsid(opts.nsid),
       db: opts.db,
       store: storeOptions(opts),
       nameservers: parseNameservers(opts.ns),

@@ -3,6 +3,7 @@
  * fit, and when TC sends the client to TCP (RFC 1035 4.2.1, RFC 6891 7, RFC 9471 3.1).
  */
 import { splitName } from '../../model/labels.js';
+import { edeOption } from '../wire/edns-options.js';
 import { EDNS_UDP_SIZE, TCP_MAX } from '../wire/message.js';
 import type { Malformed, Query } from '../wire/query.js';
 import type { Entry, Result } from '../zone/result.js';
@@ -29,7 +30,8 @@ export function encodeResponse(q: Query | Malformed, r: Result, limit: number): 
   const w = new ResponseWriter();
   if (!('malformed' in q)) w.question(q.labels, q.qtype, q.qclass);
   const edns = q.edns;
-  const room = limit - (edns ? 11 : 0);
+  const options = edns && r.ede ? edeOption(r.ede) : null;
+  const room = limit - (edns ? 11 + (options ? options.length : 0) : 0);
   const afterQuestion = w.mark();
   let tc = false;
   const write = (section: 1 | 2 | 3, e: Entry) => w.rrset(section, e.owner ?? splitName(e.set.owner), e.set.type, e.ttl ?? e.set.ttl, e.set.items);
@@ -51,6 +53,6 @@ export function encodeResponse(q: Query | Malformed, r: Result, limit: number): 
       }
     }
   }
-  if (edns) w.opt(EDNS_UDP_SIZE, r.rcode, edns.dnssecOk);
+  if (edns) w.opt(EDNS_UDP_SIZE, r.rcode, edns.dnssecOk, options);
   return w.finish(q.id, q.flags, r.rcode, r.aa, tc);
 }

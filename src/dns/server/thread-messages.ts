@@ -2,6 +2,8 @@
  * What the main thread and a DNS worker thread (threads.ts, thread-worker.ts) say to each other. Types only,
  * so the worker loads nothing of the main thread's side.
  */
+import type { CookieSecret } from '../../model/cookie-secret.js';
+import type { AnswerOptionsSetup } from './answer-options.js';
 
 /** What a worker's cache entry keeps of the zone that answered, for metrics and a mirror's expiry. */
 export interface ThreadZone {
@@ -23,6 +25,14 @@ export interface Answered {
   cache: { response: Uint8Array; zone: ThreadZone | null; staleAt: number } | null;
 }
 
+/** Main -> worker: the cookie secrets from now on (a rollover). */
+export interface NewSecrets {
+  kind: 'secrets';
+  secrets: CookieSecret[];
+}
+
+export type ToWorker = Answered | NewSecrets;
+
 export interface WorkerSetup {
   host: string;
   port: number;
@@ -30,4 +40,6 @@ export interface WorkerSetup {
   batch: number;
   /** Int32Array over a SharedArrayBuffer: [0] is the change counter. */
   generation: SharedArrayBuffer;
+  /** The cookie secrets and NSID, so the worker's answers carry what the main thread's do. */
+  options: AnswerOptionsSetup;
 }

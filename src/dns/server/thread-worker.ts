@@ -1,14 +1,16 @@
 /**
  * A DNS worker thread (threads.ts): one more UDP socket on the DNS port, answering repeated questions from its
  * own cache and handing everything else to the main thread. It imports only the wire-level modules (query
- * parsing, the response cache), never the zones or the services.
+ * parsing, the response cache, the options of answers), never the zones or the services. Answers carry the
+ * client's cookie and NSID as the main thread's do, appended to what the cache keeps.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { TCP_MAX } from '../wire/message.js';
 import { parseQuery, plainQuery, type Query } from '../wire/query.js';
+import { AnswerOptions } from './answer-options.js';
 import { ResponseCache } from './response-cache.js';
 import { udpLimit } from './response.js';
-import type { Answered, FromWorker, ThreadZone, WorkerSetup } from './thread-messages.js';
+import type { FromWorker, ThreadZone, ToWorker, WorkerSetup } from './thread-messages.js';
 import { listenUdp } from './udp.js';
 
 /** Query counts are sent to the main thread this often (its metrics lag the queries by at most this). */
@@ -21,6 +23,7 @@ if (!port) throw new Error('thread-worker.ts runs as a worker thread of the DNS 
 const setup = workerData as WorkerSetup;
 const generation = new Int32Array(setup.generation);
 const cache = new ResponseCache<ThreadZone>();
+const options = new AnswerOptions(setup.options);
 let seen = Atomics.load(generation, 0);
 const counts = new Map<number, { name: string; n: number }>();
 const asked = new Map<number, { q: Query | null; limit: number; generation: number }>();
@@ -52,8 +55,9 @@ function plain(raw: Buffer): Query | null {
   }
 }
 
-// The main thread has sent the answer itself; what comes back is only for the cache.
-port.on('message', (m: Answered) => {
+// The main thread has sent the answer itself; what comes back is only for the cache. Or: new cookie secrets.
+port.on('message', (m: ToWorker) => {
+  if ('kind' in m) return options.setSecrets(m.secrets);
   const a = asked.get(m.id);
   if (!a) return;
   asked.delete(m.id);
@@ -67,7 +71,7 @@ port.on('message', (m: Answered) => {
 listenUdp(
   { host: setup.host, port: setup.port, reusePort: true, batch: setup.batch },
   {
-    now(msg) {
+    now(msg, address) {
       const g = Atomics.load(generation, 0);
       if (g !== seen) {
         cache.clear();
@@ -75,7 +79,15 @@ listenUdp(
       }
       const q = plain(msg);
       missed = q;
-      const hit = q ? cache.get(q, msg, udpLimit(q), Date.now()) : null;
+      if (!q) return null;
+      let hit;
+      try {
+        const extras = options.forQuery(q, msg, address, Date.now);
+        hit = cache.get(q, msg, udpLimit(q) - (extras ? extras.options.length : 0), Date.now(), extras);
+      } catch {
+        // `now` must not throw (the dgram path would take the thread down): the main thread answers instead.
+        return null;
+      }
       if (hit?.zone) count(hit.zone);
       return hit?.response ?? null;
     },
@@ -84,7 +96,8 @@ listenUdp(
       if (asked.size >= MAX_ASKED) return;
       const q = missed;
       const id = nextId++;
-      asked.set(id, { q, limit: q ? udpLimit(q) : TCP_MAX, generation: seen });
+      // The main thread caches under the same limit: the client's room less its own options.
+      asked.set(id, { q, limit: q ? udpLimit(q) - options.room(q) : TCP_MAX, generation: seen });
       send({ kind: 'ask', id, raw: msg, address: from.address, port: from.port });
     },
   },

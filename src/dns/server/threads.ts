@@ -15,8 +15,9 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Services } from '../../services/index.js';
-import type { DnsHandler } from './handler.js';
-import type { Answered, FromWorker, WorkerSetup } from './thread-messages.js';
+import type { CookieSecret } from '../../model/cookie-secret.js';
+import { sharedAnswer, type DnsHandler } from './handler.js';
+import type { Answered, FromWorker, NewSecrets, WorkerSetup } from './thread-messages.js';
 import type { UdpEndpoint } from './udp-socket.js';
 import { udpPathReason } from './udp.js';
 
@@ -40,6 +41,8 @@ export interface DnsThreads {
   count: number;
   /** The zones in memory changed (a load or rebuild installed): workers' cached answers are out of date. */
   changed(): void;
+  /** New cookie secrets, for every worker. */
+  setSecrets(secrets: CookieSecret[]): void;
   close(): Promise<void>;
 }
 
@@ -78,6 +81,9 @@ export async function startDnsThreads(threads: number, udp: Omit<WorkerSetup, 'g
   return {
     count: threads,
     changed: bump,
+    setSecrets(secrets) {
+      for (const w of workers) w.postMessage({ kind: 'secrets', secrets } satisfies NewSecrets);
+    },
     async close() {
       offBus();
       await Promise.all(workers.map((w) => w.terminate()));
@@ -107,13 +113,13 @@ async function serveWorker(worker: Worker, main: ForWorkers): Promise<void> {
  */
 function answerForWorker(worker: Worker, m: Extract<FromWorker, { kind: 'ask' }>, { socket, handler, log }: ForWorkers): void {
   const raw = Buffer.from(m.raw);
-  const quick = handler.quickAnswer(raw, 'udp');
+  const quick = handler.quickAnswer(raw, 'udp', m.address);
   const answered = quick ? Promise.resolve([quick.response]) : handler.handle(raw, m.address, 'udp');
   answered.then(
     (outs) => {
       for (const out of outs) socket.send(out, m);
       const z = quick?.zone;
-      const cache = quick ? { response: quick.response, zone: z ? { id: z.id, name: z.name, expiresAt: z.expiresAt } : null, staleAt: quick.staleAt } : null;
+      const cache = quick ? { response: sharedAnswer(quick), zone: z ? { id: z.id, name: z.name, expiresAt: z.expiresAt } : null, staleAt: quick.staleAt } : null;
       worker.postMessage({ id: m.id, cache } satisfies Answered);
     },
     (e: unknown) => {

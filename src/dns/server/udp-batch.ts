@@ -68,6 +68,10 @@ export function batchedUdp(opts: UdpOptions, serve: UdpServe, bufferBytes: numbe
     close: async () => socket.close(),
   };
 
+  /** The sender of the datagram being answered, read from the module only when asked for. */
+  let current = 0;
+  const currentAddress = () => socket.address(current);
+
   /** Answers what can be answered at once into `output` and returns how many; hands the rest to `later`. */
   function answerBatch(count: number): number {
     let answers = 0;
@@ -76,7 +80,8 @@ export function batchedUdp(opts: UdpOptions, serve: UdpServe, bufferBytes: numbe
       try {
         const start = i * SLOT;
         const msg = input.subarray(start, start + (inMeta[2 * i] ?? 0));
-        const answer = serve.now(msg);
+        current = i;
+        const answer = serve.now(msg, currentAddress);
         if (!answer) {
           // The block is read again by the next batch: the message is copied before anything waits on it.
           serve.later(Buffer.from(msg), { address: socket.address(i), port: inMeta[2 * i + 1] ?? 0 }, endpoint);

@@ -21,8 +21,11 @@ export interface UdpEndpoint {
 
 /** What the socket's owner does with what arrives. */
 export interface UdpServe {
-  /** The answer to send at once, or null: then `later` gets the message. Never throws. */
-  now(msg: Buffer): Buffer | null;
+  /**
+   * The answer to send at once, or null: then `later` gets the message. Never throws. `address` gives the
+   * sender's address, for what needs it (a cookie); it is read only then.
+   */
+  now(msg: Buffer, address: () => string): Buffer | null;
   /** A message `now` did not answer, in a buffer of its own: its answers go out through `endpoint.send`. */
   later(msg: Buffer, from: UdpPeer, endpoint: UdpEndpoint): void;
 }

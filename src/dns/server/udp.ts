@@ -46,7 +46,7 @@ function dgramUdp(opts: UdpOptions, serve: UdpServe): Promise<UdpEndpoint> {
     };
     socket.once('error', reject);
     socket.on('message', (msg, from) => {
-      const answer = serve.now(msg);
+      const answer = serve.now(msg, () => from.address);
       if (answer) socket.send(answer, from.port, from.address, () => undefined);
       else serve.later(msg, from, endpoint);
     });
@@ -63,7 +63,7 @@ function dgramUdp(opts: UdpOptions, serve: UdpServe): Promise<UdpEndpoint> {
 /** The main thread's answering of UDP: a plain query at once, anything else once handle() has its answers. */
 export function answerUdp(handler: DnsHandler, log: Logger): UdpServe {
   return {
-    now: (msg) => handler.quickAnswer(msg, 'udp')?.response ?? null,
+    now: (msg, address) => handler.quickAnswer(msg, 'udp', address)?.response ?? null,
     later(msg, from, endpoint) {
       handler
         .handle(msg, from.address, 'udp')
