@@ -1,16 +1,14 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { peers } from '../support/peers.js';
+import { testCertificate } from '../support/tls.js';
 
 // openssl makes the server's certificate before all tests, and is the client of the handshakes.
 const needsOpenssl = peers('openssl');
 const needsOpensslCurl = peers('openssl', 'curl');
 
-let dir: string;
+let cert: ReturnType<typeof testCertificate>;
 let server: TestServer;
 let port: number;
 
@@ -38,19 +36,14 @@ async function handshake(...args: string[]): Promise<{ ok: boolean; out: string 
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'zonehost-tls-'));
-  const gen = spawnSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-    '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-  ], { encoding: 'utf8' });
-  expect(gen.status, gen.stderr).toBe(0);
-  server = await startTestServer({ tls: { cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem') } });
+  cert = testCertificate();
+  server = await startTestServer({ tls: { cert: cert.cert, key: cert.key } });
   port = server.httpAddress!.port;
 });
 
 afterAll(async () => {
   await server?.close();
-  rmSync(dir, { recursive: true, force: true });
+  cert?.remove();
 });
 
 needsOpenssl.describe('TLS', () => {

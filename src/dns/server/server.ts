@@ -1,14 +1,18 @@
 /**
  * The authoritative DNS server, started and stopped: the zones in memory (zone-cache.ts), one handler for every
- * message (handler.ts), UDP (udp.ts, and on more threads threads.ts) and TCP (tcp.ts) on one port.
+ * message (handler.ts), UDP (udp.ts, and on more threads threads.ts) and TCP (tcp.ts) on one port, TLS (tls.ts)
+ * on another when asked for, and the answers the HTTP door gives over HTTPS (doh.ts).
  */
 import type { Logger } from 'pino';
+import type { TlsFiles } from '../../config.js';
 import type { Services } from '../../services/index.js';
 import { SignatureCache } from '../dnssec/sign.js';
 import type { NotifyTarget } from '../transfer/index.js';
 import { DnsHandler } from './handler.js';
 import { ResponseCache } from './response-cache.js';
-import { dnsTcp, type DnsTcp } from './tcp.js';
+import { answerOverHttp, type HttpAnswer } from './doh.js';
+import { dnsTcp, TCP_IDLE_MS, type DnsTcp } from './tcp.js';
+import { dnsTls } from './tls.js';
 import { singleThreadReason, startDnsThreads, type DnsThreads } from './threads.js';
 import { answerUdp, DEFAULT_UDP_BATCH, listenUdp, udpPathReason, type UdpEndpoint, type UdpPath, type UdpServe } from './udp.js';
 import { youngGcAfterWrites } from './young-gc.js';
@@ -28,6 +32,8 @@ export interface DnsOptions {
   threads?: number;
   /** Datagrams per system call (udp-batch.ts), DEFAULT_UDP_BATCH unless given; 0 takes Node.js's dgram path. */
   udpBatch?: number;
+  /** DNS over TLS: where it listens (port 0: any) and with which certificate; none without. */
+  dot?: { host: string; port: number; tls: TlsFiles } | null;
 }
 
 export interface RunningDns {
@@ -35,6 +41,10 @@ export interface RunningDns {
   zones: ZoneCache;
   /** How UDP is read and written: in batches by the native module, or by dgram. */
   udpPath: UdpPath;
+  /** Where DNS over TLS listens; null when it does not. */
+  dotAddress: { host: string; port: number } | null;
+  /** The answer to one message received over HTTP (DNS over HTTPS); null for one not worth an answer. */
+  answerOverHttp(query: Buffer, remoteAddress: string): Promise<HttpAnswer | null>;
   close(): Promise<void>;
 }
 
@@ -46,7 +56,9 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
   const memory = await startZones(services, opts, () => threads?.changed());
   const { zones, responses, signatures } = memory;
   const handler = new DnsHandler(services, { zones, responses, signatures, nameservers: opts.nameservers, log: opts.log, notifyTarget: opts.notifyTarget });
-  const tcp = dnsTcp(handler, opts.log, opts.tcpIdleMs);
+  const idleMs = opts.tcpIdleMs ?? TCP_IDLE_MS;
+  const tcp = dnsTcp(handler, opts.log, idleMs);
+  const tls = opts.dot ? dnsTls(handler, opts.log, opts.dot.tls, idleMs) : null;
   const batch = opts.udpBatch ?? DEFAULT_UDP_BATCH;
   const shared = threadsToShare(opts, batch);
   let udp: UdpEndpoint;
@@ -56,11 +68,14 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
     memory.stop();
     throw e;
   }
+  let dotAddress: RunningDns['dotAddress'] = null;
   const closeSockets = async () => {
     await udp.close();
     await tcp.close();
+    await tls?.close();
   };
   try {
+    if (opts.dot && tls) dotAddress = { host: opts.dot.host, port: await tls.listen(opts.dot.host, opts.dot.port) };
     if (shared > 1) threads = await startDnsThreads(shared, { host: opts.host, port: udp.port, batch }, udp, handler, services, opts.log);
   } catch (e) {
     memory.stop();
@@ -69,11 +84,13 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
   }
   const address = { host: opts.host, port: udp.port };
   const count = threads?.count ?? 1;
-  opts.log.info({ dns: address, zones: zones.size, threads: count, udp: udp.path }, `DNS listening (UDP on ${count === 1 ? 'one thread' : `${count} threads`}, ${udpPathText(batch)})`);
+  opts.log.info({ dns: address, dot: dotAddress, zones: zones.size, threads: count, udp: udp.path }, `DNS listening (UDP on ${count === 1 ? 'one thread' : `${count} threads`}, ${udpPathText(batch)}${dotAddress ? '; TLS too' : ''})`);
   return {
     address,
     zones,
     udpPath: udp.path,
+    dotAddress,
+    answerOverHttp: (query, remoteAddress) => answerOverHttp(handler, query, remoteAddress),
     async close() {
       memory.stop();
       await threads?.close();
