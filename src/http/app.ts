@@ -53,6 +53,8 @@ export const MAX_HEADER_SIZE = 3 * MAX_TXT_BYTES + 64 * 1024;
  */
 function clientError(err: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // A TLS handshake that failed or timed out (the HTTP/2 server passes these on too): nothing to answer in HTTP.
+  if (/^ERR_(TLS|SSL)_/.test(err.code ?? '')) return void socket.destroy();
   const packet = Buffer.isBuffer(err.rawPacket) ? err.rawPacket.subarray(0, 8192).toString('latin1') : '';
   const target = /^[A-Z]+ (\/\S*)/.exec(packet)?.[1];
   let response: string;

@@ -28,6 +28,8 @@ export interface DotClient {
   alpn: string | false | null;
   /** Writes the messages, framed, in one write. */
   send(messages: Buffer[]): void;
+  /** The answers received and not taken yet, taken now. */
+  received(): Buffer[];
   /** Resolves with the next `count` answers as they arrive; rejects after `timeoutMs`. */
   answers(count: number, timeoutMs?: number): Promise<Buffer[]>;
   close(): void;
@@ -56,6 +58,7 @@ export function dotClient(port: number, alpn: string[] = ['dot']): Promise<DotCl
         socket,
         alpn: socket.alpnProtocol,
         send: (messages) => socket.write(Buffer.concat(messages.map(framed))),
+        received: () => received.splice(0),
         answers: (count, timeoutMs = 10_000) =>
           new Promise((done, fail) => {
             const timer = setTimeout(() => fail(new Error(`${received.length} of ${count} answers within ${timeoutMs} ms`)), timeoutMs);
