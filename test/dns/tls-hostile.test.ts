@@ -15,6 +15,8 @@ import { dotClient, framed, httpsRequest, testCertificate } from '../support/tls
 const needsOpenssl = peers('openssl');
 const ZONE = 'hostile-tls.example';
 const SEED = 20_261_127;
+/** The id of the queries with a Padding option; no other frame carries it. */
+const PADDED_ID = 0x5ad5;
 
 let cert: ReturnType<typeof testCertificate>;
 let server: TestServer;
@@ -38,6 +40,24 @@ afterAll(async () => {
   await server?.close();
   cert?.remove();
 });
+
+/**
+ * A query for www whose OPT record carries a Padding option (RFC 7830) of a random declared length, sometimes
+ * longer or shorter than the data that follows, sometimes after random options: answered (padded) or FORMERR.
+ */
+function paddedQuery(random: () => number, bytes: (n: number) => Buffer): Buffer {
+  const plain = dnsPacket.encode({ type: 'query', id: PADDED_ID, questions: [{ type: 'A', class: 'IN', name: `www.${ZONE}` }] });
+  const declared = Math.floor(random() * 600);
+  const actual = random() < 0.5 ? declared : Math.floor(random() * 600);
+  const options = Buffer.concat([random() < 0.3 ? bytes(Math.floor(random() * 20)) : Buffer.alloc(0), Buffer.from([0, 12, declared >> 8, declared & 0xff]), Buffer.alloc(actual, random() < 0.5 ? 0 : 0xff)]);
+  const opt = Buffer.alloc(11);
+  opt.writeUInt16BE(41, 1);
+  opt.writeUInt16BE(1232, 3);
+  opt.writeUInt16BE(Math.min(options.length, 0xffff), 9);
+  const msg = Buffer.concat([plain, opt, options]);
+  msg.writeUInt16BE(1, 10);
+  return msg;
+}
 
 /** Whether the server answers www over a fresh TLS connection, correctly. */
 async function answersCorrectly(): Promise<boolean> {
@@ -98,16 +118,17 @@ needsOpenssl.it('closes thousands of connections that do not speak TLS, and stil
   expect(await answersCorrectly()).toBe(true);
 }, 180_000);
 
-needsOpenssl.it('answers or drops thousands of damaged frames inside TLS, each connection closed in bounded time, and still answers', async () => {
+needsOpenssl.it('answers or drops thousands of damaged frames inside TLS (Padding options of every length among them), each connection closed in bounded time, and still answers', async () => {
   const random = prng(SEED + 1);
   const bytes = (n: number) => Buffer.from(Array.from({ length: n }, () => Math.floor(random() * 256)));
   const good = query(1, `www.${ZONE}`);
   let [sent, answered] = [0, 0];
+  const padded = { sent: 0, answered: 0, formerr: 0 };
   await inBatches(200, 20, async () => {
     const c = await dotClient(dot);
     const frames: Buffer[] = [];
     for (let f = 0; f < 10; f++) {
-      const kind = Math.floor(random() * 5);
+      const kind = Math.floor(random() * 6);
       if (kind === 0) frames.push(bytes(Math.floor(random() * 12))); // runts: no answer
       else if (kind === 1) frames.push(bytes(12 + Math.floor(random() * 200))); // random messages
       else if (kind === 2) {
@@ -115,21 +136,34 @@ needsOpenssl.it('answers or drops thousands of damaged frames inside TLS, each c
         for (let k = 0; k < 3; k++) damaged[Math.floor(random() * damaged.length)] = Math.floor(random() * 256);
         frames.push(damaged);
       } else if (kind === 3) frames.push(Buffer.concat([good.subarray(0, 12), bytes(Math.floor(random() * 100))]));
+      else if (kind === 4) frames.push(paddedQuery(random, bytes));
       else frames.push(good);
+      const last = frames[frames.length - 1] as Buffer;
+      if (kind !== 4 && last.length >= 2 && last.readUInt16BE(0) === PADDED_ID) last[0] = 0;
     }
     const closed = new Promise<void>((resolve) => c.socket.on('close', () => resolve()));
     sent += frames.filter((f) => f.equals(good)).length;
+    padded.sent += frames.filter((f) => f.length >= 2 && f.readUInt16BE(0) === PADDED_ID).length;
     c.send(frames);
     // Half a frame at the end: the message clock (2 s) closes the connection, unless garbage closed it first.
     c.socket.write(Buffer.from([0x01, 0x00, 0x12]));
     const started = Date.now();
     await Promise.race([closed, new Promise((r) => setTimeout(r, 6000))]);
     expect(Date.now() - started).toBeLessThan(5000);
-    answered += c.received().filter((m) => m.length > 12 && m.readUInt16BE(0) === 1 && dnsPacket.decode(m).answers?.length === 1).length;
+    const got = c.received();
+    answered += got.filter((m) => m.length > 12 && m.readUInt16BE(0) === 1 && dnsPacket.decode(m).answers?.length === 1).length;
+    for (const m of got.filter((a) => a.length >= 12 && a.readUInt16BE(0) === PADDED_ID)) {
+      if ((m.readUInt16BE(2) & 15) === 1) padded.formerr++;
+      else if (m.length % 468 === 0) padded.answered++;
+    }
     c.close();
   });
   // Every intact query among the damaged ones got its answer (a damaged one may still be a query for www).
   expect(answered).toBeGreaterThanOrEqual(sent);
+  // Queries with a Padding option: each answered, padded itself, or FORMERR when the options do not add up.
+  expect(padded.sent).toBeGreaterThan(100);
+  expect(padded.answered + padded.formerr).toBe(padded.sent);
+  expect(padded.answered).toBeGreaterThan(0);
   expect(await answersCorrectly()).toBe(true);
 }, 180_000);
 
