@@ -2,14 +2,21 @@
  * DNS query throughput (issue 4): dnsperf against our server and against knotd serving the same zone,
  * exported from ours by AXFR, in the same run on the same machine. Prints both rates and their ratio, and
  * beside them the floor's: a Node.js process that sends every query straight back (udp-floor.mjs), the
- * most one Node.js thread answers over UDP here.
+ * most one Node.js thread answers over UDP here. Then the same over DNS over TLS (issue 29): zonehost's --dot
+ * against dnsdist terminating TLS in front of the same knotd, the set-up an operator would otherwise build.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort, haveProgram, runCommand, spawnKnot, startChild, table, tempDir, waitFor, ZONEHOST_BIN, type BenchOptions, type Child } from '../support.js';
+
+/** The DoT port's certificate and key, made for the run (dnsperf does not check it). */
+interface Certificate {
+  cert: string;
+  key: string;
+}
 
 const run = promisify(execFile);
 
@@ -39,7 +46,7 @@ async function answers(port: number): Promise<boolean> {
 }
 
 /** Starts zonehost on SQLite and fills one zone through interface A. */
-async function startZonehost(dir: string, records: number, log: (line: string) => void): Promise<Server> {
+async function startZonehost(dir: string, records: number, log: (line: string) => void): Promise<Server & { db: string }> {
   const db = `sqlite:${join(dir, 'bench.db')}`;
   const password = 'bench password';
   runCommand(process.execPath, [ZONEHOST_BIN, 'user', 'add', 'bench', '--db', db], `${password}\n`);
@@ -76,7 +83,62 @@ async function startZonehost(dir: string, records: number, log: (line: string) =
     await child.stop();
     throw e;
   }
-  return { name: 'zonehost', port, stop: () => child.stop() };
+  return { name: 'zonehost', port, db, stop: () => child.stop() };
+}
+
+/** Answers over TLS yet? */
+async function answersTls(port: number): Promise<boolean> {
+  try {
+    const { stdout } = await run('dig', ['-p', String(port), '@127.0.0.1', '+tls', '+time=1', '+tries=1', '+short', ZONE, 'SOA'], { timeout: 5000 });
+    return stdout.trim() !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** A DNS-only zonehost over the database `startZonehost` filled, serving DNS over TLS (--dot) too. */
+async function startZonehostDot(db: string, tls: Certificate): Promise<Server> {
+  const [dns, dot] = [await freePort(), await freePort()];
+  const child = startChild(process.execPath, [
+    ZONEHOST_BIN, 'serve', '--db', db, '--no-http', '--dns', `127.0.0.1:${dns}`, '--dot', `127.0.0.1:${dot}`, '--tls-cert', tls.cert, '--tls-key', tls.key, '--log-level', 'warn',
+  ]);
+  try {
+    await waitFor(() => `zonehost --dot (${child.output()})`, () => answersTls(dot));
+  } catch (e) {
+    await child.stop();
+    throw e;
+  }
+  return { name: 'zonehost', port: dot, stop: () => child.stop() };
+}
+
+/** dnsdist with its defaults, terminating TLS on a free port and passing queries to knotd on `knotPort`. */
+async function startDnsdist(dir: string, knotPort: number, tls: Certificate): Promise<Server> {
+  const [plain, dot, console] = [await freePort(), await freePort(), await freePort()];
+  const conf = join(dir, 'dnsdist.conf');
+  writeFileSync(
+    conf,
+    `setLocal('127.0.0.1:${plain}')
+addTLSLocal('127.0.0.1:${dot}', '${tls.cert}', '${tls.key}')
+newServer({ address = '127.0.0.1:${knotPort}' })
+setSecurityPollSuffix('')
+controlSocket('127.0.0.1:${console}')
+`,
+  );
+  const child = startChild('dnsdist', ['--supervised', '--disable-syslog', '-C', conf]);
+  try {
+    await waitFor(() => `dnsdist (${child.output()})`, () => answersTls(dot));
+  } catch (e) {
+    await child.stop();
+    throw e;
+  }
+  return { name: 'dnsdist+knotd', port: dot, stop: () => child.stop() };
+}
+
+/** A self-signed certificate for the run. */
+function certificate(dir: string): Certificate {
+  const tls = { cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem') };
+  runCommand('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-keyout', tls.key, '-out', tls.cert]);
+  return tls;
 }
 
 async function answersHttp(url: string): Promise<boolean> {
@@ -170,8 +232,15 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
   // hits both; each figure is the median of the rounds.
   const rounds = opts.quick ? 1 : 3;
   const runs = new Map<string, PerfResult[]>();
+  const measure = async (server: Server, load: Load, round: number, key: string, extra: readonly string[] = []) => {
+    const r = await dnsperf(server.port, queries, seconds, load, extra);
+    log(`  ${key}, ${load.name}, round ${round + 1}: ${r.qps.toFixed(0)} qps`);
+    runs.set(`${key}/${load.name}`, [...(runs.get(`${key}/${load.name}`) ?? []), r]);
+  };
+  const dotMissing = ['dnsdist', 'openssl'].filter((p) => !haveProgram(p));
+  let queries = '';
   try {
-    const queries = queryFile(dir.path, records);
+    queries = queryFile(dir.path, records);
     const ours = await startZonehost(dir.path, records, log);
     try {
       const knot = await startKnot(dir.path, await exportZone(ours.port));
@@ -180,12 +249,28 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
         for (const server of [ours, knot, floor]) if (!opts.quick) await dnsperf(server.port, queries, 3, LOADS[0]); // warm-up
         for (const load of LOADS) {
           for (let round = 0; round < rounds; round++) {
-            for (const server of [ours, knot, floor]) {
-              const r = await dnsperf(server.port, queries, seconds, load);
-              log(`  ${server.name}, ${load.name}, round ${round + 1}: ${r.qps.toFixed(0)} qps`);
-              const key = `${server.name}/${load.name}`;
-              runs.set(key, [...(runs.get(key) ?? []), r]);
+            for (const server of [ours, knot, floor]) await measure(server, load, round, server.name);
+          }
+        }
+        await floor.stop();
+        // DNS over TLS: a DNS-only zonehost over the same database with --dot, and dnsdist in front of the same knotd.
+        if (dotMissing.length === 0) {
+          const tls = certificate(dir.path);
+          const oursTls = await startZonehostDot(ours.db, tls);
+          try {
+            const dnsdist = await startDnsdist(dir.path, knot.port, tls);
+            try {
+              for (const server of [oursTls, dnsdist]) if (!opts.quick) await dnsperf(server.port, queries, 3, LOADS[0], ['-m', 'dot']); // warm-up
+              for (const load of LOADS) {
+                for (let round = 0; round < rounds; round++) {
+                  for (const server of [oursTls, dnsdist]) await measure(server, load, round, `DoT ${server.name}`, ['-m', 'dot']);
+                }
+              }
+            } finally {
+              await dnsdist.stop();
             }
+          } finally {
+            await oursTls.stop();
           }
         }
       } finally {
@@ -205,9 +290,31 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
     const ratio = (a: PerfResult | undefined, b: PerfResult | undefined) => (a && b ? (a.qps / b.qps).toFixed(2) : '-');
     return [load.name, ...cells(ours), ...cells(knot), ratio(ours, knot), floor ? floor.qps.toFixed(0) : '-', ratio(floor, knot)];
   });
+  const dotRows = LOADS.map((load) => {
+    const [ours, dnsdist] = [results.get(`DoT zonehost/${load.name}`), results.get(`DoT dnsdist+knotd/${load.name}`)];
+    const cells = (r: PerfResult | undefined) => (r ? [r.qps.toFixed(0), r.lost, r.latency] : ['-', '-', '-']);
+    return [load.name, ...cells(ours), ...cells(dnsdist), ours && dnsdist ? (ours.qps / dnsdist.qps).toFixed(2) : '-'];
+  });
+  const dot = dotMissing.length
+    ? [`DNS over TLS: skipped, missing ${dotMissing.join(', ')} (Debian packages dnsdist, openssl)`]
+    : [
+        `DNS over TLS: dnsperf -m dot, the same loads, queries and rounds (each client one TLS connection, its queries pipelined); zonehost --dot (a DNS-only node over the same database) against dnsdist ${dnsdistVersion()} with its defaults (no cache) terminating TLS in front of the same knotd`,
+        table(['load', 'zonehost qps', 'lost', 'avg latency s', 'dnsdist+knotd qps', 'lost', 'avg latency s', 'zonehost/dnsdist'], dotRows),
+      ];
   return [
     `DNS: dnsperf for ${seconds} s per load over UDP (median of ${rounds} alternating round${rounds > 1 ? 's' : ''}), ${records + 5}-record zone (answers, NXDOMAIN, MX with additional, TXT, CNAME, wildcard); knotd serves the zone exported from ours by AXFR, with its default workers`,
     table(['load', 'zonehost qps', 'lost', 'avg latency s', 'knotd qps', 'lost', 'avg latency s', 'zonehost/knotd', 'Node.js floor qps', 'floor/knotd'], rows),
     'Node.js floor: one Node.js thread sending every query straight back (bench/dns/udp-floor.mjs), no DNS work: the most any one-thread Node.js server answers here',
+    '',
+    ...dot,
   ].join('\n');
+}
+
+/** dnsdist's version, as it prints it. */
+function dnsdistVersion(): string {
+  try {
+    return /dnsdist (\S+)/.exec(spawnSync('dnsdist', ['--version'], { encoding: 'utf8' }).stdout)?.[1] ?? '';
+  } catch {
+    return '';
+  }
 }
