@@ -129,6 +129,7 @@ async function startNodeDns(config: Config, services: Services, transfers: Runni
     notifyTarget: transfers,
     ...(config.dnsThreads ? { threads: config.dnsThreads } : {}),
     ...(config.udpBatch === undefined ? {} : { udpBatch: config.udpBatch }),
+    ...(config.rrl ? { rrl: config.rrl } : {}),
   });
   closers.push(() => dns.close());
   return dns;

@@ -18,18 +18,21 @@ import { emptyResult, type Result } from '../zone/result.js';
 import type { Zone } from '../zone/zone.js';
 import { answerQuery } from './answer.js';
 import { AnswerTooLarge, encodeResponse, udpLimit } from './response.js';
-import type { ResponseCache } from './response-cache.js';
+import type { PlainAnswer, ResponseCache } from './response-cache.js';
+import { answerClass, replyClass } from './rrl.js';
 import { checkTsig, type Signer } from './tsig-check.js';
 import { handleUpdate } from './update.js';
 import type { ZoneCache } from './zone-cache.js';
 
 export type Transport = 'udp' | 'tcp';
 
-/** The answer to a plain query, with the zone that gave it and until when it may be reused (epoch ms). */
-export interface PlainAnswer {
-  response: Buffer;
-  zone: Zone | null;
-  staleAt: number;
+/** The answers to a message, with what response rate limiting (rrl.ts) needs to know of them. */
+export interface Answers {
+  outs: Buffer[];
+  /** Their class (answerClass, replyClass). */
+  cls: number;
+  /** The message's source is real, so its answers are never limited: it was TSIG-signed and verified. */
+  verifiedClient: boolean;
 }
 
 export interface HandlerParts {
@@ -51,29 +54,35 @@ export class DnsHandler {
 
   /** The response messages to one received message (none for messages not worth an answer). */
   async handle(raw: Buffer, remoteAddress: string, transport: Transport): Promise<Buffer[]> {
+    return (await this.answers(raw, remoteAddress, transport)).outs;
+  }
+
+  /** handle() with what response rate limiting needs to know of the answers. */
+  async answers(raw: Buffer, remoteAddress: string, transport: Transport): Promise<Answers> {
     let q: Query | Malformed | null = null;
     try {
       q = parseQuery(raw);
-      if (!q) return [];
-      if ('malformed' in q) return [encodeResponse(q, emptyResult(RCODE.FORMERR), TCP_MAX)];
+      if (!q) return unsigned([]);
+      if ('malformed' in q) return unsigned([encodeResponse(q, emptyResult(RCODE.FORMERR), TCP_MAX)]);
       let limit = transport === 'udp' ? udpLimit(q) : TCP_MAX;
       let signer: Signer | null = null;
       if (q.tsig) {
         const checked = await checkTsig(this.services, q, q.tsig, raw, limit);
-        if ('refusal' in checked) return [checked.refusal];
+        // A refusal answers a signature that did not verify: its source may be forged.
+        if ('refusal' in checked) return unsigned([checked.refusal]);
         signer = checked;
         // The answer leaves room for its own TSIG record.
         limit -= tsigSize(signer.secret);
       }
-      const out = await this.respond(q, raw, remoteAddress, transport, limit, signer);
-      return signer ? signer.sign(out) : out;
+      const a = await this.respond(q, raw, remoteAddress, transport, limit, signer);
+      return signer ? { ...a, outs: signer.sign(a.outs), verifiedClient: true } : a;
     } catch (e) {
       this.parts.log.warn({ err: (e as Error).message, remoteAddress, transport }, 'DNS message could not be answered');
-      if (!q) return [];
+      if (!q) return unsigned([]);
       try {
-        return [encodeResponse(q, emptyResult(RCODE.SERVFAIL), TCP_MAX)];
+        return unsigned([encodeResponse(q, emptyResult(RCODE.SERVFAIL), TCP_MAX)]);
       } catch {
-        return [];
+        return unsigned([]);
       }
     }
   }
@@ -93,26 +102,27 @@ export class DnsHandler {
   }
 
   /** The answers to a message whose TSIG, if any, verified: by opcode (and AXFR/IXFR by type). */
-  private async respond(q: Query, raw: Buffer, remoteAddress: string, transport: Transport, limit: number, signer: Signer | null): Promise<Buffer[]> {
-    if (q.edns && q.edns.version !== 0) return [encodeResponse(q, emptyResult(RCODE.BADVERS), limit)];
+  private async respond(q: Query, raw: Buffer, remoteAddress: string, transport: Transport, limit: number, signer: Signer | null): Promise<Answers> {
+    if (q.edns && q.edns.version !== 0) return unsigned([encodeResponse(q, emptyResult(RCODE.BADVERS), limit)]);
     if (q.opcode === OPCODE.UPDATE) {
       // Only a customer's key may update (a mirror's master key is for NOTIFY); unsigned: REFUSED (RFC 2136 3.3).
-      if (!signer?.key) return [encodeResponse(q, emptyResult(RCODE.REFUSED), limit)];
+      if (!signer?.key) return unsigned([encodeResponse(q, emptyResult(RCODE.REFUSED), limit)]);
       const { nameservers, log } = this.parts;
       const rcode = await handleUpdate(this.services, q, raw, signer.key, { remoteAddress, nameservers, log });
-      return [encodeResponse(q, emptyResult(rcode), limit)];
+      return unsigned([encodeResponse(q, emptyResult(rcode), limit)]);
     }
     if (q.opcode === OPCODE.NOTIFY || (q.opcode === OPCODE.QUERY && (q.qtype === META_TYPE.AXFR || q.qtype === META_TYPE.IXFR))) {
       // Our zones are IN zones: a transfer or NOTIFY of another class (CH, ANY) is NOTIMP, as knotd answers CH.
-      if (q.qclass !== CLASS_IN) return [encodeResponse(q, emptyResult(RCODE.NOTIMP), limit)];
+      if (q.qclass !== CLASS_IN) return unsigned([encodeResponse(q, emptyResult(RCODE.NOTIMP), limit)]);
       const req = this.transferRequest(raw, remoteAddress, transport, signer);
-      if (!req) return [encodeResponse(q, emptyResult(RCODE.FORMERR), limit)];
-      return q.opcode === OPCODE.NOTIFY ? [await handleNotify(req, this.parts.notifyTarget)] : await handleTransfer(req);
+      if (!req) return unsigned([encodeResponse(q, emptyResult(RCODE.FORMERR), limit)]);
+      return unsigned(q.opcode === OPCODE.NOTIFY ? [await handleNotify(req, this.parts.notifyTarget)] : await handleTransfer(req));
     }
-    if (q.opcode !== OPCODE.QUERY) return [encodeResponse(q, emptyResult(RCODE.NOTIMP), limit)];
+    if (q.opcode !== OPCODE.QUERY) return unsigned([encodeResponse(q, emptyResult(RCODE.NOTIMP), limit)]);
     const pending = this.parts.zones.pendingFor(q.key);
     if (pending) await pending;
-    return [this.answer(q, raw, limit).response];
+    const a = this.answer(q, raw, limit);
+    return { outs: [a.response], cls: a.cls, verifiedClient: false };
   }
 
   /** A standard query's answer: from the response cache, else looked up, signed when asked for, and cached. */
@@ -125,8 +135,9 @@ export class DnsHandler {
       const signed = zone && q.edns?.dnssecOk ? zones.signed(zone) : undefined;
       // A signed answer is kept only until its signatures are due to be made anew.
       const staleAt = zone && signed ? secure(zone, signed, result, Math.floor(now / 1000)) * 1000 : Infinity;
-      hit = { response: this.encode(q, result, zone, limit), zone, staleAt };
-      responses.put(q, hit.response, limit, zone, staleAt);
+      const response = this.encode(q, result, zone, limit);
+      hit = { response, zone, staleAt, cls: answerClass(q, result, zone, response) };
+      responses.put(q, limit, hit);
     }
     if (hit.zone) this.services.metrics.countQuery(hit.zone.id, hit.zone.name);
     return hit;
@@ -155,4 +166,10 @@ export class DnsHandler {
     const { nameservers, signatures } = this.parts;
     return { services: this.services, query, raw, remoteAddress, transport, nameservers, key: signer?.key ?? null, keyName: signer?.secret.name ?? null, signatures };
   }
+}
+
+/** Answers to a message that was not signed, classed by their first message's rcode and opcode. */
+function unsigned(outs: Buffer[]): Answers {
+  const first = outs[0];
+  return { outs, cls: first ? replyClass(first) : 0, verifiedClient: false };
 }

@@ -14,16 +14,26 @@ export interface AnsweringZone {
   expiresAt: number | null;
 }
 
+/** An answer to a plain query, with what the server needs to know of it besides the message. */
+export interface PlainAnswer<Z extends AnsweringZone = Zone> {
+  response: Buffer;
+  /** The zone that answered (null for REFUSED and the like). */
+  zone: Z | null;
+  /** Epoch ms from which it is answered afresh (a signed answer whose signatures are due to be made anew). */
+  staleAt: number;
+  /** Its class for response rate limiting (rrl.ts answerClass). */
+  cls: number;
+}
+
 interface Entry<Z extends AnsweringZone> {
   /** AA, TC and RCODE bits of the header. */
   flags: number;
   /** QDCOUNT..ARCOUNT as written. */
   counts: Buffer;
   rest: Buffer;
-  /** The zone that answered (null for REFUSED and the like). */
   zone: Z | null;
-  /** Epoch ms from which it is answered afresh (a signed answer whose signatures are due to be made anew). */
   staleAt: number;
+  cls: number;
 }
 
 /** Entries kept at most; beyond it the cache starts over (random names must not grow it without bound). */
@@ -44,8 +54,8 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
     this.entries.clear();
   }
 
-  /** The answer to `q` built from the cache and the zone that gave it, or null. `raw` is the query message. */
-  get(q: Query, raw: Buffer, limit: number, now: number): { response: Buffer; zone: Z | null; staleAt: number } | null {
+  /** The answer to `q` built from the cache, or null. `raw` is the query message. */
+  get(q: Query, raw: Buffer, limit: number, now: number): PlainAnswer<Z> | null {
     if (q.questionEnd === 0) return null;
     const e = this.entries.get(ResponseCache.key(q, limit));
     // A mirror's copy past its expiry is answered afresh (REFUSED).
@@ -56,11 +66,11 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
     e.counts.copy(out, 4);
     raw.copy(out, 12, 12, q.questionEnd);
     e.rest.copy(out, q.questionEnd);
-    return { response: out, zone: e.zone, staleAt: e.staleAt };
+    return { response: out, zone: e.zone, staleAt: e.staleAt, cls: e.cls };
   }
 
-  /** Keeps the rest of a response just built for `q`. */
-  put(q: Query, response: Buffer, limit: number, zone: Z | null, staleAt = Infinity): void {
+  /** Keeps the rest of an answer just built for `q`. */
+  put(q: Query, limit: number, { response, zone, staleAt, cls }: PlainAnswer<Z>): void {
     if (q.questionEnd === 0 || response.length < q.questionEnd) return;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(ResponseCache.key(q, limit), {
@@ -69,6 +79,7 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
       rest: Buffer.from(response.subarray(q.questionEnd)),
       zone,
       staleAt,
+      cls,
     });
   }
 }

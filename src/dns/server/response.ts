@@ -24,14 +24,15 @@ export class AnswerTooLarge extends Error {}
  * one is a referral's required glue, RFC 9471 3.1), and when answer and authority do not fit either, an
  * empty response with TC asks the client to retry over TCP.
  * Throws AnswerTooLarge when they do not fit TCP_MAX, where TC would have nothing to send the client to.
+ * `truncated`: TC is set whatever fits (a rate-limited answer slipped, rrl.ts).
  */
-export function encodeResponse(q: Query | Malformed, r: Result, limit: number): Buffer {
+export function encodeResponse(q: Query | Malformed, r: Result, limit: number, truncated = false): Buffer {
   const w = new ResponseWriter();
   if (!('malformed' in q)) w.question(q.labels, q.qtype, q.qclass);
   const edns = q.edns;
   const room = limit - (edns ? 11 : 0);
   const afterQuestion = w.mark();
-  let tc = false;
+  let tc = truncated;
   const write = (section: 1 | 2 | 3, e: Entry) => w.rrset(section, e.owner ?? splitName(e.set.owner), e.set.type, e.ttl ?? e.set.ttl, e.set.items);
   for (const e of r.answer) write(1, e);
   for (const e of r.authority) write(2, e);
@@ -46,7 +47,7 @@ export function encodeResponse(q: Query | Malformed, r: Result, limit: number): 
       if (w.length > room) {
         w.rollback(before);
         // Required glue comes first: what did not fit leaves a name server unreachable, so the client retries over TCP.
-        tc = e.required === true;
+        tc = truncated || e.required === true;
         break;
       }
     }

@@ -8,6 +8,7 @@ import { SignatureCache } from '../dnssec/sign.js';
 import type { NotifyTarget } from '../transfer/index.js';
 import { DnsHandler } from './handler.js';
 import { ResponseCache } from './response-cache.js';
+import { DEFAULT_RRL, RateLimiter, rrlTable, type RrlSettings } from './rrl.js';
 import { dnsTcp, type DnsTcp } from './tcp.js';
 import { singleThreadReason, startDnsThreads, type DnsThreads } from './threads.js';
 import type { UdpEndpoint, UdpPath, UdpServe } from './udp-socket.js';
@@ -29,6 +30,8 @@ export interface DnsOptions {
   threads?: number;
   /** Datagrams per system call (udp-batch.ts), DEFAULT_UDP_BATCH unless given; 0 takes Node.js's dgram path. */
   udpBatch?: number;
+  /** Response rate limiting over UDP (rrl.ts): DEFAULT_RRL for what is not given; `rate: 0` turns it off. */
+  rrl?: Partial<RrlSettings>;
 }
 
 export interface RunningDns {
@@ -50,10 +53,14 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
   const tcp = dnsTcp(handler, opts.log, opts.tcpIdleMs);
   const batch = opts.udpBatch ?? DEFAULT_UDP_BATCH;
   const shared = threadsToShare(opts, batch);
+  const rrl = rrlTable({ ...DEFAULT_RRL, ...opts.rrl });
+  const limiter = rrl ? new RateLimiter(rrl, (network) => opts.log.warn({ network }, `DNS answers to ${network} are being rate-limited (RRL); said at most once a minute`)) : null;
+  const offCounters = rrlCounters(services, limiter);
   let udp: UdpEndpoint;
   try {
-    udp = await listenPort(opts, answerUdp(handler, opts.log), tcp, shared > 1, batch);
+    udp = await listenPort(opts, answerUdp(handler, limiter, opts.log), tcp, shared > 1, batch);
   } catch (e) {
+    offCounters();
     memory.stop();
     throw e;
   }
@@ -62,8 +69,9 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
     await tcp.close();
   };
   try {
-    if (shared > 1) threads = await startDnsThreads(shared, { host: opts.host, port: udp.port, batch }, udp, handler, services, opts.log);
+    if (shared > 1) threads = await startDnsThreads(shared, { host: opts.host, port: udp.port, batch, rrl }, udp, handler, limiter, services, opts.log);
   } catch (e) {
+    offCounters();
     memory.stop();
     await closeSockets();
     throw e;
@@ -76,6 +84,7 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
     zones,
     udpPath: udp.path,
     async close() {
+      offCounters();
       memory.stop();
       await threads?.close();
       await closeSockets();
@@ -129,6 +138,17 @@ function dnsGauges(services: Services, zones: ZoneCache, signatures: SignatureCa
     metrics.gauge('zonehost_dns_zones', 'Zones the DNS server answers for from memory.', () => zones.size),
     metrics.gauge('zonehost_dns_zones_loading', 'Zones listed at start that are not in memory yet (0 once the start-up load is done).', () => zones.loading),
     metrics.gauge('zonehost_dnssec_signatures_made', 'RRSIG records this node has made since it started (signatures are cached: this grows with changes, not with queries).', () => signatures.signed),
+  ];
+  return () => {
+    for (const off of offs) off();
+  };
+}
+
+/** The rate limiter's counters in the metrics (zero when RRL is off); the function returned takes them off. */
+function rrlCounters({ metrics }: Services, limiter: RateLimiter | null): () => void {
+  const offs = [
+    metrics.counter('zonehost_dns_rrl_dropped_total', 'DNS answers over UDP dropped by response rate limiting (--rrl-rate).', () => limiter?.dropped ?? 0),
+    metrics.counter('zonehost_dns_rrl_slipped_total', 'DNS answers over UDP sent truncated (TC) instead by response rate limiting (--rrl-slip).', () => limiter?.slipped ?? 0),
   ];
   return () => {
     for (const off of offs) off();

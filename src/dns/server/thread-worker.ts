@@ -1,13 +1,15 @@
 /**
  * A DNS worker thread (threads.ts): one more UDP socket on the DNS port, answering repeated questions from its
- * own cache and handing everything else to the main thread. It imports only the wire-level modules (query
- * parsing, the response cache), never the zones or the services.
+ * own cache (through the response rate limiter, whose table all threads share) and handing everything else to
+ * the main thread. It imports only the wire-level modules (query parsing, the response cache, the limiter),
+ * never the zones or the services.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { TCP_MAX } from '../wire/message.js';
 import { parseQuery, plainQuery, type Query } from '../wire/query.js';
 import { ResponseCache } from './response-cache.js';
 import { udpLimit } from './response.js';
+import { RateLimiter } from './rrl.js';
 import type { Answered, FromWorker, ThreadZone, WorkerSetup } from './thread-messages.js';
 import { listenUdp } from './udp.js';
 
@@ -29,6 +31,8 @@ let nextId = 0;
 let missed: Query | null = null;
 
 const send = (m: FromWorker) => port.postMessage(m);
+// The main thread logs the networks this thread begins to limit.
+const limiter = setup.rrl ? new RateLimiter(setup.rrl, (network) => send({ kind: 'limited', network })) : null;
 
 function count(zone: ThreadZone): void {
   const c = counts.get(zone.id);
@@ -37,9 +41,12 @@ function count(zone: ThreadZone): void {
 }
 
 const flush = setInterval(() => {
-  if (counts.size === 0) return;
-  send({ kind: 'counts', counts: [...counts].map(([id, c]) => [id, c.name, c.n]) });
+  const dropped = limiter?.dropped ?? 0;
+  const slipped = limiter?.slipped ?? 0;
+  if (counts.size === 0 && dropped === 0 && slipped === 0) return;
+  send({ kind: 'counts', counts: [...counts].map(([id, c]) => [id, c.name, c.n]), dropped, slipped });
   counts.clear();
+  if (limiter) limiter.dropped = limiter.slipped = 0;
 }, COUNTS_MS);
 flush.unref();
 
@@ -60,14 +67,14 @@ port.on('message', (m: Answered) => {
   // Kept only if no change happened while the main thread answered: otherwise it may be out of date already.
   if (a.q && m.cache && Atomics.load(generation, 0) === a.generation) {
     const r = m.cache.response;
-    cache.put(a.q, Buffer.from(r.buffer, r.byteOffset, r.byteLength), a.limit, m.cache.zone, m.cache.staleAt);
+    cache.put(a.q, a.limit, { ...m.cache, response: Buffer.from(r.buffer, r.byteOffset, r.byteLength) });
   }
 });
 
 listenUdp(
   { host: setup.host, port: setup.port, reusePort: true, batch: setup.batch },
   {
-    now(msg) {
+    now(msg, from) {
       const g = Atomics.load(generation, 0);
       if (g !== seen) {
         cache.clear();
@@ -76,8 +83,10 @@ listenUdp(
       const q = plain(msg);
       missed = q;
       const hit = q ? cache.get(q, msg, udpLimit(q), Date.now()) : null;
-      if (hit?.zone) count(hit.zone);
-      return hit?.response ?? null;
+      if (!hit) return null;
+      if (hit.zone) count(hit.zone);
+      if (!limiter) return hit.response;
+      return limiter.outgoing(hit.response, hit.cls, msg, from.bytes, from.at, false) ?? 'drop';
     },
     // Called right after `now` missed on the same message: `missed` is its parsed query.
     later(msg, from) {

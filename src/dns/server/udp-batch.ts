@@ -5,7 +5,7 @@
  * back to dgram, and `batchedUdpUnavailable` says why.
  */
 import { createRequire } from 'node:module';
-import type { UdpEndpoint, UdpOptions, UdpServe } from './udp-socket.js';
+import type { UdpEndpoint, UdpOptions, UdpSender, UdpServe } from './udp-socket.js';
 
 /** The module's socket (native/udp-batch/udp_batch.cc). */
 interface NativeSocket {
@@ -14,6 +14,8 @@ interface NativeSocket {
   readonly out: ArrayBuffer;
   /** Per datagram received: length, sender's port. */
   readonly inMeta: Int32Array;
+  /** Per datagram received: its sender's address, 16 bytes (a UdpSender's). */
+  readonly inAddr: Uint8Array;
   /** Per answer: index of the datagram it answers, offset in `out`, length. */
   readonly outMeta: Int32Array;
   start(): void;
@@ -61,6 +63,7 @@ export function batchedUdp(opts: UdpOptions, serve: UdpServe, bufferBytes: numbe
   input = Buffer.from(socket.in);
   output = Buffer.from(socket.out);
   const { inMeta, outMeta } = socket;
+  const sender: UdpSender = { bytes: socket.inAddr, at: 0 };
   const endpoint: UdpEndpoint = {
     path: 'batched',
     port: socket.port,
@@ -76,7 +79,9 @@ export function batchedUdp(opts: UdpOptions, serve: UdpServe, bufferBytes: numbe
       try {
         const start = i * SLOT;
         const msg = input.subarray(start, start + (inMeta[2 * i] ?? 0));
-        const answer = serve.now(msg);
+        sender.at = 16 * i;
+        const answer = serve.now(msg, sender);
+        if (answer === 'drop') continue;
         if (!answer) {
           // The block is read again by the next batch: the message is copied before anything waits on it.
           serve.later(Buffer.from(msg), { address: socket.address(i), port: inMeta[2 * i + 1] ?? 0 }, endpoint);

@@ -10,6 +10,16 @@ export interface UdpPeer {
   port: number;
 }
 
+/**
+ * Where a datagram came from, with no string made per datagram (the batched path has the bytes already): the
+ * 16 bytes at `bytes[at]` are the sender's IPv6 address, an IPv4 one written IPv4-mapped (::ffff:a.b.c.d).
+ * Valid only during `now`.
+ */
+export interface UdpSender {
+  bytes: Uint8Array;
+  at: number;
+}
+
 /** A bound UDP socket. */
 export interface UdpEndpoint {
   path: UdpPath;
@@ -21,8 +31,11 @@ export interface UdpEndpoint {
 
 /** What the socket's owner does with what arrives. */
 export interface UdpServe {
-  /** The answer to send at once, or null: then `later` gets the message. Never throws. */
-  now(msg: Buffer): Buffer | null;
+  /**
+   * The answer to send at once, or null: then `later` gets the message; or 'drop': nothing is sent (an answer
+   * over the rate limit). Never throws.
+   */
+  now(msg: Buffer, from: UdpSender): Buffer | null | 'drop';
   /** A message `now` did not answer, in a buffer of its own: its answers go out through `endpoint.send`. */
   later(msg: Buffer, from: UdpPeer, endpoint: UdpEndpoint): void;
 }
