@@ -2,7 +2,9 @@
  * DNS query throughput (issue 4): dnsperf against our server and against knotd serving the same zone,
  * exported from ours by AXFR, in the same run on the same machine. Prints both rates and their ratio, and
  * beside them the floor's: a Node.js process that sends every query straight back (udp-floor.mjs), the
- * most one Node.js thread answers over UDP here.
+ * most one Node.js thread answers over UDP here. dnsperf asks from one address far faster than any client
+ * would, so zonehost runs with response rate limiting off (--rrl-rate 0); a second zonehost on the same
+ * database counts every answer without limiting any (--rrl-rate 1000000), which is what RRL costs.
  */
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -38,19 +40,30 @@ async function answers(port: number): Promise<boolean> {
   }
 }
 
-/** Starts zonehost on SQLite and fills one zone through interface A. */
-async function startZonehost(dir: string, records: number, log: (line: string) => void): Promise<Server> {
-  const db = `sqlite:${join(dir, 'bench.db')}`;
-  const password = 'bench password';
-  runCommand(process.execPath, [ZONEHOST_BIN, 'user', 'add', 'bench', '--db', db], `${password}\n`);
+/** `zonehost serve` on `db` (named `name` in the results) with `flags`; resolves once HTTP answers. */
+async function serveZonehost(db: string, name: string, flags: readonly string[]): Promise<Server & { child: Child; http: number }> {
   const [http, port] = [await freePort(), await freePort()];
   const child: Child = startChild(process.execPath, [
     ...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF] : []), ZONEHOST_BIN, 'serve', '--db', db, '--http', `127.0.0.1:${http}`, '--dns', `127.0.0.1:${port}`, '--log-level', 'warn',
-    '--rate-limit-address', '0', '--rate-limit-key', '0', '--max-records', '100000000',
+    '--rate-limit-address', '0', '--rate-limit-key', '0', '--max-records', '100000000', ...flags,
   ]);
-  const url = `http://127.0.0.1:${http}/api/`;
   try {
     await waitFor(() => `zonehost (${child.output()})`, () => answersHttp(`http://127.0.0.1:${http}/healthz`));
+  } catch (e) {
+    await child.stop();
+    throw e;
+  }
+  return { name, port, child, http, stop: () => child.stop() };
+}
+
+/** Starts zonehost on SQLite, response rate limiting off, and fills one zone through interface A. */
+async function startZonehost(db: string, records: number, log: (line: string) => void): Promise<Server> {
+  const password = 'bench password';
+  runCommand(process.execPath, [ZONEHOST_BIN, 'user', 'add', 'bench', '--db', db], `${password}\n`);
+  const zh = await serveZonehost(db, 'zonehost', ['--rrl-rate', '0']);
+  const { child, port, http } = zh;
+  const url = `http://127.0.0.1:${http}/api/`;
+  try {
     const v3 = async (args: Record<string, string | number>): Promise<any> => {
       const res = await fetch(url, { method: 'POST', body: new URLSearchParams(Object.entries(args).map(([k, v]): [string, string] => [k, String(v)])) });
       const envelope = (await res.json()) as { ERRORARRAY: { ERRORMESSAGE: string }[]; DATA: any };
@@ -76,7 +89,19 @@ async function startZonehost(dir: string, records: number, log: (line: string) =
     await child.stop();
     throw e;
   }
-  return { name: 'zonehost', port, stop: () => child.stop() };
+  return zh;
+}
+
+/** A second zonehost on the same database whose rate limiter counts every answer and limits none. */
+async function startCounting(db: string): Promise<Server> {
+  const zh = await serveZonehost(db, 'zonehost, RRL counting', ['--rrl-rate', '1000000']);
+  try {
+    await waitFor('zonehost DNS', () => answers(zh.port));
+  } catch (e) {
+    await zh.stop();
+    throw e;
+  }
+  return zh;
 }
 
 async function answersHttp(url: string): Promise<boolean> {
@@ -172,15 +197,18 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
   const runs = new Map<string, PerfResult[]>();
   try {
     const queries = queryFile(dir.path, records);
-    const ours = await startZonehost(dir.path, records, log);
+    const db = `sqlite:${join(dir.path, 'bench.db')}`;
+    const ours = await startZonehost(db, records, log);
     try {
+      const counting = await startCounting(db);
       const knot = await startKnot(dir.path, await exportZone(ours.port));
       const floor = await startFloor();
+      const servers = [ours, counting, knot, floor];
       try {
-        for (const server of [ours, knot, floor]) if (!opts.quick) await dnsperf(server.port, queries, 3, LOADS[0]); // warm-up
+        for (const server of servers) if (!opts.quick) await dnsperf(server.port, queries, 3, LOADS[0]); // warm-up
         for (const load of LOADS) {
           for (let round = 0; round < rounds; round++) {
-            for (const server of [ours, knot, floor]) {
+            for (const server of servers) {
               const r = await dnsperf(server.port, queries, seconds, load);
               log(`  ${server.name}, ${load.name}, round ${round + 1}: ${r.qps.toFixed(0)} qps`);
               const key = `${server.name}/${load.name}`;
@@ -189,6 +217,7 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
           }
         }
       } finally {
+        await counting.stop();
         await knot.stop();
         await floor.stop();
       }
@@ -200,14 +229,16 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
   }
   const results = new Map([...runs].map(([key, rs]) => [key, [...rs].sort((a, b) => a.qps - b.qps)[Math.floor(rs.length / 2)] as PerfResult]));
   const rows = LOADS.map((load) => {
-    const [ours, knot, floor] = [results.get(`zonehost/${load.name}`), results.get(`knotd/${load.name}`), results.get(`Node.js floor/${load.name}`)];
+    const [ours, counting, knot, floor] = ['zonehost', 'zonehost, RRL counting', 'knotd', 'Node.js floor'].map((name) => results.get(`${name}/${load.name}`));
     const cells = (r: PerfResult | undefined) => (r ? [r.qps.toFixed(0), r.lost, r.latency] : ['-', '-', '-']);
     const ratio = (a: PerfResult | undefined, b: PerfResult | undefined) => (a && b ? (a.qps / b.qps).toFixed(2) : '-');
-    return [load.name, ...cells(ours), ...cells(knot), ratio(ours, knot), floor ? floor.qps.toFixed(0) : '-', ratio(floor, knot)];
+    const cost = ours && counting ? `${(100 * (1 - counting.qps / ours.qps)).toFixed(1)} %` : '-';
+    return [load.name, ...cells(ours), ...cells(knot), ratio(ours, knot), floor ? floor.qps.toFixed(0) : '-', ratio(floor, knot), counting ? counting.qps.toFixed(0) : '-', cost];
   });
   return [
     `DNS: dnsperf for ${seconds} s per load over UDP (median of ${rounds} alternating round${rounds > 1 ? 's' : ''}), ${records + 5}-record zone (answers, NXDOMAIN, MX with additional, TXT, CNAME, wildcard); knotd serves the zone exported from ours by AXFR, with its default workers`,
-    table(['load', 'zonehost qps', 'lost', 'avg latency s', 'knotd qps', 'lost', 'avg latency s', 'zonehost/knotd', 'Node.js floor qps', 'floor/knotd'], rows),
+    table(['load', 'zonehost qps', 'lost', 'avg latency s', 'knotd qps', 'lost', 'avg latency s', 'zonehost/knotd', 'Node.js floor qps', 'floor/knotd', 'zonehost RRL qps', 'RRL cost'], rows),
     'Node.js floor: one Node.js thread sending every query straight back (bench/dns/udp-floor.mjs), no DNS work: the most any one-thread Node.js server answers here',
+    'zonehost runs with --rrl-rate 0 (dnsperf is one address asking far faster than any client); "zonehost RRL" is a second zonehost on the same database with --rrl-rate 1000000: every answer counted in the shared table, none limited; RRL cost = 1 - its rate / zonehost\'s',
   ].join('\n');
 }
