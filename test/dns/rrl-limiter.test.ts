@@ -10,24 +10,25 @@ import { parseQuery, type Query } from '../../src/dns/wire/query.js';
 import { emptyResult } from '../../src/dns/zone/result.js';
 import * as dnsPacket from 'dns-packet';
 
+/** The time the queries arrive at, moved by the tests. */
+const clock = { ms: 0 };
+
 function limiters(settings: Partial<RrlSettings>, count = 1) {
   const table = rrlTable({ ...DEFAULT_RRL, ...settings });
   if (!table) throw new Error('RRL is off');
-  const clock = { ms: 1_700_000_000_000 };
+  clock.ms = 1_700_000_000_000;
   const logged: string[] = [];
-  const made = Array.from({ length: count }, () => new RateLimiter(table, (n) => logged.push(n), () => clock.ms));
+  const made = Array.from({ length: count }, () => new RateLimiter(table, (n) => logged.push(n)));
   return { made, clock, logged };
 }
 
-const addr = (a: string) => addressBytes(a, new Uint8Array(16));
-
-/** `n` answers of class `cls` to `address`: how many passed, slipped, dropped. */
+/** `n` answers of class `cls` to `address`, now: how many passed, slipped, dropped. */
 function send(l: RateLimiter | RateLimiter[], address: string, n: number, cls = 1, verified = false) {
   const all = Array.isArray(l) ? l : [l];
-  const bytes = addr(address);
+  const from = { bytes: addressBytes(address, new Uint8Array(16)), at: 0, receivedAt: clock.ms };
   const out = { pass: 0, slip: 0, drop: 0 };
   for (let i = 0; i < n; i++) {
-    const v = (all[i % all.length] as RateLimiter).verdict(cls, bytes, 0, verified);
+    const v = (all[i % all.length] as RateLimiter).verdict(cls, from, verified);
     if (v === PASS) out.pass++;
     else if (v === SLIP) out.slip++;
     else if (v === DROP) out.drop++;

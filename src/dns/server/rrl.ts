@@ -21,6 +21,7 @@ import { parseQuery, type Query } from '../wire/query.js';
 import { emptyResult, type Result } from '../zone/result.js';
 import type { Zone } from '../zone/zone.js';
 import { encodeResponse, udpLimit } from './response.js';
+import type { UdpSender } from './udp-socket.js';
 
 export interface RrlSettings {
   /** Answers a second per client network and answer class; 0 turns RRL off. */
@@ -162,7 +163,6 @@ export class RateLimiter {
   constructor(
     table: RrlTable,
     readonly onLimited: (network: string) => void,
-    private readonly clock: () => number = Date.now,
   ) {
     const { settings, shared, seeds } = table;
     this.words = new Int32Array(shared, 0, SETS * WAYS * WORDS);
@@ -184,15 +184,15 @@ export class RateLimiter {
   }
 
   /**
-   * Counts an answer of class `cls` to the sender whose 16 address bytes are at `addr[at]`, and says what to do
-   * with it. `verifiedClient`: the query was TSIG-signed or carried a valid server cookie, so its source is real.
+   * Counts an answer of class `cls` to `from` (its address and when its query arrived), and says what to do with
+   * it. `verifiedClient`: the query was TSIG-signed or carried a valid server cookie, so its source is real.
    */
-  verdict(cls: number, addr: Uint8Array, at: number, verifiedClient: boolean): Verdict {
+  verdict(cls: number, from: UdpSender, verifiedClient: boolean): Verdict {
     if (verifiedClient) return PASS;
-    const net = this.network(addr, at);
+    const net = this.network(from.bytes, from.at);
     const h = mix(net ^ mix(cls ^ this.seed));
     const tag = mix(Math.imul(net, 0x9e3779b1) ^ cls ^ this.tagSeed) | 1;
-    const now = (this.clock() * 1000) | 0;
+    const now = (from.receivedAt * 1000) | 0;
     const k = this.bucket((h & (SETS - 1)) * WAYS * WORDS, tag, now);
     const w = this.words;
     for (;;) {
@@ -203,7 +203,7 @@ export class RateLimiter {
       if (Atomics.compareExchange(w, k + 1, tat, (now + ahead + this.interval) | 0) === tat) return PASS;
     }
     if (this.isExempt()) return PASS;
-    this.noteLimited(net);
+    this.noteLimited(net, from.receivedAt);
     const over = Atomics.add(w, k + 2, 1) + 1;
     if (this.slip > 0 && over % this.slip === 0) {
       this.slipped++;
@@ -214,19 +214,19 @@ export class RateLimiter {
   }
 
   /**
-   * What to send for `answer` (of class `cls`) to the query `msg` from the sender at `addr[at]`: the answer, its
-   * truncated form (header and question, TC set), or null: nothing.
+   * What to send for `answer` (of class `cls`) to the query `msg` from `from`: the answer, its truncated form
+   * (header and question, TC set), or null: nothing.
    */
-  outgoing(answer: Buffer, cls: number, msg: Buffer, addr: Uint8Array, at: number, verifiedClient: boolean): Buffer | null {
-    const v = this.verdict(cls, addr, at, verifiedClient);
+  outgoing(answer: Buffer, cls: number, msg: Buffer, from: UdpSender, verifiedClient: boolean): Buffer | null {
+    const v = this.verdict(cls, from, verifiedClient);
     return v === PASS ? answer : v === SLIP ? truncated(msg, answer) : null;
   }
 
   /** outgoing() for all the answers to one message (a transfer may have several): all, the first truncated, or none. */
-  outgoingAll(outs: Buffer[], cls: number, msg: Buffer, addr: Uint8Array, at: number, verifiedClient: boolean): Buffer[] {
+  outgoingAll(outs: Buffer[], cls: number, msg: Buffer, from: UdpSender, verifiedClient: boolean): Buffer[] {
     const first = outs[0];
     if (!first) return outs;
-    const out = this.outgoing(first, cls, msg, addr, at, verifiedClient);
+    const out = this.outgoing(first, cls, msg, from, verifiedClient);
     return out === first ? outs : out ? [out] : [];
   }
 
@@ -274,8 +274,8 @@ export class RateLimiter {
   }
 
   /** Tells `onLimited` of the network, unless some thread did so this minute. */
-  private noteLimited(net: number): void {
-    const minute = Math.floor(this.clock() / MINUTE_MS);
+  private noteLimited(net: number, nowMs: number): void {
+    const minute = Math.floor(nowMs / MINUTE_MS);
     const slot = net & (LOG_SLOTS - 1);
     const last = Atomics.load(this.logged, slot);
     if (last === minute || Atomics.compareExchange(this.logged, slot, last, minute) !== last) return;

@@ -82,11 +82,11 @@ listenUdp(
       }
       const q = plain(msg);
       missed = q;
-      const hit = q ? cache.get(q, msg, udpLimit(q), Date.now()) : null;
+      const hit = q ? cache.get(q, msg, udpLimit(q), from.receivedAt) : null;
       if (!hit) return null;
       if (hit.zone) count(hit.zone);
       if (!limiter) return hit.response;
-      return limiter.outgoing(hit.response, hit.cls, msg, from.bytes, from.at, false) ?? 'drop';
+      return limiter.outgoing(hit.response, hit.cls, msg, from, false) ?? 'drop';
     },
     // Called right after `now` missed on the same message: `missed` is its parsed query.
     later(msg, from) {

@@ -19,7 +19,7 @@ import type { DnsHandler } from './handler.js';
 import type { RateLimiter } from './rrl.js';
 import type { Answered, FromWorker, WorkerSetup } from './thread-messages.js';
 import type { UdpEndpoint } from './udp-socket.js';
-import { addressBytes, udpPathReason } from './udp.js';
+import { senderOf, udpPathReason } from './udp.js';
 
 /**
  * Why this process cannot answer DNS on more than one thread with `batch` datagrams per call (udp.ts), or null
@@ -123,7 +123,7 @@ function answerForWorker(worker: Worker, m: Extract<FromWorker, { kind: 'ask' }>
   const answered = quick ? Promise.resolve({ outs: [quick.response], cls: quick.cls, verifiedClient: false }) : handler.answers(raw, m.address, 'udp');
   answered.then(
     (a) => {
-      const outs = limiter ? limiter.outgoingAll(a.outs, a.cls, raw, addressBytes(m.address, new Uint8Array(16)), 0, a.verifiedClient) : a.outs;
+      const outs = limiter ? limiter.outgoingAll(a.outs, a.cls, raw, senderOf(m.address), a.verifiedClient) : a.outs;
       for (const out of outs) socket.send(out, m);
       const z = quick?.zone;
       const cache = quick ? { response: quick.response, zone: z ? { id: z.id, name: z.name, expiresAt: z.expiresAt } : null, staleAt: quick.staleAt, cls: quick.cls } : null;

@@ -63,7 +63,7 @@ export function batchedUdp(opts: UdpOptions, serve: UdpServe, bufferBytes: numbe
   input = Buffer.from(socket.in);
   output = Buffer.from(socket.out);
   const { inMeta, outMeta } = socket;
-  const sender: UdpSender = { bytes: socket.inAddr, at: 0 };
+  const sender: UdpSender = { bytes: socket.inAddr, at: 0, receivedAt: 0 };
   const endpoint: UdpEndpoint = {
     path: 'batched',
     port: socket.port,
@@ -75,6 +75,7 @@ export function batchedUdp(opts: UdpOptions, serve: UdpServe, bufferBytes: numbe
   function answerBatch(count: number): number {
     let answers = 0;
     let offset = 0;
+    sender.receivedAt = Date.now();
     for (let i = 0; i < count; i++) {
       try {
         const start = i * SLOT;

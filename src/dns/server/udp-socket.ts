@@ -11,13 +11,15 @@ export interface UdpPeer {
 }
 
 /**
- * Where a datagram came from, with no string made per datagram (the batched path has the bytes already): the
- * 16 bytes at `bytes[at]` are the sender's IPv6 address, an IPv4 one written IPv4-mapped (::ffff:a.b.c.d).
- * Valid only during `now`.
+ * Where and when a datagram came from, with no string made per datagram (the batched path has the bytes
+ * already): the 16 bytes at `bytes[at]` are the sender's IPv6 address, an IPv4 one written IPv4-mapped
+ * (::ffff:a.b.c.d). Valid only during `now`.
  */
 export interface UdpSender {
   bytes: Uint8Array;
   at: number;
+  /** Epoch ms it was read (the batched path reads the clock once a batch: a clock reading costs as much as a lookup). */
+  receivedAt: number;
 }
 
 /** A bound UDP socket. */

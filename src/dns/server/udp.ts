@@ -31,6 +31,9 @@ export function addressBytes(address: string, out: Uint8Array): Uint8Array {
   return ip.v4.encode(address, out, 12);
 }
 
+/** A UdpSender of its own for a message answered later than it arrived, now. */
+export const senderOf = (address: string): UdpSender => ({ bytes: addressBytes(address, new Uint8Array(16)), at: 0, receivedAt: Date.now() });
+
 /** Why the batched path will not serve with `batch`, or null when it will. */
 export function udpPathReason(batch: number): string | null {
   return batch === 0 ? '--udp-batch 0 asks for it' : batchedUdpUnavailable();
@@ -55,9 +58,10 @@ function dgramUdp(opts: UdpOptions, serve: UdpServe): Promise<UdpEndpoint> {
       close: () => new Promise<void>((done) => socket.close(() => done())),
     };
     socket.once('error', reject);
-    const sender: UdpSender = { bytes: new Uint8Array(16), at: 0 };
+    const sender: UdpSender = { bytes: new Uint8Array(16), at: 0, receivedAt: 0 };
     socket.on('message', (msg, from) => {
       addressBytes(from.address, sender.bytes);
+      sender.receivedAt = Date.now();
       const answer = serve.now(msg, sender);
       if (answer === 'drop') return;
       if (answer) socket.send(answer, from.port, from.address, () => undefined);
@@ -82,13 +86,13 @@ export function answerUdp(handler: DnsHandler, limiter: RateLimiter | null, log:
     now(msg, from) {
       const a = handler.quickAnswer(msg, 'udp');
       if (!a || !limiter) return a?.response ?? null;
-      return limiter.outgoing(a.response, a.cls, msg, from.bytes, from.at, false) ?? 'drop';
+      return limiter.outgoing(a.response, a.cls, msg, from, false) ?? 'drop';
     },
     later(msg, from, endpoint) {
       handler
         .answers(msg, from.address, 'udp')
         .then((a) => {
-          const outs = limiter ? limiter.outgoingAll(a.outs, a.cls, msg, addressBytes(from.address, new Uint8Array(16)), 0, a.verifiedClient) : a.outs;
+          const outs = limiter ? limiter.outgoingAll(a.outs, a.cls, msg, senderOf(from.address), a.verifiedClient) : a.outs;
           for (const out of outs) endpoint.send(out, from);
         })
         .catch((e: unknown) => log.warn({ err: (e as Error).message }, 'DNS UDP answer failed'));
