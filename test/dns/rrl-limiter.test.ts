@@ -94,6 +94,14 @@ describe('the response rate limiter', () => {
     expect(send(made, '127.0.0.2', 400).pass).toBe(10);
   });
 
+  it('holds when threads read the clock a batch apart', () => {
+    const { made: [a, b], clock } = limiters({ rate: 200 }, 2);
+    expect(send(a!, '127.0.0.2', 400).pass).toBe(200);
+    // A thread whose batch began 10 ms earlier sees the bucket further ahead than one answer could put it.
+    clock.ms -= 10;
+    expect(send(b!, '127.0.0.2', 400).pass).toBe(0);
+  });
+
   it('says a network is limited at most once a minute, whichever thread limits it', () => {
     const { made, clock, logged } = limiters({ rate: 10 }, 2);
     send(made, '127.0.0.2', 100);

@@ -46,6 +46,12 @@ const WORDS = 3;
 /** Networks' last logged minute, one word each (a network shares its slot with few others: it is then logged less often, never more). */
 const LOG_SLOTS = 1 << 14;
 const MINUTE_MS = 60_000;
+/**
+ * How far apart (µs) two threads' readings of the time may be: each reads the clock once a batch. A bucket up to
+ * this much further ahead than any answer could have put it is still counting, not left idle long enough for the
+ * 32-bit microsecond clock to wrap (36 minutes), which is the only way to be further ahead.
+ */
+const SKEW_US = 1_000_000;
 
 /** What a limiter on any thread needs: the settings, the shared table, and the table's hash seeds. */
 export interface RrlTable {
@@ -198,7 +204,7 @@ export class RateLimiter {
     for (;;) {
       const tat = Atomics.load(w, k + 1);
       let ahead = (tat - now) | 0;
-      if (ahead < 0 || ahead > this.burst + this.interval) ahead = 0; // idle (or left so long that the clock wrapped)
+      if (ahead < 0 || ahead > this.burst + this.interval + SKEW_US) ahead = 0; // idle (or left so long that the clock wrapped)
       if (ahead > this.burst) break;
       if (Atomics.compareExchange(w, k + 1, tat, (now + ahead + this.interval) | 0) === tat) return PASS;
     }
@@ -260,7 +266,7 @@ export class RateLimiter {
   /** How far ahead of now a bucket's arrival time is (-1: idle). */
   private ahead(k: number, now: number): number {
     const a = ((this.words[k + 1] as number) - now) | 0;
-    return a < 0 || a > this.burst + this.interval ? -1 : a;
+    return a < 0 || a > this.burst + this.interval + SKEW_US ? -1 : a;
   }
 
   private isExempt(): boolean {
