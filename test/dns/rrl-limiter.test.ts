@@ -87,6 +87,10 @@ describe('the response rate limiter', () => {
     expect(send(l!, '2001:db8:1::1', 50).pass).toBe(50);
     expect(send(l!, '127.0.1.2', 50).pass).toBe(10);
     expect(send(l!, '127.0.1.2', 50, 1, true).pass).toBe(50);
+    // An exemption narrower than the client network: that address only, its answers not counted in its network's.
+    const { made: [host] } = limiters({ rate: 10, exempt: ['192.0.2.7'] });
+    expect(send(host!, '192.0.2.7', 50).pass).toBe(50);
+    expect(send(host!, '192.0.2.8', 50).pass).toBe(10);
   });
 
   it('shares one table between limiters (threads): a flood spread over them gets the rate once', () => {

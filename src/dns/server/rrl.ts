@@ -163,7 +163,8 @@ export class RateLimiter {
   private readonly v6: Int32Array;
   private readonly prefixes: { v4: number; v6: number };
   private readonly exempt: { net: Int32Array; mask: Int32Array }[];
-  /** The last network read (masked words), for the log line. */
+  /** The last sender read: its address's words, and its network's (masked) for the log line. */
+  private readonly address = new Int32Array(4);
   private readonly net = new Int32Array(4);
 
   constructor(
@@ -196,6 +197,8 @@ export class RateLimiter {
   verdict(cls: number, from: UdpSender, verifiedClient: boolean): Verdict {
     if (verifiedClient) return PASS;
     const net = this.network(from.bytes, from.at);
+    // Not counted either, so an exempt host leaves its network's budget to the others.
+    if (this.exempt.length > 0 && this.isExempt()) return PASS;
     const h = mix(net ^ mix(cls ^ this.seed));
     const tag = mix(Math.imul(net, 0x9e3779b1) ^ cls ^ this.tagSeed) | 1;
     const now = (from.receivedAt * 1000) | 0;
@@ -208,7 +211,6 @@ export class RateLimiter {
       if (ahead > this.burst) break;
       if (Atomics.compareExchange(w, k + 1, tat, (now + ahead + this.interval) | 0) === tat) return PASS;
     }
-    if (this.isExempt()) return PASS;
     this.noteLimited(net, from.receivedAt);
     const over = Atomics.add(w, k + 2, 1) + 1;
     if (this.slip > 0 && over % this.slip === 0) {
@@ -236,17 +238,13 @@ export class RateLimiter {
     return out === first ? outs : out ? [out] : [];
   }
 
-  /** The sender's network (kept in `this.net`) hashed. */
+  /** The sender's network hashed (the address and the network kept in `this.address` and `this.net`). */
   private network(addr: Uint8Array, at: number): number {
-    const w0 = word(addr, at, 0);
-    const w1 = word(addr, at, 1);
-    const w2 = word(addr, at, 2);
-    const m = w0 === 0 && w1 === 0 && w2 === 0xffff ? this.v4 : this.v6;
+    const a = this.address;
+    for (let i = 0; i < 4; i++) a[i] = word(addr, at, i);
+    const m = a[0] === 0 && a[1] === 0 && a[2] === 0xffff ? this.v4 : this.v6;
     const n = this.net;
-    n[0] = w0 & (m[0] as number);
-    n[1] = w1 & (m[1] as number);
-    n[2] = w2 & (m[2] as number);
-    n[3] = word(addr, at, 3) & (m[3] as number);
+    for (let i = 0; i < 4; i++) n[i] = (a[i] as number) & (m[i] as number);
     return mix(mix(mix(mix(this.seed ^ (n[0] as number)) ^ (n[1] as number)) ^ (n[2] as number)) ^ (n[3] as number));
   }
 
@@ -269,11 +267,12 @@ export class RateLimiter {
     return a < 0 || a > this.burst + this.interval + SKEW_US ? -1 : a;
   }
 
+  /** Whether the sender's address (not its network: an exemption may be narrower) is in an exempt network. */
   private isExempt(): boolean {
-    const n = this.net;
+    const a = this.address;
     for (const e of this.exempt) {
       let inside = true;
-      for (let i = 0; i < 4 && inside; i++) inside = ((n[i] as number) & (e.mask[i] as number)) === e.net[i];
+      for (let i = 0; i < 4 && inside; i++) inside = ((a[i] as number) & (e.mask[i] as number)) === e.net[i];
       if (inside) return true;
     }
     return false;
