@@ -35,6 +35,8 @@ export interface Config {
    * --rrl-exempt): DEFAULT_RRL (src/dns/server/rrl.ts) for what is not given; `rate: 0` turns it off.
    */
   rrl?: Partial<RrlSettings>;
+  /** The name server identifier DNS answers to queries that ask for it (--nsid, RFC 5001); none when absent. */
+  nsid?: string | null;
   /** `sqlite:PATH` or `postgres://…` (optional `?schema=NAME`). */
   db: string;
   /** PostgreSQL pool size and start-up wait (connection log lines go to the server's logger). */
@@ -114,6 +116,16 @@ export function parseRrl(flags: { rate: string; slip: string; ipv4Prefix: string
     ipv6Prefix: parseBounded(flags.ipv6Prefix, '--rrl-ipv6-prefix', 0, 128),
     exempt,
   };
+}
+
+/** NSID's text: at most this many octets (RFC 5001 sets no limit; every answer asking for it carries it). */
+const MAX_NSID_BYTES = 256;
+
+/** The --nsid text; null for none. */
+export function parseNsid(value: string | undefined): string | null {
+  if (!value) return null;
+  if (Buffer.byteLength(value, 'utf8') > MAX_NSID_BYTES) throw new Error(`--nsid must be at most ${MAX_NSID_BYTES} octets, not ${Buffer.byteLength(value, 'utf8')}`);
+  return value;
 }
 
 /** Parses HOST:PORT, [IPv6]:PORT or :PORT. */

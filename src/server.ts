@@ -130,6 +130,7 @@ async function startNodeDns(config: Config, services: Services, transfers: Runni
     ...(config.dnsThreads ? { threads: config.dnsThreads } : {}),
     ...(config.udpBatch === undefined ? {} : { udpBatch: config.udpBatch }),
     ...(config.rrl ? { rrl: config.rrl } : {}),
+    nsid: config.nsid ?? null,
   });
   closers.push(() => dns.close());
   return dns;

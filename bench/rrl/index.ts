@@ -49,7 +49,7 @@ function limiterCost(classes: number): number {
   const table = rrlTable({ ...DEFAULT_RRL, rate: 1_000_000 });
   if (!table) throw new Error('RRL is off');
   const limiter = new RateLimiter(table, () => undefined);
-  const from = { bytes: new Uint8Array(16 * 64), at: 0, receivedAt: Date.now() };
+  const from = { bytes: new Uint8Array(16 * 64), at: 0, receivedAt: Date.now(), address: () => '' };
   for (let i = 0; i < 64; i++) from.bytes.set([0xff, 0xff, 10, i, 0, 1], 16 * i + 10);
   const N = 1_000_000;
   const times: number[] = [];

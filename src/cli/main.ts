@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import { createInterface } from 'node:readline';
 import { DEFAULT_DNSSEC_TIMINGS } from '../model/dnssec.js';
-import { DEFAULTS, parseCatalog, parseCount, parseHostPort, parseNameservers, parseRrl, type Config } from '../config.js';
+import { DEFAULTS, parseCatalog, parseCount, parseHostPort, parseNameservers, parseNsid, parseRrl, type Config } from '../config.js';
 import { ValidationError } from '../model/errors.js';
 import { startServer } from '../server.js';
 import { DEFAULT_LIMITS } from '../services/actor.js';
@@ -28,6 +28,7 @@ interface ServeOptions extends DbOptions {
   rrlIpv4Prefix: string;
   rrlIpv6Prefix: string;
   rrlExempt?: string;
+  nsid?: string;
   ns: string;
   logLevel: string;
   tlsCert?: string;
@@ -101,6 +102,7 @@ program
   .addOption(new Option('--rrl-ipv4-prefix <bits>', 'prefix length of the IPv4 client network --rrl-rate counts').env('ZONEHOST_RRL_IPV4_PREFIX').default(DEFAULTS.rrlIpv4Prefix))
   .addOption(new Option('--rrl-ipv6-prefix <bits>', 'prefix length of the IPv6 client network --rrl-rate counts').env('ZONEHOST_RRL_IPV6_PREFIX').default(DEFAULTS.rrlIpv6Prefix))
   .addOption(new Option('--rrl-exempt <networks>', 'comma-separated CIDR networks whose answers are never rate-limited (your secondaries, monitoring)').env('ZONEHOST_RRL_EXEMPT'))
+  .addOption(new Option('--nsid <text>', 'name server identifier (RFC 5001) answered to DNS queries that ask for it, e.g. this node\'s host name; none by default').env('ZONEHOST_NSID'))
   .addOption(dbOption())
   .addOption(dbPoolOption())
   .addOption(dbWaitOption())
@@ -131,6 +133,7 @@ program
       dnsThreads: dnsThreads(opts.dnsThreads),
       udpBatch: udpBatch(opts.udpBatch),
       rrl: parseRrl({ rate: opts.rrlRate, slip: opts.rrlSlip, ipv4Prefix: opts.rrlIpv4Prefix, ipv6Prefix: opts.rrlIpv6Prefix, exempt: opts.rrlExempt }),
+      nsid: parseNsid(opts.nsid),
       db: opts.db,
       store: storeOptions(opts),
       nameservers: parseNameservers(opts.ns),

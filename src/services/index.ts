@@ -4,6 +4,7 @@ import { DEFAULT_LIMITS, type Limits } from './actor.js';
 import { AccountService } from './accounts.js';
 import { AuditService } from './audit.js';
 import { CatalogService, type CatalogOptions } from './catalog.js';
+import { CookieSecretService } from './cookie-secrets.js';
 import { BulkChangeService } from './bulk-changes.js';
 import { DnssecService, type DnssecOptions } from './dnssec.js';
 import { DomainService } from './domains.js';
@@ -43,6 +44,8 @@ export class Services {
   readonly catalog: CatalogService | null;
   readonly audit: AuditService;
   readonly metrics: Metrics;
+  /** The secrets of DNS server cookies, the same on every node. */
+  readonly cookieSecrets: CookieSecretService;
   /** Zone files: a master domain's export, and imports that make its records a file's. */
   readonly zonefiles: ZoneFileService;
 
@@ -71,6 +74,7 @@ export class Services {
     this.zones = new ZoneService(store, now, this.dnssec, this.catalog);
     this.audit = new AuditService(store);
     this.metrics = new Metrics(this.bus, now);
+    this.cookieSecrets = new CookieSecretService(store, now);
     this.zonefiles = new ZoneFileService(store, this.writer, this.domains, limits, nameservers, transfers);
   }
 }

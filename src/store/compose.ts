@@ -3,6 +3,7 @@ import { Migrator, type Kysely } from 'kysely';
 import { KyselyAccountStore } from './accounts.js';
 import { KyselyApiKeyStore } from './api-keys.js';
 import { KyselyCatalogStore } from './catalog.js';
+import { KyselyCookieSecretStore } from './cookie-secrets.js';
 import type { DialectSql } from './dialect-sql.js';
 import { KyselyDnssecStore } from './dnssec.js';
 import { KyselyDomainStore } from './domains.js';
@@ -31,6 +32,7 @@ const PARTS: Part[] = [
   KyselyCatalogStore,
   KyselyEventStore,
   KyselySavepointStore,
+  KyselyCookieSecretStore,
 ];
 
 /**

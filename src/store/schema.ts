@@ -132,8 +132,17 @@ export interface CatalogTable {
   serial: number;
 }
 
+/** One row per period: the DNS cookie secret of that day (model/cookie-secret.ts). */
+export interface CookieSecretsTable {
+  period: number;
+  /** 16 bytes, hex. */
+  secret: string;
+  created_at: number;
+}
+
 export interface Database {
   catalog: CatalogTable;
+  cookie_secrets: CookieSecretsTable;
   mirror_state: MirrorStateTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;

@@ -1,6 +1,6 @@
 /**
  * The store: one narrow interface per aggregate (accounts.ts, api-keys.ts, tsig-keys.ts, domains.ts, records.ts,
- * mirrors.ts, dnssec.ts, journal.ts, catalog.ts, events.ts, savepoints.ts), each with its Kysely implementation
+ * mirrors.ts, dnssec.ts, journal.ts, catalog.ts, events.ts, savepoints.ts, cookie-secrets.ts), each with its Kysely implementation
  * beside it, composed here. A service asks for the interfaces it uses. What differs between SQLite and PostgreSQL
  * is in sqlite/ and postgres/ (each: dialect.ts, sql.ts, open.ts); open.ts chooses between them.
  */
@@ -8,6 +8,7 @@ import type { ZoneEvent } from '../model/zone-event.js';
 import type { AccountStore } from './accounts.js';
 import type { ApiKeyStore } from './api-keys.js';
 import type { CatalogStore } from './catalog.js';
+import type { CookieSecretStore } from './cookie-secrets.js';
 import type { DnssecStore } from './dnssec.js';
 import type { DomainStore } from './domains.js';
 import type { EventStore } from './events.js';
@@ -28,7 +29,8 @@ export type StoreOps = AccountStore &
   JournalStore &
   CatalogStore &
   EventStore &
-  SavepointStore;
+  SavepointStore &
+  CookieSecretStore;
 
 /** Runs work in one transaction; a service names the aggregates its transactions use as `Ops`. */
 export interface Transactions<Ops = StoreOps> {

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { installed } from '../support/peer-table.js';
 import { freshDatabase } from '../support/server.js';
 
 const BIN = join(import.meta.dirname, '../../bin/zonehost.js');
@@ -72,10 +73,16 @@ describe('zonehost command line', () => {
     }
   });
 
+  it('rejects an NSID longer than 256 octets', () => {
+    const res = run(['serve', '--nsid', 'é'.repeat(129), '--db', db.url]);
+    expect(res.status).toBe(1);
+    expect(res.stderr).toMatch(/--nsid must be at most 256 octets, not 258/);
+  });
+
   it('serves /healthz, answers the API with the created user, and stops on SIGTERM', { timeout: 90_000 }, async () => {
     const [http, dns] = [await freePort(), await freePort()];
     const child = spawn(process.execPath, [BIN, 'serve', '--db', db.url, '--log-level', 'warn'], {
-      env: { ...process.env, ZONEHOST_HTTP: `127.0.0.1:${http}`, ZONEHOST_DNS: `127.0.0.1:${dns}` },
+      env: { ...process.env, ZONEHOST_HTTP: `127.0.0.1:${http}`, ZONEHOST_DNS: `127.0.0.1:${dns}`, ZONEHOST_NSID: 'cli.nsid.test' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -90,6 +97,11 @@ describe('zonehost command line', () => {
     const res = (await fetch(`${base}/?api_action=user.getapikey&username=carol&password=pw-1`).then((r) => r.json())) as any;
     expect(res.ERRORARRAY).toEqual([]);
     expect(res.DATA.API_KEY).toMatch(/^[A-Za-z0-9]{64,}$/);
+    // ZONEHOST_NSID as --nsid: answered to a query that asks for it (RFC 5001), whatever the name.
+    if (installed('dig')) {
+      const nsid = spawnSync('dig', ['-p', String(dns), '@127.0.0.1', '+nsid', '+time=2', '+tries=3', 'example.org'], { encoding: 'utf8' });
+      expect(nsid.stdout).toContain('("cli.nsid.test")');
+    }
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   });

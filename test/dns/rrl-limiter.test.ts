@@ -4,7 +4,7 @@
  * answer classes, and the log said once a minute per network.
  */
 import { describe, expect, it } from 'vitest';
-import { addressBytes } from '../../src/dns/server/udp.js';
+import { senderOf } from '../../src/dns/server/udp.js';
 import { answerClass, DEFAULT_RRL, DROP, PASS, RateLimiter, rrlTable, SLIP, type RrlSettings } from '../../src/dns/server/rrl.js';
 import { parseQuery, type Query } from '../../src/dns/wire/query.js';
 import { emptyResult } from '../../src/dns/zone/result.js';
@@ -25,7 +25,7 @@ function limiters(settings: Partial<RrlSettings>, count = 1) {
 /** `n` answers of class `cls` to `address`, now: how many passed, slipped, dropped. */
 function send(l: RateLimiter | RateLimiter[], address: string, n: number, cls = 1, verified = false) {
   const all = Array.isArray(l) ? l : [l];
-  const from = { bytes: addressBytes(address, new Uint8Array(16)), at: 0, receivedAt: clock.ms };
+  const from = { ...senderOf(address), receivedAt: clock.ms };
   const out = { pass: 0, slip: 0, drop: 0 };
   for (let i = 0; i < n; i++) {
     const v = (all[i % all.length] as RateLimiter).verdict(cls, from, verified);

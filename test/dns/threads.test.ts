@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { singleThreadReason } from '../../src/dns/server/threads.js';
 import { freshDatabase, UDP_BATCH, v3 } from '../support/server.js';
 import { addUser, freePort, startNode, stopNodes, waitFor, type Node } from '../multinode/nodes.js';
-import { dnsAnswer } from './support.js';
+import * as dnsPacket from 'dns-packet';
+import { dnsAnswer, udpExchange } from './support.js';
 
 const THREADS = 3;
 /** Questions per round, each from its own socket (so its own source port): the kernel spreads them over the threads. */
@@ -70,6 +71,26 @@ describe.skipIf(singleThreadReason(UDP_BATCH) !== null)('DNS on several threads'
     }
     await waitFor('every query to be counted', async () => (await queriesCounted('threads.example')) === asked, 5_000);
     expect(await queriesCounted('threads.example')).toBe(asked);
+  }, 60_000);
+
+  it('makes and accepts the same DNS cookies on every thread, answers from the threads\' caches too', async () => {
+    const domain = (await v1('POST', '/domains', { domain: 'cookies.threads.example', soa: 'h@cookies.threads.example' })).id as number;
+    await v1('POST', `/domains/${domain}/A`, { name: 'www', address: '192.0.2.1' });
+    /** The cookie (hex) of the answer to a query carrying `cookie`, from a fresh socket (so any thread). */
+    const ask = async (cookie: string): Promise<string> => {
+      const options = [{ code: 10, data: Buffer.from(cookie, 'hex') }] as unknown as dnsPacket.PacketOpt[];
+      const q = dnsPacket.encode({ type: 'query', id: 1, flags: 0, questions: [{ name: 'www.cookies.threads.example', type: 'A', class: 'IN' }], additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 1232, options }] as dnsPacket.Answer[] });
+      const reply = dnsPacket.decode(await udpExchange(dnsPort, q));
+      const opt = reply.additionals?.find((a): a is dnsPacket.OptAnswer => a.type === 'OPT');
+      const got = (opt?.options as unknown as { code: number; data: Buffer }[] | undefined)?.find((o) => o.code === 10);
+      return got ? Buffer.from(got.data).toString('hex') : '';
+    };
+    // Client cookies of their own: each gets a server cookie made for it, by whichever thread answered.
+    const made = await Promise.all(Array.from({ length: CLIENTS }, (_, i) => ask(i.toString(16).padStart(16, '0'))));
+    expect(made.every((c, i) => c.startsWith(`${i.toString(16).padStart(16, '0')}01000000`) && c.length === 48)).toBe(true);
+    await new Promise((r) => setTimeout(r, 1100));
+    // Sent back, twice (the second time from the caches), to any thread: each is taken, and comes back as it went.
+    for (let twice = 0; twice < 2; twice++) expect(await Promise.all(made.map(ask))).toEqual(made);
   }, 60_000);
 });
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { KyselyAccountStore } from '../../src/store/accounts.js';
 import { KyselyApiKeyStore } from '../../src/store/api-keys.js';
 import { KyselyCatalogStore } from '../../src/store/catalog.js';
+import { KyselyCookieSecretStore } from '../../src/store/cookie-secrets.js';
 import { KyselyDnssecStore } from '../../src/store/dnssec.js';
 import { KyselyDomainStore } from '../../src/store/domains.js';
 import { KyselyEventStore } from '../../src/store/events.js';
@@ -15,7 +16,7 @@ import { openStore } from '../../src/store/open.js';
 
 const PARTS = [
   KyselyAccountStore, KyselyApiKeyStore, KyselyTsigKeyStore, KyselyDomainStore, KyselyRecordStore, KyselyMirrorStore,
-  KyselyDnssecStore, KyselyJournalStore, KyselyCatalogStore, KyselyEventStore, KyselySavepointStore,
+  KyselyDnssecStore, KyselyJournalStore, KyselyCatalogStore, KyselyEventStore, KyselySavepointStore, KyselyCookieSecretStore,
 ];
 
 const methodNames = (part: { prototype: object }) => Object.getOwnPropertyNames(part.prototype).filter((name) => name !== 'constructor');

@@ -30,12 +30,16 @@ export interface FloodOptions {
   host?: string;
 }
 
-/** Sends `perSecond × seconds` queries (ids numbered) evenly over `seconds`, and counts the replies until 500 ms after the last. */
+/**
+ * Sends `perSecond × seconds` queries (ids numbered) evenly over `seconds`, and counts the replies until none has
+ * come for 500 ms (a loaded server answers late; 10 s at most).
+ */
 export async function flood(opts: FloodOptions): Promise<FloodCount> {
   const host = opts.host ?? '127.0.0.1';
   const total = Math.round(opts.perSecond * opts.seconds);
   const count: FloodCount = { sent: 0, answered: 0, truncated: 0, answeredBySecond: new Array<number>(Math.ceil(opts.seconds)).fill(0), spanMs: 0 };
   let start = Date.now();
+  let last = start;
   const sockets: Socket[] = [];
   for (let i = 0; i < (opts.sockets ?? 1); i++) {
     const s = createSocket({ type: 'udp4', recvBufferSize: 4 * 1024 * 1024 });
@@ -45,7 +49,8 @@ export async function flood(opts: FloodOptions): Promise<FloodCount> {
     });
     s.on('message', (m) => {
       if (m.length < 12) return;
-      count.spanMs = Date.now() - start;
+      last = Date.now();
+      count.spanMs = last - start;
       if (m.readUInt16BE(2) & 0x0200) return void count.truncated++;
       count.answered++;
       const second = Math.min(count.answeredBySecond.length - 1, Math.floor((Date.now() - start) / 1000));
@@ -66,7 +71,8 @@ export async function flood(opts: FloodOptions): Promise<FloodCount> {
       }
       await new Promise((r) => setTimeout(r, 1));
     }
-    await new Promise((r) => setTimeout(r, 500));
+    const sent = Date.now();
+    while (Date.now() - Math.max(last, sent) < 500 && Date.now() - sent < 10_000) await new Promise((r) => setTimeout(r, 50));
     return count;
   } finally {
     for (const s of sockets) s.close();

@@ -69,11 +69,19 @@ function rrsig(zone: string, key: ZoneKey, set: SignInput, sorted: readonly Buff
   for (const r of sorted) parts.push(owner, fixed, u16(r.length), r);
   const data = Buffer.concat(parts);
   const privateKey = key.privateKey;
-  if (!privateKey) throw new Error(`key ${key.keyTag} has no private key`);
-  // ECDSA signatures are r and s side by side (RFC 6605 4), not DER.
-  const signature = privateKey.asymmetricKeyType === 'ed25519' ? cryptoSign(null, data, privateKey) : cryptoSign('sha256', data, { key: privateKey, dsaEncoding: 'ieee-p1363' });
+  if (!privateKey) throw new SigningError(`key ${key.keyTag} has no private key`);
+  let signature: Buffer;
+  try {
+    // ECDSA signatures are r and s side by side (RFC 6605 4), not DER.
+    signature = privateKey.asymmetricKeyType === 'ed25519' ? cryptoSign(null, data, privateKey) : cryptoSign('sha256', data, { key: privateKey, dsaEncoding: 'ieee-p1363' });
+  } catch (e) {
+    throw new SigningError(`key ${key.keyTag} could not sign: ${(e as Error).message}`);
+  }
   return { ...unsigned, signature: signature.toString('base64') };
 }
+
+/** A signature that could not be made: the answer is SERVFAIL (with RRSIGs Missing, RFC 8914, for EDNS clients). */
+export class SigningError extends Error {}
 
 /** Signatures by RRset content and signing keys, shared by every zone this process serves. */
 export class SignatureCache {

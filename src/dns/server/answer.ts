@@ -5,15 +5,20 @@
 import { CLASS_IN, META_TYPE, RCODE } from '../wire/message.js';
 import { resolve } from '../zone/lookup.js';
 import type { Query } from '../wire/query.js';
-import { emptyResult, type Result } from '../zone/result.js';
+import { EDE } from '../wire/edns-options.js';
+import { emptyResult, errorResult, type Result } from '../zone/result.js';
 import type { Zone } from '../zone/zone.js';
 import type { ZoneCache } from './zone-cache.js';
+
+/** Extended DNS Errors (RFC 8914) of the answers made here: for the person debugging, what went wrong. */
+const NOT_LOADED = { code: EDE.NOT_READY, text: 'the zone could not be loaded; retrying' };
+const NOT_OURS = { code: EDE.NOT_AUTHORITATIVE, text: 'not a zone served here' };
 
 /** The answer to `q` and the zone it came from. */
 export function answerQuery(zones: ZoneCache, q: Query, now: number): { result: Result; zone: Zone | null } {
   if (q.qtype === META_TYPE.OPT) return { result: emptyResult(RCODE.FORMERR), zone: null };
   if (q.qtype === META_TYPE.MAILA || q.qtype === META_TYPE.MAILB) return { result: emptyResult(RCODE.NOTIMP), zone: null };
   const zone = q.qclass === CLASS_IN ? zones.find(q.key, now) : null;
-  if (!zone && q.qclass === CLASS_IN && zones.unavailable(q.key)) return { result: emptyResult(RCODE.SERVFAIL), zone: null };
-  return { result: zone ? resolve(zone, q) : emptyResult(RCODE.REFUSED), zone };
+  if (!zone && q.qclass === CLASS_IN && zones.unavailable(q.key)) return { result: errorResult(RCODE.SERVFAIL, NOT_LOADED), zone: null };
+  return { result: zone ? resolve(zone, q) : errorResult(RCODE.REFUSED, NOT_OURS), zone };
 }

@@ -1,24 +1,28 @@
 /**
  * One DNS message in, its answers out, whichever way it came (UDP, TCP, a worker thread): a signed message's
  * TSIG is checked first and its answers signed last; UPDATE, NOTIFY and AXFR/IXFR are handed on, standard
- * queries answered from the zones in memory through the response cache. Any failure is logged and answered
- * SERVFAIL, so no message can take the process down.
+ * queries answered from the zones in memory through the response cache. What an answer carries for its client
+ * alone (a cookie, NSID: answer-options.ts) is appended to it last, before TSIG. Any failure is logged and
+ * answered SERVFAIL, so no message can take the process down.
  */
 import type * as dnsPacket from 'dns-packet';
 import type { Logger } from 'pino';
 import type { Services } from '../../services/index.js';
 import { secure } from '../dnssec/secure.js';
-import type { SignatureCache } from '../dnssec/sign.js';
+import { SigningError, type SignatureCache } from '../dnssec/sign.js';
 import { handleNotify, handleTransfer, type NotifyTarget, type TransferRequest } from '../transfer/index.js';
 import { decodeStrict } from '../transfer/wire.js';
-import { CLASS_IN, OPCODE, RCODE, TCP_MAX, META_TYPE } from '../wire/message.js';
+import { EDE, optRecordAt, withEdnsOptions } from '../wire/edns-options.js';
+import { CLASS_IN, EDNS_UDP_SIZE, OPCODE, RCODE, TCP_MAX, META_TYPE } from '../wire/message.js';
 import { parseQuery, plainQuery, type Malformed, type Query } from '../wire/query.js';
 import { tsigSize } from '../wire/tsig.js';
-import { emptyResult, type Result } from '../zone/result.js';
+import { ResponseWriter } from '../wire/writer.js';
+import { emptyResult, errorResult, type Result } from '../zone/result.js';
 import type { Zone } from '../zone/zone.js';
 import { answerQuery } from './answer.js';
+import type { AnswerExtras, AnswerOptions } from './answer-options.js';
 import { AnswerTooLarge, encodeResponse, udpLimit } from './response.js';
-import type { PlainAnswer, ResponseCache } from './response-cache.js';
+import type { CachedAnswer, ResponseCache } from './response-cache.js';
 import { answerClass, replyClass } from './rrl.js';
 import { checkTsig, type Signer } from './tsig-check.js';
 import { handleUpdate } from './update.js';
@@ -26,19 +30,29 @@ import type { ZoneCache } from './zone-cache.js';
 
 export type Transport = 'udp' | 'tcp';
 
+/** The answer to a plain query, with the zone that gave it, until when it may be reused and what it carries for its client alone. */
+export type PlainAnswer = CachedAnswer<Zone>;
+
 /** The answers to a message, with what response rate limiting (rrl.ts) needs to know of them. */
 export interface Answers {
   outs: Buffer[];
   /** Their class (answerClass, replyClass). */
   cls: number;
-  /** The message's source is real, so its answers are never limited: it was TSIG-signed and verified. */
+  /** The message's source is real, so its answers are never limited: its TSIG verified, or it brought a valid server cookie. */
   verifiedClient: boolean;
 }
+
+/** The opcodes served; any other is NOTIMP, whatever the message holds (RFC 1035 4.1.1). */
+const SERVED_OPCODES: ReadonlySet<number> = new Set(Object.values(OPCODE));
+const PROHIBITED = { code: EDE.PROHIBITED, text: 'UPDATE needs a TSIG key allowed to change the zone' };
+const NOT_SIGNED = { code: EDE.RRSIGS_MISSING, text: 'the zone could not be signed' };
 
 export interface HandlerParts {
   zones: ZoneCache;
   responses: ResponseCache;
   signatures: SignatureCache;
+  /** The options answers carry for their client alone: our cookies, NSID. */
+  options: AnswerOptions;
   /** The configured name servers (UPDATE and transfers need them). */
   nameservers: string[];
   log: Logger;
@@ -62,85 +76,108 @@ export class DnsHandler {
     let q: Query | Malformed | null = null;
     try {
       q = parseQuery(raw);
-      if (!q) return unsigned([]);
-      if ('malformed' in q) return unsigned([encodeResponse(q, emptyResult(RCODE.FORMERR), TCP_MAX)]);
-      let limit = transport === 'udp' ? udpLimit(q) : TCP_MAX;
+      if (!q) return classed([]);
+      // An opcode we do not serve is NOTIMP even when the rest cannot be read (ISC's compliance tests send a header alone).
+      if ('malformed' in q) return classed([SERVED_OPCODES.has(q.opcode) ? this.malformed(q, raw, remoteAddress) : notImplemented(q)]);
+      const extras = this.parts.options.forQuery(q, raw, remoteAddress, this.services.now);
+      let limit = (transport === 'udp' ? udpLimit(q) : TCP_MAX) - (extras ? extras.options.length : 0);
       let signer: Signer | null = null;
       if (q.tsig) {
         const checked = await checkTsig(this.services, q, q.tsig, raw, limit);
         // A refusal answers a signature that did not verify: its source may be forged.
-        if ('refusal' in checked) return unsigned([checked.refusal]);
+        if ('refusal' in checked) return classed([checked.refusal]);
         signer = checked;
         // The answer leaves room for its own TSIG record.
         limit -= tsigSize(signer.secret);
       }
-      const a = await this.respond(q, raw, remoteAddress, transport, limit, signer);
-      return signer ? { ...a, outs: signer.sign(a.outs), verifiedClient: true } : a;
+      const { outs: out, cls } = await this.respond(q, raw, remoteAddress, transport, limit, signer);
+      // One message answers all but transfers, whose client is on TCP, where cookies are optional (RFC 7873 5.2.3).
+      if (extras && out.length === 1) out[0] = appendOptions(out[0] as Buffer, extras);
+      return { outs: signer ? signer.sign(out) : out, cls, verifiedClient: signer !== null || extras?.validServerCookie === true };
     } catch (e) {
       this.parts.log.warn({ err: (e as Error).message, remoteAddress, transport }, 'DNS message could not be answered');
-      if (!q) return unsigned([]);
+      if (!q) return classed([]);
       try {
-        return unsigned([encodeResponse(q, emptyResult(RCODE.SERVFAIL), TCP_MAX)]);
+        return classed([encodeResponse(q, e instanceof SigningError ? errorResult(RCODE.SERVFAIL, NOT_SIGNED) : emptyResult(RCODE.SERVFAIL), TCP_MAX)]);
       } catch {
-        return unsigned([]);
+        return classed([]);
       }
     }
   }
 
   /**
    * Answers a plain query at once, with nothing to wait for (the hot path); null for anything else, and for a
-   * query that fails here: handle() answers it again, logging why and sending SERVFAIL.
+   * query that fails here: handle() answers it again, logging why and sending SERVFAIL. `address` is the
+   * client's, asked for only when the query has a cookie.
    */
-  quickAnswer(raw: Buffer, transport: Transport): PlainAnswer | null {
+  quickAnswer(raw: Buffer, transport: Transport, address: string | (() => string)): PlainAnswer | null {
     try {
       const q = plainQuery(parseQuery(raw));
       if (!q || this.parts.zones.pendingFor(q.key)) return null;
-      return this.answer(q, raw, transport === 'udp' ? udpLimit(q) : TCP_MAX);
+      const extras = this.parts.options.forQuery(q, raw, address, this.services.now);
+      return this.answer(q, raw, (transport === 'udp' ? udpLimit(q) : TCP_MAX) - (extras ? extras.options.length : 0), extras);
     } catch {
       return null;
     }
   }
 
+  /**
+   * A message that could not be read past its header: FORMERR, save a query for a server cookie alone (no
+   * question, a COOKIE option: RFC 7873 5.4), answered NOERROR with our cookie.
+   */
+  private malformed(q: Malformed, raw: Buffer, remoteAddress: string): Buffer {
+    const edns = q.edns;
+    if (!q.noQuestion || q.opcode !== OPCODE.QUERY || !edns || edns.cookieAt === 0 || edns.version !== 0) return encodeResponse(q, emptyResult(RCODE.FORMERR), TCP_MAX);
+    const probe: Query = { id: q.id, flags: q.flags, opcode: q.opcode, labels: [], key: '', qtype: 0, qclass: 0, edns, tsig: null, questionEnd: 0 };
+    const extras = this.parts.options.forQuery(probe, raw, remoteAddress, this.services.now);
+    const response = encodeResponse(q, emptyResult(RCODE.NOERROR), TCP_MAX);
+    return extras ? appendOptions(response, extras) : response;
+  }
+
   /** The answers to a message whose TSIG, if any, verified: by opcode (and AXFR/IXFR by type). */
   private async respond(q: Query, raw: Buffer, remoteAddress: string, transport: Transport, limit: number, signer: Signer | null): Promise<Answers> {
-    if (q.edns && q.edns.version !== 0) return unsigned([encodeResponse(q, emptyResult(RCODE.BADVERS), limit)]);
+    if (q.edns && q.edns.version !== 0) return classed([encodeResponse(q, emptyResult(RCODE.BADVERS), limit)]);
     if (q.opcode === OPCODE.UPDATE) {
       // Only a customer's key may update (a mirror's master key is for NOTIFY); unsigned: REFUSED (RFC 2136 3.3).
-      if (!signer?.key) return unsigned([encodeResponse(q, emptyResult(RCODE.REFUSED), limit)]);
+      if (!signer?.key) return classed([encodeResponse(q, errorResult(RCODE.REFUSED, PROHIBITED), limit)]);
       const { nameservers, log } = this.parts;
-      const rcode = await handleUpdate(this.services, q, raw, signer.key, { remoteAddress, nameservers, log });
-      return unsigned([encodeResponse(q, emptyResult(rcode), limit)]);
+      return classed([encodeResponse(q, await handleUpdate(this.services, q, raw, signer.key, { remoteAddress, nameservers, log }), limit)]);
     }
     if (q.opcode === OPCODE.NOTIFY || (q.opcode === OPCODE.QUERY && (q.qtype === META_TYPE.AXFR || q.qtype === META_TYPE.IXFR))) {
       // Our zones are IN zones: a transfer or NOTIFY of another class (CH, ANY) is NOTIMP, as knotd answers CH.
-      if (q.qclass !== CLASS_IN) return unsigned([encodeResponse(q, emptyResult(RCODE.NOTIMP), limit)]);
+      if (q.qclass !== CLASS_IN) return classed([encodeResponse(q, emptyResult(RCODE.NOTIMP), limit)]);
       const req = this.transferRequest(raw, remoteAddress, transport, signer);
-      if (!req) return unsigned([encodeResponse(q, emptyResult(RCODE.FORMERR), limit)]);
-      return unsigned(q.opcode === OPCODE.NOTIFY ? [await handleNotify(req, this.parts.notifyTarget)] : await handleTransfer(req));
+      if (!req) return classed([encodeResponse(q, emptyResult(RCODE.FORMERR), limit)]);
+      return classed(q.opcode === OPCODE.NOTIFY ? [await handleNotify(req, this.parts.notifyTarget)] : await handleTransfer(req));
     }
-    if (q.opcode !== OPCODE.QUERY) return unsigned([encodeResponse(q, emptyResult(RCODE.NOTIMP), limit)]);
+    if (q.opcode !== OPCODE.QUERY) return classed([notImplemented(q)]);
     const pending = this.parts.zones.pendingFor(q.key);
     if (pending) await pending;
-    const a = this.answer(q, raw, limit);
+    const a = this.answer(q, raw, limit, null);
     return { outs: [a.response], cls: a.cls, verifiedClient: false };
   }
 
-  /** A standard query's answer: from the response cache, else looked up, signed when asked for, and cached. */
-  private answer(q: Query, raw: Buffer, limit: number): PlainAnswer {
+  /**
+   * A standard query's answer: from the response cache, else looked up, signed when asked for, and cached;
+   * `extras` (made room for in `limit`) appended.
+   */
+  private answer(q: Query, raw: Buffer, limit: number, extras: AnswerExtras | null): PlainAnswer {
     const { zones, responses } = this.parts;
     const now = this.services.now();
-    let hit = responses.get(q, raw, limit, now);
-    if (!hit) {
+    let answer = responses.get(q, raw, limit, now, extras);
+    if (!answer) {
       const { result, zone } = answerQuery(zones, q, now);
       const signed = zone && q.edns?.dnssecOk ? zones.signed(zone) : undefined;
       // A signed answer is kept only until its signatures are due to be made anew.
       const staleAt = zone && signed ? secure(zone, signed, result, Math.floor(now / 1000)) * 1000 : Infinity;
-      const response = this.encode(q, result, zone, limit);
-      hit = { response, zone, staleAt, cls: answerClass(q, result, zone, response) };
-      responses.put(q, limit, hit);
+      const shared = this.encode(q, result, zone, limit);
+      const cls = answerClass(q, result, zone, shared);
+      responses.put(q, shared, limit, { zone, staleAt, cls });
+      const response = extras ? appendOptions(shared, extras) : shared;
+      answer = { response, zone, staleAt, options: response === shared ? null : (extras as AnswerExtras).options, validServerCookie: extras ? extras.validServerCookie : false, cls };
     }
-    if (hit.zone) this.services.metrics.countQuery(hit.zone.id, hit.zone.name);
-    return hit;
+    if (answer.zone) this.services.metrics.countQuery(answer.zone.id, answer.zone.name);
+    return answer;
   }
 
   /** The encoded answer; SERVFAIL, logged, for one too large for any DNS message (cached like any other). */
@@ -168,8 +205,37 @@ export class DnsHandler {
   }
 }
 
-/** Answers to a message that was not signed, classed by their first message's rcode and opcode. */
-function unsigned(outs: Buffer[]): Answers {
+/**
+ * `response` with the client's own options appended to its OPT record; as it was without OPT, or when they would
+ * take it past the largest message (a zone transfer's, which made no room for them).
+ */
+function appendOptions(response: Buffer, extras: AnswerExtras): Buffer {
+  if (response.length + extras.options.length > TCP_MAX) return response;
+  const at = optRecordAt(response);
+  return at < 0 ? response : withEdnsOptions(response, at, extras.options);
+}
+
+/** The answer without what it carries for its client alone (cookie, NSID): what another cache may keep. */
+export function sharedAnswer({ response, options }: PlainAnswer): Buffer {
+  if (!options) return response;
+  const at = optRecordAt(response);
+  const out = Buffer.from(response.subarray(0, response.length - options.length));
+  out.writeUInt16BE(out.readUInt16BE(at + 9) - options.length, at + 9);
+  return out;
+}
+
+/**
+ * NOTIMP for an opcode we do not serve: the header alone (RFC 1035 4.1.1; ISC's EDNS compliance tests expect no
+ * question, and no RD or CD, which only QUERY defines), with OPT when the query had one.
+ */
+function notImplemented(q: Query | Malformed): Buffer {
+  const w = new ResponseWriter();
+  if (q.edns) w.opt(EDNS_UDP_SIZE, RCODE.NOTIMP, q.edns.dnssecOk);
+  return w.finish(q.id, q.flags & 0x7800, RCODE.NOTIMP, false, false);
+}
+
+/** Answers to a message, classed by their first message's rcode and opcode; their client not verified. */
+function classed(outs: Buffer[]): Answers {
   const first = outs[0];
   return { outs, cls: first ? replyClass(first) : 0, verifiedClient: false };
 }

@@ -3,9 +3,13 @@
  * the rest point into the question (compression is case-insensitive), so the rest depends only on the
  * lower-case name, type, class, size limit and EDNS, never on the query's letter case or id. A hit copies
  * the query's own question bytes (its case echoed exactly) between a fresh header and the cached rest.
- * Emptied on every zone change, so it never outlives the data it was built from.
+ * Emptied on every zone change, so it never outlives the data it was built from. What is the client's own
+ * (its cookie, NSID: answer-options.ts) is not cached: `get` appends it to the OPT record, whose place in the
+ * rest is kept, and the answer is cached under a limit smaller by its size.
  */
+import { optRecordAt } from '../wire/edns-options.js';
 import type { Query } from '../wire/query.js';
+import type { AnswerExtras } from './answer-options.js';
 import type { Zone } from '../zone/zone.js';
 
 /** What an entry remembers of the zone that answered: the zone itself, or on a DNS worker thread its id and name. */
@@ -14,13 +18,15 @@ export interface AnsweringZone {
   expiresAt: number | null;
 }
 
-/** An answer to a plain query, with what the server needs to know of it besides the message. */
-export interface PlainAnswer<Z extends AnsweringZone = Zone> {
+/** An answer, made or from the cache, with the zone that gave it and until when it may be reused (epoch ms). */
+export interface CachedAnswer<Z extends AnsweringZone> {
   response: Buffer;
-  /** The zone that answered (null for REFUSED and the like). */
   zone: Z | null;
-  /** Epoch ms from which it is answered afresh (a signed answer whose signatures are due to be made anew). */
   staleAt: number;
+  /** What was appended to the response for its client alone (cookie, NSID), or null: see `sharedAnswer`. */
+  options: Buffer | null;
+  /** The query carried a valid server cookie of ours (answer-options.ts): its source address is not forged. */
+  validServerCookie: boolean;
   /** Its class for response rate limiting (rrl.ts answerClass). */
   cls: number;
 }
@@ -31,7 +37,11 @@ interface Entry<Z extends AnsweringZone> {
   /** QDCOUNT..ARCOUNT as written. */
   counts: Buffer;
   rest: Buffer;
+  /** Where the OPT record starts in `rest`; -1 without one. */
+  optAt: number;
+  /** The zone that answered (null for REFUSED and the like). */
   zone: Z | null;
+  /** Epoch ms from which it is answered afresh (a signed answer whose signatures are due to be made anew). */
   staleAt: number;
   cls: number;
 }
@@ -54,29 +64,39 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
     this.entries.clear();
   }
 
-  /** The answer to `q` built from the cache, or null. `raw` is the query message. */
-  get(q: Query, raw: Buffer, limit: number, now: number): PlainAnswer<Z> | null {
+  /**
+   * The answer to `q` built from the cache and the zone that gave it, or null. `raw` is the query message;
+   * `extras`' options are appended to its OPT record (the answer was cached under `limit`, their size left free).
+   */
+  get(q: Query, raw: Buffer, limit: number, now: number, extras: AnswerExtras | null = null): CachedAnswer<Z> | null {
     if (q.questionEnd === 0) return null;
     const e = this.entries.get(ResponseCache.key(q, limit));
     // A mirror's copy past its expiry is answered afresh (REFUSED).
     if (!e || now >= e.staleAt || (e.zone?.expiresAt != null && now >= e.zone.expiresAt)) return null;
-    const out = Buffer.allocUnsafe(q.questionEnd + e.rest.length);
+    const extra = extras && e.optAt >= 0 ? extras.options : null;
+    const out = Buffer.allocUnsafe(q.questionEnd + e.rest.length + (extra ? extra.length : 0));
     out.writeUInt16BE(q.id, 0);
     out.writeUInt16BE(QR | (q.flags & FROM_QUERY) | e.flags, 2);
     e.counts.copy(out, 4);
     raw.copy(out, 12, 12, q.questionEnd);
     e.rest.copy(out, q.questionEnd);
-    return { response: out, zone: e.zone, staleAt: e.staleAt, cls: e.cls };
+    if (extra) {
+      extra.copy(out, q.questionEnd + e.rest.length);
+      const rdlength = q.questionEnd + e.optAt + 9;
+      out.writeUInt16BE(out.readUInt16BE(rdlength) + extra.length, rdlength);
+    }
+    return { response: out, zone: e.zone, staleAt: e.staleAt, options: extra, validServerCookie: extras ? extras.validServerCookie : false, cls: e.cls };
   }
 
-  /** Keeps the rest of an answer just built for `q`. */
-  put(q: Query, limit: number, { response, zone, staleAt, cls }: PlainAnswer<Z>): void {
+  /** Keeps the rest of a response just built for `q` (without what it carries for its client alone). */
+  put(q: Query, response: Buffer, limit: number, { zone, staleAt, cls }: Pick<CachedAnswer<Z>, 'zone' | 'staleAt' | 'cls'>): void {
     if (q.questionEnd === 0 || response.length < q.questionEnd) return;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(ResponseCache.key(q, limit), {
       flags: response.readUInt16BE(2) & FROM_ANSWER,
       counts: Buffer.from(response.subarray(4, 12)),
       rest: Buffer.from(response.subarray(q.questionEnd)),
+      optAt: q.edns ? optRecordAt(response) - q.questionEnd : -1,
       zone,
       staleAt,
       cls,

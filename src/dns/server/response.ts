@@ -3,6 +3,7 @@
  * fit, and when TC sends the client to TCP (RFC 1035 4.2.1, RFC 6891 7, RFC 9471 3.1).
  */
 import { splitName } from '../../model/labels.js';
+import { edeOption } from '../wire/edns-options.js';
 import { EDNS_UDP_SIZE, TCP_MAX } from '../wire/message.js';
 import type { Malformed, Query } from '../wire/query.js';
 import type { Entry, Result } from '../zone/result.js';
@@ -24,15 +25,15 @@ export class AnswerTooLarge extends Error {}
  * one is a referral's required glue, RFC 9471 3.1), and when answer and authority do not fit either, an
  * empty response with TC asks the client to retry over TCP.
  * Throws AnswerTooLarge when they do not fit TCP_MAX, where TC would have nothing to send the client to.
- * `truncated`: TC is set whatever fits (a rate-limited answer slipped, rrl.ts).
  */
-export function encodeResponse(q: Query | Malformed, r: Result, limit: number, truncated = false): Buffer {
+export function encodeResponse(q: Query | Malformed, r: Result, limit: number): Buffer {
   const w = new ResponseWriter();
   if (!('malformed' in q)) w.question(q.labels, q.qtype, q.qclass);
   const edns = q.edns;
-  const room = limit - (edns ? 11 : 0);
+  const options = edns && r.ede ? edeOption(r.ede) : null;
+  const room = limit - (edns ? 11 + (options ? options.length : 0) : 0);
   const afterQuestion = w.mark();
-  let tc = truncated;
+  let tc = false;
   const write = (section: 1 | 2 | 3, e: Entry) => w.rrset(section, e.owner ?? splitName(e.set.owner), e.set.type, e.ttl ?? e.set.ttl, e.set.items);
   for (const e of r.answer) write(1, e);
   for (const e of r.authority) write(2, e);
@@ -47,11 +48,11 @@ export function encodeResponse(q: Query | Malformed, r: Result, limit: number, t
       if (w.length > room) {
         w.rollback(before);
         // Required glue comes first: what did not fit leaves a name server unreachable, so the client retries over TCP.
-        tc = truncated || e.required === true;
+        tc = e.required === true;
         break;
       }
     }
   }
-  if (edns) w.opt(EDNS_UDP_SIZE, r.rcode, edns.dnssecOk);
+  if (edns) w.opt(EDNS_UDP_SIZE, r.rcode, edns.dnssecOk, options);
   return w.finish(q.id, q.flags, r.rcode, r.aa, tc);
 }

@@ -16,11 +16,11 @@
 import { randomInt } from 'node:crypto';
 import * as ip from '@leichtgewicht/ip-codec';
 import { cidrOf } from '../../model/names.js';
-import { RCODE } from '../wire/message.js';
-import { parseQuery, type Query } from '../wire/query.js';
-import { emptyResult, type Result } from '../zone/result.js';
+import { optRecordAt } from '../wire/edns-options.js';
+import { FLAG_TC, RCODE } from '../wire/message.js';
+import type { Query } from '../wire/query.js';
+import type { Result } from '../zone/result.js';
 import type { Zone } from '../zone/zone.js';
-import { encodeResponse, udpLimit } from './response.js';
 import type { UdpSender } from './udp-socket.js';
 
 export interface RrlSettings {
@@ -221,20 +221,17 @@ export class RateLimiter {
     return DROP;
   }
 
-  /**
-   * What to send for `answer` (of class `cls`) to the query `msg` from `from`: the answer, its truncated form
-   * (header and question, TC set), or null: nothing.
-   */
-  outgoing(answer: Buffer, cls: number, msg: Buffer, from: UdpSender, verifiedClient: boolean): Buffer | null {
+  /** What to send for `answer` (of class `cls`) to `from`: the answer, its truncated form, or null: nothing. */
+  outgoing(answer: Buffer, cls: number, from: UdpSender, verifiedClient: boolean): Buffer | null {
     const v = this.verdict(cls, from, verifiedClient);
-    return v === PASS ? answer : v === SLIP ? truncated(msg, answer) : null;
+    return v === PASS ? answer : v === SLIP ? truncated(answer) : null;
   }
 
   /** outgoing() for all the answers to one message (a transfer may have several): all, the first truncated, or none. */
-  outgoingAll(outs: Buffer[], cls: number, msg: Buffer, from: UdpSender, verifiedClient: boolean): Buffer[] {
+  outgoingAll(outs: Buffer[], cls: number, from: UdpSender, verifiedClient: boolean): Buffer[] {
     const first = outs[0];
     if (!first) return outs;
-    const out = this.outgoing(first, cls, msg, from, verifiedClient);
+    const out = this.outgoing(first, cls, from, verifiedClient);
     return out === first ? outs : out ? [out] : [];
   }
 
@@ -296,12 +293,21 @@ export class RateLimiter {
 }
 
 /**
- * A slipped answer: the query's header and question with TC set and no records (the answer's rcode and AA kept),
- * and OPT when the query had EDNS, so the client asks again over TCP.
+ * A slipped answer: the answer's header and question with TC set and no records but its OPT record (the last, as
+ * our answers write it: the client's cookie and NSID stay in it), so the client asks again over TCP, or with
+ * the server cookie it now has.
  */
-function truncated(msg: Buffer, answer: Buffer): Buffer | null {
-  const q = parseQuery(msg);
-  if (!q) return null;
-  const result = emptyResult((answer[3] ?? 0) & 0x0f, ((answer[2] ?? 0) & 0x04) !== 0);
-  return encodeResponse(q, result, 'malformed' in q ? 512 : udpLimit(q), true);
+function truncated(answer: Buffer): Buffer {
+  let end = 12;
+  for (let i = answer.readUInt16BE(4); i > 0 && end < answer.length; i--) {
+    let len: number;
+    while ((len = answer[end] ?? 0) !== 0 && len < 0xc0) end += len + 1;
+    end += (len >= 0xc0 ? 2 : 1) + 4;
+  }
+  const opt = optRecordAt(answer);
+  const out = Buffer.concat([answer.subarray(0, end), opt < 0 ? Buffer.alloc(0) : answer.subarray(opt)]);
+  out.writeUInt16BE(out.readUInt16BE(2) | FLAG_TC, 2);
+  out.writeUInt32BE(0, 6);
+  out.writeUInt16BE(opt < 0 ? 0 : 1, 10);
+  return out;
 }

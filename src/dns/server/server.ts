@@ -1,11 +1,15 @@
 /**
  * The authoritative DNS server, started and stopped: the zones in memory (zone-cache.ts), one handler for every
- * message (handler.ts), UDP (udp.ts, and on more threads threads.ts) and TCP (tcp.ts) on one port.
+ * message (handler.ts), UDP (udp.ts, and on more threads threads.ts) and TCP (tcp.ts) on one port, and the
+ * options answers carry for their client (answer-options.ts: cookies with the store's secrets, NSID).
  */
 import type { Logger } from 'pino';
+import { randomBytes } from 'node:crypto';
+import { COOKIE_SECRET_BYTES, cookiePeriod, type CookieSecret } from '../../model/cookie-secret.js';
 import type { Services } from '../../services/index.js';
 import { SignatureCache } from '../dnssec/sign.js';
 import type { NotifyTarget } from '../transfer/index.js';
+import { AnswerOptions } from './answer-options.js';
 import { DnsHandler } from './handler.js';
 import { ResponseCache } from './response-cache.js';
 import { DEFAULT_RRL, RateLimiter, rrlTable, type RrlSettings } from './rrl.js';
@@ -32,7 +36,17 @@ export interface DnsOptions {
   udpBatch?: number;
   /** Response rate limiting over UDP (rrl.ts): DEFAULT_RRL for what is not given; `rate: 0` turns it off. */
   rrl?: Partial<RrlSettings>;
+  /** The name server identifier answered to queries that ask for it (RFC 5001, `--nsid`); none when absent. */
+  nsid?: string | null;
+  /** How often the cookie secrets are read again from the store (COOKIE_SECRETS_REFRESH_MS unless given; tests shorten it). */
+  cookieRefreshMs?: number;
 }
+
+/**
+ * How often the cookie secrets are read from the store: each is there a period (a day) before it makes cookies
+ * (services/cookie-secrets.ts), so a node that reads them this late still knows it in time.
+ */
+const COOKIE_SECRETS_REFRESH_MS = 10 * 60_000;
 
 export interface RunningDns {
   address: { host: string; port: number };
@@ -47,21 +61,28 @@ const PORT_ATTEMPTS = 11;
 
 export async function startDns(services: Services, opts: DnsOptions): Promise<RunningDns> {
   let threads: DnsThreads | null = null;
+  const cookies = await startCookieSecrets(services, opts, (secrets) => threads?.setSecrets(secrets));
   const memory = await startZones(services, opts, () => threads?.changed());
   const { zones, responses, signatures } = memory;
-  const handler = new DnsHandler(services, { zones, responses, signatures, nameservers: opts.nameservers, log: opts.log, notifyTarget: opts.notifyTarget });
-  const tcp = dnsTcp(handler, opts.log, opts.tcpIdleMs);
-  const batch = opts.udpBatch ?? DEFAULT_UDP_BATCH;
-  const shared = threadsToShare(opts, batch);
+  const options = new AnswerOptions(cookies.setup);
+  cookies.use(options);
   const rrl = rrlTable({ ...DEFAULT_RRL, ...opts.rrl });
   const limiter = rrl ? new RateLimiter(rrl, (network) => opts.log.warn({ network }, `DNS answers to ${network} are being rate-limited (RRL); said at most once a minute`)) : null;
   const offCounters = rrlCounters(services, limiter);
+  const stopMemory = () => {
+    memory.stop();
+    cookies.stop();
+    offCounters();
+  };
+  const handler = new DnsHandler(services, { zones, responses, signatures, options, nameservers: opts.nameservers, log: opts.log, notifyTarget: opts.notifyTarget });
+  const tcp = dnsTcp(handler, opts.log, opts.tcpIdleMs);
+  const batch = opts.udpBatch ?? DEFAULT_UDP_BATCH;
+  const shared = threadsToShare(opts, batch);
   let udp: UdpEndpoint;
   try {
     udp = await listenPort(opts, answerUdp(handler, limiter, opts.log), tcp, shared > 1, batch);
   } catch (e) {
-    offCounters();
-    memory.stop();
+    stopMemory();
     throw e;
   }
   const closeSockets = async () => {
@@ -69,10 +90,9 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
     await tcp.close();
   };
   try {
-    if (shared > 1) threads = await startDnsThreads(shared, { host: opts.host, port: udp.port, batch, rrl }, udp, handler, limiter, services, opts.log);
+    if (shared > 1) threads = await startDnsThreads(shared, { host: opts.host, port: udp.port, batch, options: cookies.setup, rrl }, udp, handler, limiter, services, opts.log);
   } catch (e) {
-    offCounters();
-    memory.stop();
+    stopMemory();
     await closeSockets();
     throw e;
   }
@@ -84,8 +104,7 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
     zones,
     udpPath: udp.path,
     async close() {
-      offCounters();
-      memory.stop();
+      stopMemory();
       await threads?.close();
       await closeSockets();
     },
@@ -128,6 +147,43 @@ async function startZones(services: Services, opts: DnsOptions, changed: () => v
       offGauges();
       offGc();
     },
+  };
+}
+
+/**
+ * The cookie secrets from the store, read at start and every `cookieRefreshMs` after: what a worker thread is
+ * set up with (with the NSID), handed to `options` and to `changed` (the worker threads) whenever they change.
+ * A store that cannot be read leaves the secrets as they were (at start: this node's own, until it can).
+ */
+async function startCookieSecrets(services: Services, opts: DnsOptions, changed: (secrets: CookieSecret[]) => void) {
+  const read = async (): Promise<CookieSecret[] | null> => {
+    try {
+      return await services.cookieSecrets.current();
+    } catch (e) {
+      opts.log.warn({ err: (e as Error).message }, 'DNS cookie secrets could not be read from the database; trying again later');
+      return null;
+    }
+  };
+  const fingerprint = (secrets: CookieSecret[]) => secrets.map((s) => `${s.period}:${Buffer.from(s.secret).toString('hex')}`).join(',');
+  const stored = await read();
+  const first = stored ?? [{ period: cookiePeriod(services.now()), secret: randomBytes(COOKIE_SECRET_BYTES) }];
+  let seen = stored ? fingerprint(stored) : '';
+  let options: AnswerOptions | null = null;
+  const timer = setInterval(() => {
+    void read().then((secrets) => {
+      if (!secrets || fingerprint(secrets) === seen) return;
+      seen = fingerprint(secrets);
+      options?.setSecrets(secrets);
+      changed(secrets);
+    });
+  }, opts.cookieRefreshMs ?? COOKIE_SECRETS_REFRESH_MS);
+  timer.unref();
+  return {
+    setup: { secrets: first, nsid: opts.nsid ? Buffer.from(opts.nsid, 'utf8') : null },
+    use(o: AnswerOptions) {
+      options = o;
+    },
+    stop: () => clearInterval(timer),
   };
 }
 

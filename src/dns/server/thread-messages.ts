@@ -3,6 +3,8 @@
  * so the worker loads nothing of the main thread's side.
  */
 import type { RrlTable } from './rrl.js';
+import type { CookieSecret } from '../../model/cookie-secret.js';
+import type { AnswerOptionsSetup } from './answer-options.js';
 
 /** What a worker's cache entry keeps of the zone that answered, for metrics and a mirror's expiry. */
 export interface ThreadZone {
@@ -28,6 +30,14 @@ export interface Answered {
   cache: { response: Uint8Array; zone: ThreadZone | null; staleAt: number; cls: number } | null;
 }
 
+/** Main -> worker: the cookie secrets from now on (a rollover). */
+export interface NewSecrets {
+  kind: 'secrets';
+  secrets: CookieSecret[];
+}
+
+export type ToWorker = Answered | NewSecrets;
+
 export interface WorkerSetup {
   host: string;
   port: number;
@@ -37,4 +47,6 @@ export interface WorkerSetup {
   generation: SharedArrayBuffer;
   /** The response rate limiter's shared table (rrl.ts); null when RRL is off. */
   rrl: RrlTable | null;
+  /** The cookie secrets and NSID, so the worker's answers carry what the main thread's do. */
+  options: AnswerOptionsSetup;
 }

@@ -1,16 +1,18 @@
 /**
  * A DNS worker thread (threads.ts): one more UDP socket on the DNS port, answering repeated questions from its
  * own cache (through the response rate limiter, whose table all threads share) and handing everything else to
- * the main thread. It imports only the wire-level modules (query parsing, the response cache, the limiter),
- * never the zones or the services.
+ * the main thread. It imports only the wire-level modules (query parsing, the response cache, the options of
+ * answers, the limiter), never the zones or the services. Answers carry the client's cookie and NSID as the main
+ * thread's do, appended to what the cache keeps.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { TCP_MAX } from '../wire/message.js';
 import { parseQuery, plainQuery, type Query } from '../wire/query.js';
+import { AnswerOptions } from './answer-options.js';
 import { ResponseCache } from './response-cache.js';
 import { udpLimit } from './response.js';
 import { RateLimiter } from './rrl.js';
-import type { Answered, FromWorker, ThreadZone, WorkerSetup } from './thread-messages.js';
+import type { FromWorker, ThreadZone, ToWorker, WorkerSetup } from './thread-messages.js';
 import { listenUdp } from './udp.js';
 
 /** Query counts are sent to the main thread this often (its metrics lag the queries by at most this). */
@@ -23,6 +25,7 @@ if (!port) throw new Error('thread-worker.ts runs as a worker thread of the DNS 
 const setup = workerData as WorkerSetup;
 const generation = new Int32Array(setup.generation);
 const cache = new ResponseCache<ThreadZone>();
+const options = new AnswerOptions(setup.options);
 let seen = Atomics.load(generation, 0);
 const counts = new Map<number, { name: string; n: number }>();
 const asked = new Map<number, { q: Query | null; limit: number; generation: number }>();
@@ -59,15 +62,16 @@ function plain(raw: Buffer): Query | null {
   }
 }
 
-// The main thread has sent the answer itself; what comes back is only for the cache.
-port.on('message', (m: Answered) => {
+// The main thread has sent the answer itself; what comes back is only for the cache. Or: new cookie secrets.
+port.on('message', (m: ToWorker) => {
+  if ('kind' in m) return options.setSecrets(m.secrets);
   const a = asked.get(m.id);
   if (!a) return;
   asked.delete(m.id);
   // Kept only if no change happened while the main thread answered: otherwise it may be out of date already.
   if (a.q && m.cache && Atomics.load(generation, 0) === a.generation) {
     const r = m.cache.response;
-    cache.put(a.q, a.limit, { ...m.cache, response: Buffer.from(r.buffer, r.byteOffset, r.byteLength) });
+    cache.put(a.q, Buffer.from(r.buffer, r.byteOffset, r.byteLength), a.limit, m.cache);
   }
 });
 
@@ -82,18 +86,27 @@ listenUdp(
       }
       const q = plain(msg);
       missed = q;
-      const hit = q ? cache.get(q, msg, udpLimit(q), from.receivedAt) : null;
+      if (!q) return null;
+      let hit;
+      try {
+        const extras = options.forQuery(q, msg, from.address, Date.now);
+        hit = cache.get(q, msg, udpLimit(q) - (extras ? extras.options.length : 0), from.receivedAt, extras);
+      } catch {
+        // `now` must not throw (the dgram path would take the thread down): the main thread answers instead.
+        return null;
+      }
       if (!hit) return null;
       if (hit.zone) count(hit.zone);
       if (!limiter) return hit.response;
-      return limiter.outgoing(hit.response, hit.cls, msg, from, false) ?? 'drop';
+      return limiter.outgoing(hit.response, hit.cls, from, hit.validServerCookie) ?? 'drop';
     },
     // Called right after `now` missed on the same message: `missed` is its parsed query.
     later(msg, from) {
       if (asked.size >= MAX_ASKED) return;
       const q = missed;
       const id = nextId++;
-      asked.set(id, { q, limit: q ? udpLimit(q) : TCP_MAX, generation: seen });
+      // The main thread caches under the same limit: the client's room less its own options.
+      asked.set(id, { q, limit: q ? udpLimit(q) - options.room(q) : TCP_MAX, generation: seen });
       send({ kind: 'ask', id, raw: msg, address: from.address, port: from.port });
     },
   },

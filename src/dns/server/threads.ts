@@ -15,9 +15,10 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Services } from '../../services/index.js';
-import type { DnsHandler } from './handler.js';
+import type { CookieSecret } from '../../model/cookie-secret.js';
+import { sharedAnswer, type DnsHandler } from './handler.js';
 import type { RateLimiter } from './rrl.js';
-import type { Answered, FromWorker, WorkerSetup } from './thread-messages.js';
+import type { Answered, FromWorker, NewSecrets, WorkerSetup } from './thread-messages.js';
 import type { UdpEndpoint } from './udp-socket.js';
 import { senderOf, udpPathReason } from './udp.js';
 
@@ -41,6 +42,8 @@ export interface DnsThreads {
   count: number;
   /** The zones in memory changed (a load or rebuild installed): workers' cached answers are out of date. */
   changed(): void;
+  /** New cookie secrets, for every worker. */
+  setSecrets(secrets: CookieSecret[]): void;
   close(): Promise<void>;
 }
 
@@ -81,6 +84,9 @@ export async function startDnsThreads(threads: number, udp: Omit<WorkerSetup, 'g
   return {
     count: threads,
     changed: bump,
+    setSecrets(secrets) {
+      for (const w of workers) w.postMessage({ kind: 'secrets', secrets } satisfies NewSecrets);
+    },
     async close() {
       offBus();
       await Promise.all(workers.map((w) => w.terminate()));
@@ -119,14 +125,14 @@ function countForWorker(m: Extract<FromWorker, { kind: 'counts' }>, { services, 
  */
 function answerForWorker(worker: Worker, m: Extract<FromWorker, { kind: 'ask' }>, { socket, handler, limiter, log }: ForWorkers): void {
   const raw = Buffer.from(m.raw);
-  const quick = handler.quickAnswer(raw, 'udp');
-  const answered = quick ? Promise.resolve({ outs: [quick.response], cls: quick.cls, verifiedClient: false }) : handler.answers(raw, m.address, 'udp');
+  const quick = handler.quickAnswer(raw, 'udp', m.address);
+  const answered = quick ? Promise.resolve({ outs: [quick.response], cls: quick.cls, verifiedClient: quick.validServerCookie }) : handler.answers(raw, m.address, 'udp');
   answered.then(
     (a) => {
-      const outs = limiter ? limiter.outgoingAll(a.outs, a.cls, raw, senderOf(m.address), a.verifiedClient) : a.outs;
+      const outs = limiter ? limiter.outgoingAll(a.outs, a.cls, senderOf(m.address), a.verifiedClient) : a.outs;
       for (const out of outs) socket.send(out, m);
       const z = quick?.zone;
-      const cache = quick ? { response: quick.response, zone: z ? { id: z.id, name: z.name, expiresAt: z.expiresAt } : null, staleAt: quick.staleAt, cls: quick.cls } : null;
+      const cache = quick ? { response: sharedAnswer(quick), zone: z ? { id: z.id, name: z.name, expiresAt: z.expiresAt } : null, staleAt: quick.staleAt, cls: quick.cls } : null;
       worker.postMessage({ id: m.id, cache } satisfies Answered);
     },
     (e: unknown) => {

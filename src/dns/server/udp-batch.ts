@@ -63,7 +63,8 @@ export function batchedUdp(opts: UdpOptions, serve: UdpServe, bufferBytes: numbe
   input = Buffer.from(socket.in);
   output = Buffer.from(socket.out);
   const { inMeta, outMeta } = socket;
-  const sender: UdpSender = { bytes: socket.inAddr, at: 0, receivedAt: 0 };
+  // The sender of the datagram being answered: its address's bytes from the block, its text only when asked for.
+  const sender: UdpSender = { bytes: socket.inAddr, at: 0, receivedAt: 0, address: () => socket.address(sender.at / 16) };
   const endpoint: UdpEndpoint = {
     path: 'batched',
     port: socket.port,

@@ -20,6 +20,8 @@ export interface UdpSender {
   at: number;
   /** Epoch ms it was read (the batched path reads the clock once a batch: a clock reading costs as much as a lookup). */
   receivedAt: number;
+  /** The sender's address as text, for what needs it (a cookie): made only when asked for. */
+  address: () => string;
 }
 
 /** A bound UDP socket. */

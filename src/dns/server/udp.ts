@@ -24,7 +24,7 @@ export const RECV_BUFFER_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_UDP_BATCH = 64;
 
 /** Writes an address as a UdpSender's 16 bytes into `out`. */
-export function addressBytes(address: string, out: Uint8Array): Uint8Array {
+export function senderBytes(address: string, out: Uint8Array): Uint8Array {
   if (!ip.v4.isFormat(address)) return ip.v6.encode(address, out, 0);
   out.fill(0, 0, 10);
   out[10] = out[11] = 0xff;
@@ -32,7 +32,7 @@ export function addressBytes(address: string, out: Uint8Array): Uint8Array {
 }
 
 /** A UdpSender of its own for a message answered later than it arrived, now. */
-export const senderOf = (address: string): UdpSender => ({ bytes: addressBytes(address, new Uint8Array(16)), at: 0, receivedAt: Date.now() });
+export const senderOf = (address: string): UdpSender => ({ bytes: senderBytes(address, new Uint8Array(16)), at: 0, receivedAt: Date.now(), address: () => address });
 
 /** Why the batched path will not serve with `batch`, or null when it will. */
 export function udpPathReason(batch: number): string | null {
@@ -58,9 +58,11 @@ function dgramUdp(opts: UdpOptions, serve: UdpServe): Promise<UdpEndpoint> {
       close: () => new Promise<void>((done) => socket.close(() => done())),
     };
     socket.once('error', reject);
-    const sender: UdpSender = { bytes: new Uint8Array(16), at: 0, receivedAt: 0 };
+    let address = '';
+    const sender: UdpSender = { bytes: new Uint8Array(16), at: 0, receivedAt: 0, address: () => address };
     socket.on('message', (msg, from) => {
-      addressBytes(from.address, sender.bytes);
+      address = from.address;
+      senderBytes(address, sender.bytes);
       sender.receivedAt = Date.now();
       const answer = serve.now(msg, sender);
       if (answer === 'drop') return;
@@ -84,15 +86,15 @@ function dgramUdp(opts: UdpOptions, serve: UdpServe): Promise<UdpEndpoint> {
 export function answerUdp(handler: DnsHandler, limiter: RateLimiter | null, log: Logger): UdpServe {
   return {
     now(msg, from) {
-      const a = handler.quickAnswer(msg, 'udp');
+      const a = handler.quickAnswer(msg, 'udp', from.address);
       if (!a || !limiter) return a?.response ?? null;
-      return limiter.outgoing(a.response, a.cls, msg, from, false) ?? 'drop';
+      return limiter.outgoing(a.response, a.cls, from, a.validServerCookie) ?? 'drop';
     },
     later(msg, from, endpoint) {
       handler
         .answers(msg, from.address, 'udp')
         .then((a) => {
-          const outs = limiter ? limiter.outgoingAll(a.outs, a.cls, msg, senderOf(from.address), a.verifiedClient) : a.outs;
+          const outs = limiter ? limiter.outgoingAll(a.outs, a.cls, senderOf(from.address), a.verifiedClient) : a.outs;
           for (const out of outs) endpoint.send(out, from);
         })
         .catch((e: unknown) => log.warn({ err: (e as Error).message }, 'DNS UDP answer failed'));

@@ -14,7 +14,9 @@ import { PrerequisiteFailed, type Prerequisite, type UpdateOp } from '../../mode
 import type { Services } from '../../services/index.js';
 import { NotAuthoritative, UpdateRefused } from '../../services/updates.js';
 import { CLASS_ANY, CLASS_IN, META_TYPE, RCODE, typeName } from '../wire/message.js';
+import { EDE, type ExtendedError } from '../wire/edns-options.js';
 import type { Query } from '../wire/query.js';
+import { emptyResult, errorResult, type Result } from '../zone/result.js';
 import { readRecord, skipQuestions, type WireRecord } from '../wire/wire-record.js';
 
 /** RFC 2136 2.4/2.5: class NONE marks "does not exist" and "delete this record". */
@@ -138,15 +140,18 @@ function updateOp({ rr, name, type, data }: UpdateRecord): UpdateOp[] {
   throw new UpdateFormError(RCODE.FORMERR, `an update has class ${rr.klass}`);
 }
 
-/** The rcode answering an UPDATE message signed with `key` (already verified). */
-export async function handleUpdate(services: Services, q: Query, raw: Buffer, key: StoredTsigKey, ctx: { remoteAddress: string; nameservers: readonly string[]; log: Logger }): Promise<number> {
+/**
+ * The answer (an rcode, and for a key's scope refusing it Prohibited, RFC 8914) to an UPDATE message signed with
+ * `key` (already verified).
+ */
+export async function handleUpdate(services: Services, q: Query, raw: Buffer, key: StoredTsigKey, ctx: { remoteAddress: string; nameservers: readonly string[]; log: Logger }): Promise<Result> {
   // RFC 2136 3.1.1: one zone, named by an SOA question; our zones are IN zones.
-  if (raw.readUInt16BE(4) !== 1 || q.qtype !== SOA_TYPE.code) return RCODE.FORMERR;
-  if (q.qclass !== CLASS_IN) return RCODE.NOTAUTH;
+  if (raw.readUInt16BE(4) !== 1 || q.qtype !== SOA_TYPE.code) return emptyResult(RCODE.FORMERR);
+  if (q.qclass !== CLASS_IN) return emptyResult(RCODE.NOTAUTH);
   const zone = nameOfLabels(q.labels).toLowerCase();
-  const log = (rcode: number, why: string) => {
+  const log = (rcode: number, why: string, ede?: ExtendedError) => {
     ctx.log.info({ zone, key: key.name, remoteAddress: ctx.remoteAddress, rcode, why }, 'DNS UPDATE not applied');
-    return rcode;
+    return ede ? errorResult(rcode, ede) : emptyResult(rcode);
   };
   // RFC 2136 3.1.2: a zone we are not the primary for is NOTAUTH, before its sections are looked at (a name
   // outside it would otherwise be NOTZONE). The service checks again inside its transaction.
@@ -162,12 +167,13 @@ export async function handleUpdate(services: Services, q: Query, raw: Buffer, ke
   }
   try {
     await services.updates.apply(key, { zone, ...sections, nameservers: ctx.nameservers, remoteAddr: ctx.remoteAddress });
-    return RCODE.NOERROR;
+    return emptyResult(RCODE.NOERROR);
   } catch (e) {
     if (e instanceof NotAuthoritative) return log(RCODE.NOTAUTH, e.message);
     if (e instanceof PrerequisiteFailed) return log(RCODE[e.rcode], e.message);
     // Refused by the key's scope, the registry's checks, the zone rules or a limit: the zone stays as it was.
-    if (e instanceof UpdateRefused || e instanceof ValidationError || e instanceof ConflictError || e instanceof LimitError) return log(RCODE.REFUSED, e.message);
+    if (e instanceof UpdateRefused) return log(RCODE.REFUSED, e.message, { code: EDE.PROHIBITED, text: e.message });
+    if (e instanceof ValidationError || e instanceof ConflictError || e instanceof LimitError) return log(RCODE.REFUSED, e.message);
     throw e;
   }
 }

@@ -16,6 +16,7 @@ import type { Services } from '../../services/index.js';
 import { soaData } from '../../model/records/index.js';
 import { serialNewer, type ZoneRecord } from '../../model/zone.js';
 import type { TransferRequest } from './outgoing.js';
+import { EDE } from '../wire/edns-options.js';
 import { OPCODE, RCODE } from '../wire/message.js';
 import { addressIn, decodeStrict, opcodeOf, queryFlags, rcodeOf, response } from './wire.js';
 
@@ -169,6 +170,8 @@ export interface NotifyTarget {
   notified(domain: StoredDomain): void;
 }
 
+const NOT_FROM_MASTER = { code: EDE.PROHIBITED, text: 'NOTIFY is taken only for a zone mirror, from its masters' };
+
 /**
  * Answers an incoming NOTIFY: accepted only for a zone mirror, from one of its masters (signed with its key
  * for them, when it has one), and handed to
@@ -180,10 +183,10 @@ export async function handleNotify(req: TransferRequest, target: NotifyTarget | 
   if (!question || (query.questions?.length ?? 0) !== 1) return response(query, RCODE.FORMERR);
   const domain = await req.services.zones.byName(normalizeZoneName(question.name));
   if (question.type !== 'SOA' || !domain || domain.kind !== 'slave' || !addressIn(domain.masterIps, req.remoteAddress)) {
-    return response(query, RCODE.REFUSED);
+    return response(query, RCODE.REFUSED, NOT_FROM_MASTER);
   }
   // A mirror holding its masters' key takes only NOTIFY signed with it (the server has checked the signature).
-  if (domain.masterTsig && req.keyName !== domain.masterTsig.name) return response(query, RCODE.REFUSED);
+  if (domain.masterTsig && req.keyName !== domain.masterTsig.name) return response(query, RCODE.REFUSED, NOT_FROM_MASTER);
   target?.notified(domain);
   return response(query, RCODE.NOERROR);
 }

@@ -11,6 +11,7 @@ import { zoneDiff } from '../../model/zone-diff.js';
 import { soaData } from '../../model/records/index.js';
 import { serialNewer, withRRsetTtls } from '../../model/zone.js';
 import type { Services } from '../../services/index.js';
+import { EDE } from '../wire/edns-options.js';
 import { RCODE } from '../wire/message.js';
 import { signedRecords } from '../dnssec/online.js';
 import type { SignatureCache } from '../dnssec/sign.js';
@@ -55,7 +56,7 @@ export async function handleTransfer(req: TransferRequest): Promise<Buffer[]> {
   const zone = normalizeZoneName(question.name);
   const domain = await services.zones.byName(zone);
   if (!domain || !isServed(domain.status) || !(await mayTransfer(domain, req))) {
-    return [response(query, RCODE.REFUSED)];
+    return [response(query, RCODE.REFUSED, { code: EDE.PROHIBITED, text: 'zone transfer not allowed from this address or key' })];
   }
 
   let clientSerial: number | null = null;

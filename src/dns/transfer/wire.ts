@@ -12,6 +12,7 @@ import { nameOfLabels, readName, splitName } from '../../model/labels.js';
 import { decodeRdata, recordTypeByCode, type RecordFields } from '../../model/records/index.js';
 import type { ZoneRecord } from '../../model/zone.js';
 import { CLASS_IN, EDNS_UDP_SIZE, FLAG_AA, FLAG_TC, RCODE, typeCode, typeName } from '../wire/message.js';
+import { edeOption, type ExtendedError } from '../wire/edns-options.js';
 import { ResponseWriter, toWireRecord } from '../wire/writer.js';
 
 /** dns-packet's record-level codecs, which its published typings leave out. */
@@ -51,15 +52,15 @@ const MESSAGE_TARGET = 16_000;
  * The response(s) to `query` carrying `answers` (AA set), split over as many messages as needed, each
  * about MESSAGE_TARGET bytes at most; names compressed by the server's writer. The question goes in the
  * first message only (RFC 5936 2.2.1 lets later ones leave it out). Every message carries an OPT record
- * when the query had one (RFC 6891 7), as knotd's do.
+ * when the query had one (RFC 6891 7), as knotd's do, with the Extended DNS Error `ede` if given (RFC 8914).
  */
-export function responses(query: dnsPacket.Packet, rcode: number, answers: readonly ZoneRecord[] = []): Buffer[] {
+export function responses(query: dnsPacket.Packet, rcode: number, answers: readonly ZoneRecord[] = [], ede?: ExtendedError): Buffer[] {
   const q = query.questions?.[0];
   const opt = query.additionals?.find((a): a is dnsPacket.OptAnswer => a.type === 'OPT');
   const records = answers.map(toWireRecord);
   const out: Buffer[] = [];
   const finish = (w: ResponseWriter) => {
-    if (opt) w.opt(EDNS_UDP_SIZE, rcode, opt.flag_do);
+    if (opt) w.opt(EDNS_UDP_SIZE, rcode, opt.flag_do, ede ? edeOption(ede) : null);
     out.push(w.finish(query.id ?? 0, query.flags ?? 0, rcode, rcode === RCODE.NOERROR, false));
   };
   let w = new ResponseWriter();
@@ -80,7 +81,7 @@ export function responses(query: dnsPacket.Packet, rcode: number, answers: reado
 }
 
 /** A single response without records (REFUSED, FORMERR, a NOTIFY acknowledgement). */
-export const response = (query: dnsPacket.Packet, rcode: number): Buffer => responses(query, rcode)[0] as Buffer;
+export const response = (query: dnsPacket.Packet, rcode: number, ede?: ExtendedError): Buffer => responses(query, rcode, [], ede)[0] as Buffer;
 
 /**
  * Decodes a message, refusing one whose records do not each end exactly where their RDLENGTH says or

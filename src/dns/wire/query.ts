@@ -3,6 +3,8 @@
  * OPT and TSIG placement, option lengths) and keeping the question's labels byte for byte.
  */
 import { keyOfLabels, readName, WireError } from '../../model/labels.js';
+import { cookieLengthValid } from './cookie.js';
+import { OPTION } from './edns-options.js';
 import { CLASS_ANY, EDNS_DO, FLAG_QR, META_TYPE, OPCODE } from './message.js';
 import { readTsigRdata, type Tsig } from './tsig.js';
 import { readRecord } from './wire-record.js';
@@ -11,6 +13,11 @@ export interface Edns {
   udpSize: number;
   version: number;
   dnssecOk: boolean;
+  /** Where the data of the first COOKIE option starts in the message (RFC 7873: the others are ignored); 0 without one. */
+  cookieAt: number;
+  cookieLength: number;
+  /** Whether the client asks for our NSID (RFC 5001; what the option holds is ignored, 2.1). */
+  nsid: boolean;
 }
 
 /** A parsed query: header fields, the question as received (labels keep their case), EDNS and TSIG. */
@@ -38,6 +45,8 @@ export interface Malformed {
   malformed: true;
   /** EDNS of a message whose OPT record could be read all the same: its FORMERR carries OPT (RFC 6891 7). */
   edns: Edns | null;
+  /** Whether the only fault is an empty question section (RFC 7873 5.4: a query for a server cookie). */
+  noQuestion: boolean;
 }
 
 /**
@@ -50,7 +59,7 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
   const flags = buf.readUInt16BE(2);
   if (flags & FLAG_QR) return null;
   const opcode = (flags >> 11) & 0xf;
-  const malformed = (edns: Edns | null = null): Malformed => ({ id, flags, opcode, malformed: true, edns });
+  const malformed = (edns: Edns | null = null, noQuestion = false): Malformed => ({ id, flags, opcode, malformed: true, edns, noQuestion });
   const qdcount = buf.readUInt16BE(4);
   const ancount = buf.readUInt16BE(6);
   const nscount = buf.readUInt16BE(8);
@@ -89,16 +98,28 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
       }
       if (rr.type !== META_TYPE.OPT) continue;
       if (edns || rr.labels.length !== 0) return malformed();
+      edns = { udpSize: rr.klass, version: (rr.ttl >>> 16) & 0xff, dnssecOk: (rr.ttl & EDNS_DO) !== 0, cookieAt: 0, cookieLength: 0, nsid: false };
       let o = rr.rdata;
+      let cookieFault = false;
       // Options must tile the rdata exactly.
       while (o < rr.end) {
         if (o + 4 > rr.end) return malformed();
-        o += 4 + buf.readUInt16BE(o + 2);
+        const code = buf.readUInt16BE(o);
+        const length = buf.readUInt16BE(o + 2);
+        if (code === OPTION.COOKIE) {
+          // Every COOKIE option of a wrong length is FORMERR (RFC 7873 5.2.2), the first of the others counts.
+          if (!cookieLengthValid(length)) cookieFault = true;
+          else if (edns.cookieAt === 0) {
+            edns.cookieAt = o + 4;
+            edns.cookieLength = length;
+          }
+        } else if (code === OPTION.NSID) edns.nsid = true;
+        o += 4 + length;
       }
       if (o !== rr.end) return malformed();
-      edns = { udpSize: rr.klass, version: (rr.ttl >>> 16) & 0xff, dnssecOk: (rr.ttl & EDNS_DO) !== 0 };
+      if (cookieFault) return malformed({ ...edns, cookieAt: 0, nsid: false });
     }
-    if (pos !== buf.length || qdcount !== 1 || !question) return malformed(edns);
+    if (pos !== buf.length || qdcount !== 1 || !question) return malformed(edns, pos === buf.length && qdcount === 0 && ancount + nscount === 0 && !tsig);
     const qtype = buf.readUInt16BE(question.end);
     const qclass = buf.readUInt16BE(question.end + 2);
     const plain = question.end === 12 + question.labels.reduce((n, l) => n + l.length + 1, 1);

@@ -148,8 +148,8 @@ export class ResponseWriter {
     b.writeUInt16BE(this.offset - lenAt - 2, lenAt);
   }
 
-  /** The OPT record: our UDP size, the upper rcode bits, DO echoed. */
-  opt(udpSize: number, rcode: number, dnssecOk: boolean): void {
+  /** The OPT record: our UDP size, the upper rcode bits, DO echoed, and `options` (encoded, RFC 6891 6.1.2). */
+  opt(udpSize: number, rcode: number, dnssecOk: boolean, options: Buffer | null = null): void {
     const b = this.buf;
     b[this.offset] = 0;
     b.writeUInt16BE(META_TYPE.OPT, this.offset + 1);
@@ -157,8 +157,9 @@ export class ResponseWriter {
     b[this.offset + 5] = (rcode >> 4) & 0xff;
     b[this.offset + 6] = 0;
     b.writeUInt16BE(dnssecOk ? EDNS_DO : 0, this.offset + 7);
-    b.writeUInt16BE(0, this.offset + 9);
+    b.writeUInt16BE(options ? options.length : 0, this.offset + 9);
     this.offset += 11;
+    if (options) this.offset += options.copy(b, this.offset);
     this.counts[3]++;
   }
 

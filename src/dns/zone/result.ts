@@ -1,4 +1,5 @@
 /** An answer as the lookup leaves it, before it is encoded: rcode, AA, and the RRsets of each section. */
+import type { ExtendedError } from '../wire/edns-options.js';
 import type { RRset } from './zone.js';
 
 export interface Entry {
@@ -34,10 +35,15 @@ export interface Result {
   additional: Entry[];
   /** For a signed zone's answers; absent when there is nothing to prove. */
   denial?: Denial[];
+  /** Why an error, for a client that speaks EDNS (RFC 8914). */
+  ede?: ExtendedError;
 }
 
 /** An answer with this rcode and no records (yet). */
 export const emptyResult = (rcode: number, aa = false): Result => ({ rcode, aa, answer: [], authority: [], additional: [] });
+
+/** An error answer with its Extended DNS Error. */
+export const errorResult = (rcode: number, ede: ExtendedError): Result => ({ ...emptyResult(rcode), ede });
 
 /** Notes what the answer must prove, should the zone be signed. */
 export function prove(r: Result, d: Denial): void {

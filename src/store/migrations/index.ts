@@ -9,6 +9,7 @@ import * as m006 from './006_dnssec.js';
 import * as m007 from './007_catalog.js';
 import * as m008 from './008_key_scopes.js';
 import * as m009 from './009_changes_serial.js';
+import * as m010 from './010_cookie_secrets.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '007_catalog': m007,
   '008_key_scopes': m008,
   '009_changes_serial': m009,
+  '010_cookie_secrets': m010,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,103 @@
+/**
+ * The EDNS options an answer carries for its client alone: our server cookie (RFC 7873, RFC 9018; wire/cookie.ts)
+ * and NSID (RFC 5001). They are appended to the answer on its way out, so answers are cached for every client
+ * (response-cache.ts) and a query without them costs nothing more. The main thread and every DNS worker thread
+ * hold one of these, with the same secrets (from the store, through server.ts), so they make and accept the
+ * same cookies, as every node of a cluster does.
+ *
+ * Policy, as BIND's default (`require-server-cookie no`): a query with a client cookie alone, or with a server
+ * cookie that is not valid (another server's, forged, older than an hour), is answered as usual with a new
+ * server cookie; a valid one is sent back unchanged until it is half an hour old. BADCOOKIE is never answered on
+ * this path (RFC 7873 5.2.3 leaves it to policy); `badCookie` is the answer for who wants one (RRL's slip).
+ */
+import { signingSecret, type CookieSecret } from '../../model/cookie-secret.js';
+import { addressBytes, ANSWER_COOKIE_BYTES, checkServerCookie, cookieKey, writeAnswerCookie, type CookieKey } from '../wire/cookie.js';
+import { ednsOption, OPTION } from '../wire/edns-options.js';
+import type { Query } from '../wire/query.js';
+
+/** The options of one answer, and what the query's cookie was. */
+export interface AnswerExtras {
+  /** The options, ready to append to OPT's rdata. */
+  options: Buffer;
+  /** The query carried a server cookie of ours, made for its address within the hour: it cannot have been forged. */
+  validServerCookie: boolean;
+}
+
+/** The secrets and NSID a DNS worker thread is given (thread-messages.ts), as structured clone carries them. */
+export interface AnswerOptionsSetup {
+  secrets: CookieSecret[];
+  nsid: Uint8Array | null;
+}
+
+export class AnswerOptions {
+  /** Every secret known, each as SipHash's key: any of them makes a valid cookie. */
+  private keys: CookieKey[] = [];
+  private secrets: { period: number; key: CookieKey }[] = [];
+  private readonly nsid: Buffer | null;
+
+  constructor(setup: AnswerOptionsSetup) {
+    this.nsid = setup.nsid && setup.nsid.length > 0 ? ednsOption(OPTION.NSID, setup.nsid) : null;
+    this.setSecrets(setup.secrets);
+  }
+
+  /** The secrets from now on (a rollover): one at least. */
+  setSecrets(secrets: readonly CookieSecret[]): void {
+    this.secrets = secrets.map((s) => ({ period: s.period, key: cookieKey(s.secret) }));
+    // The key making cookies now is tried first: most valid cookies were made with it.
+    const first = signingSecret(this.secrets, Date.now());
+    this.keys = [...this.secrets].sort((a, b) => Number(b === first) - Number(a === first)).map((s) => s.key);
+  }
+
+  /**
+   * The options the answer to `q` carries for the client at `address` (a function: on the batched UDP path the
+   * address is read only when a cookie needs it; so is the clock, `now`), or null when it asks for none. Same
+   * size whatever the cookie's verdict, so an answer's room is known before the cookie is checked.
+   */
+  forQuery(q: Query, raw: Buffer, address: string | (() => string), now: () => number): AnswerExtras | null {
+    const edns = q.edns;
+    if (!edns || (edns.cookieAt === 0 && !(edns.nsid && this.nsid))) return null;
+    let validServerCookie = false;
+    let cookie: Buffer | null = null;
+    if (edns.cookieAt !== 0) {
+      cookie = Buffer.allocUnsafe(4 + ANSWER_COOKIE_BYTES);
+      cookie.writeUInt16BE(OPTION.COOKIE, 0);
+      cookie.writeUInt16BE(ANSWER_COOKIE_BYTES, 2);
+      validServerCookie = this.writeCookie(raw, edns.cookieAt, edns.cookieLength, typeof address === 'string' ? address : address(), now(), cookie, 4);
+    }
+    const nsid = edns.nsid ? this.nsid : null;
+    const options = cookie && nsid ? Buffer.concat([cookie, nsid]) : ((cookie ?? nsid) as Buffer);
+    return { options, validServerCookie };
+  }
+
+  /** The extra room `forQuery` takes in the answer to `q` (a DNS worker thread keys its cache with it). */
+  room(q: Query): number {
+    const edns = q.edns;
+    if (!edns) return 0;
+    return (edns.cookieAt !== 0 ? 4 + ANSWER_COOKIE_BYTES : 0) + (edns.nsid && this.nsid ? this.nsid.length : 0);
+  }
+
+  /**
+   * Whether `q` carries a valid server cookie of ours for `address` (RRL lets such queries through: they cannot be
+   * forged). Costs a SipHash per secret when the query has a server cookie, nothing otherwise.
+   */
+  hasValidServerCookie(q: Query, raw: Buffer, address: string, now: number): boolean {
+    const edns = q.edns;
+    if (!edns || edns.cookieLength !== ANSWER_COOKIE_BYTES) return false;
+    return checkServerCookie(raw, edns.cookieAt, edns.cookieLength, addressBytes(address), Math.floor(now / 1000), this.keys) !== 'invalid';
+  }
+
+  /** Writes the answer's cookie data at `out[at]`; whether the query's server cookie was valid. */
+  private writeCookie(raw: Buffer, at: number, length: number, address: string, now: number, out: Buffer, outAt: number): boolean {
+    const addr = addressBytes(address);
+    const nowS = Math.floor(now / 1000);
+    const verdict = length === ANSWER_COOKIE_BYTES ? checkServerCookie(raw, at, length, addr, nowS, this.keys) : 'invalid';
+    if (verdict === 'valid') {
+      // Young enough: sent back as it came, so the client keeps one cookie for the half hour.
+      raw.copy(out, outAt, at, at + ANSWER_COOKIE_BYTES);
+      return true;
+    }
+    const signing = signingSecret(this.secrets, now) as { key: CookieKey };
+    writeAnswerCookie(raw, at, addr, nowS, signing.key, out, outAt);
+    return verdict === 'renew';
+  }
+}
