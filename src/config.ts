@@ -26,6 +26,8 @@ export interface Config {
   http: HostPort | null;
   /** Where the DNS server listens (UDP and TCP); null when this node serves the APIs only. */
   dns: HostPort | null;
+  /** Where DNS over TLS listens (--dot), with the certificate of `tls`; null or absent: no DNS over TLS. */
+  dot?: HostPort | null;
   /** Threads answering DNS over UDP (--dns-threads; 1 unless given here, one per core from the command line). */
   dnsThreads?: number;
   /** Datagrams read and answers sent per system call on DNS's UDP (--udp-batch; DEFAULT_UDP_BATCH unless given; 0: dgram). */
@@ -44,7 +46,7 @@ export interface Config {
   /** The name servers announced in every zone's apex NS set; the first is the SOA MNAME. */
   nameservers: string[];
   logLevel: string;
-  /** HTTPS instead of HTTP when set. */
+  /** HTTPS instead of HTTP when set, and the certificate of DNS over TLS. */
   tls?: TlsFiles | null;
   /** Requests per minute per client address and per API key (0 = unlimited). */
   rateLimits?: { perAddress: number; perKey: number };

@@ -22,6 +22,8 @@ export interface RunningServer {
   httpAddress: { host: string; port: number } | null;
   /** Bound DNS address (UDP and TCP share the port); null when this node serves no DNS. */
   dnsAddress: { host: string; port: number } | null;
+  /** Bound DNS over TLS address; null when this node serves none. */
+  dotAddress: { host: string; port: number } | null;
   /** How DNS reads and writes UDP (batched by the native module, or dgram); null when this node serves no DNS. */
   udpPath: UdpPath | null;
   close(): Promise<void>;
@@ -32,6 +34,7 @@ type Address = { host: string; port: number };
 type Closer = () => Promise<void>;
 
 export async function startServer(config: Config): Promise<RunningServer> {
+  checkDot(config);
   const logger = pino({ level: config.logLevel });
   const { store, services } = await openServices(config, logger);
   await warnAboutSetup(config, services, logger);
@@ -45,12 +48,19 @@ export async function startServer(config: Config): Promise<RunningServer> {
     const transfers = await startBackground(config, services, store, leadership, logger, closers);
     const dns = await startNodeDns(config, services, transfers, logger, closers);
     // After DNS: building the HTTP app (compiling its schemas) takes a while, and answering DNS need not wait for it.
-    const httpAddress = await startHttp(config, services, logger, closers);
-    return { services, leadership, httpAddress, dnsAddress: dns?.address ?? null, udpPath: dns?.udpPath ?? null, close: shutdown };
+    const httpAddress = await startHttp(config, services, dns, logger, closers);
+    return { services, leadership, httpAddress, dnsAddress: dns?.address ?? null, dotAddress: dns?.dotAddress ?? null, udpPath: dns?.udpPath ?? null, close: shutdown };
   } catch (e) {
     await shutdown();
     throw e;
   }
+}
+
+/** DNS over TLS needs the DNS server and a certificate: said before anything starts. */
+function checkDot(config: Config): void {
+  if (!config.dot) return;
+  if (!config.tls) throw new Error('--dot needs --tls-cert and --tls-key: the certificate DNS over TLS presents');
+  if (!config.dns) throw new Error('--dot needs the DNS server (it answers from the same zones): remove --no-dns');
 }
 
 /** Opens the store and the services over it, with the key-encryption key of DNSSEC private keys (if any). */
@@ -131,15 +141,17 @@ async function startNodeDns(config: Config, services: Services, transfers: Runni
     ...(config.udpBatch === undefined ? {} : { udpBatch: config.udpBatch }),
     ...(config.rrl ? { rrl: config.rrl } : {}),
     nsid: config.nsid ?? null,
+    dot: config.dot && config.tls ? { ...config.dot, tls: config.tls } : null,
   });
   closers.push(() => dns.close());
   return dns;
 }
 
-/** The HTTP APIs and panel, when this node serves them: their bound address. */
-async function startHttp(config: Config, services: Services, logger: Logger, closers: Closer[]): Promise<Address | null> {
+/** The HTTP APIs and panel, when this node serves them (with DNS over HTTPS when it serves DNS): their bound address. */
+async function startHttp(config: Config, services: Services, dns: RunningDns | null, logger: Logger, closers: Closer[]): Promise<Address | null> {
   if (!config.http) return null;
   const app = await buildApp(services, { logger: logger as FastifyBaseLogger, tls: config.tls ?? null,
+    ...(dns ? { dnsQuery: (query: Buffer, remoteAddress: string) => dns.answerOverHttp(query, remoteAddress) } : {}),
     ...(config.rateLimits ? { rateLimits: config.rateLimits } : {}),
     ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
   });

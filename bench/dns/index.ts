@@ -4,14 +4,22 @@
  * beside them the floor's: a Node.js process that sends every query straight back (udp-floor.mjs), the
  * most one Node.js thread answers over UDP here. dnsperf asks from one address far faster than any client
  * would, so zonehost runs with response rate limiting off (--rrl-rate 0); a second zonehost on the same
- * database counts every answer without limiting any (--rrl-rate 1000000), which is what RRL costs.
+ * database counts every answer without limiting any (--rrl-rate 1000000), which is what RRL costs. Then the
+ * same over DNS over TLS (issue 29): zonehost's --dot against dnsdist terminating TLS in front of the same
+ * knotd, the set-up an operator would otherwise build.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort, haveProgram, runCommand, spawnKnot, startChild, table, tempDir, waitFor, ZONEHOST_BIN, type BenchOptions, type Child } from '../support.js';
+
+/** The DoT port's certificate and key, made for the run (dnsperf does not check it). */
+interface Certificate {
+  cert: string;
+  key: string;
+}
 
 const run = promisify(execFile);
 
@@ -40,30 +48,19 @@ async function answers(port: number): Promise<boolean> {
   }
 }
 
-/** `zonehost serve` on `db` (named `name` in the results) with `flags`; resolves once HTTP answers. */
-async function serveZonehost(db: string, name: string, flags: readonly string[]): Promise<Server & { child: Child; http: number }> {
+/** Starts zonehost on SQLite and fills one zone through interface A. */
+async function startZonehost(dir: string, records: number, log: (line: string) => void): Promise<Server & { db: string }> {
+  const db = `sqlite:${join(dir, 'bench.db')}`;
+  const password = 'bench password';
+  runCommand(process.execPath, [ZONEHOST_BIN, 'user', 'add', 'bench', '--db', db], `${password}\n`);
   const [http, port] = [await freePort(), await freePort()];
   const child: Child = startChild(process.execPath, [
     ...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF] : []), ZONEHOST_BIN, 'serve', '--db', db, '--http', `127.0.0.1:${http}`, '--dns', `127.0.0.1:${port}`, '--log-level', 'warn',
-    '--rate-limit-address', '0', '--rate-limit-key', '0', '--max-records', '100000000', ...flags,
+    '--rate-limit-address', '0', '--rate-limit-key', '0', '--max-records', '100000000', '--rrl-rate', '0',
   ]);
-  try {
-    await waitFor(() => `zonehost (${child.output()})`, () => answersHttp(`http://127.0.0.1:${http}/healthz`));
-  } catch (e) {
-    await child.stop();
-    throw e;
-  }
-  return { name, port, child, http, stop: () => child.stop() };
-}
-
-/** Starts zonehost on SQLite, response rate limiting off, and fills one zone through interface A. */
-async function startZonehost(db: string, records: number, log: (line: string) => void): Promise<Server> {
-  const password = 'bench password';
-  runCommand(process.execPath, [ZONEHOST_BIN, 'user', 'add', 'bench', '--db', db], `${password}\n`);
-  const zh = await serveZonehost(db, 'zonehost', ['--rrl-rate', '0']);
-  const { child, port, http } = zh;
   const url = `http://127.0.0.1:${http}/api/`;
   try {
+    await waitFor(() => `zonehost (${child.output()})`, () => answersHttp(`http://127.0.0.1:${http}/healthz`));
     const v3 = async (args: Record<string, string | number>): Promise<any> => {
       const res = await fetch(url, { method: 'POST', body: new URLSearchParams(Object.entries(args).map(([k, v]): [string, string] => [k, String(v)])) });
       const envelope = (await res.json()) as { ERRORARRAY: { ERRORMESSAGE: string }[]; DATA: any };
@@ -89,19 +86,75 @@ async function startZonehost(db: string, records: number, log: (line: string) =>
     await child.stop();
     throw e;
   }
-  return zh;
+  return { name: 'zonehost', port, db, stop: () => child.stop() };
 }
 
-/** A second zonehost on the same database whose rate limiter counts every answer and limits none. */
-async function startCounting(db: string): Promise<Server> {
-  const zh = await serveZonehost(db, 'zonehost, RRL counting', ['--rrl-rate', '1000000']);
+/** Answers over TLS yet? */
+async function answersTls(port: number): Promise<boolean> {
   try {
-    await waitFor('zonehost DNS', () => answers(zh.port));
+    const { stdout } = await run('dig', ['-p', String(port), '@127.0.0.1', '+tls', '+time=1', '+tries=1', '+short', ZONE, 'SOA'], { timeout: 5000 });
+    return stdout.trim() !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** A DNS-only zonehost over the database `startZonehost` filled whose rate limiter counts every answer and limits none. */
+async function startCounting(db: string): Promise<Server> {
+  const dns = await freePort();
+  const child = startChild(process.execPath, [ZONEHOST_BIN, 'serve', '--db', db, '--no-http', '--dns', `127.0.0.1:${dns}`, '--log-level', 'warn', '--rrl-rate', '1000000']);
+  try {
+    await waitFor(() => `zonehost, RRL counting (${child.output()})`, () => answers(dns));
   } catch (e) {
-    await zh.stop();
+    await child.stop();
     throw e;
   }
-  return zh;
+  return { name: 'zonehost, RRL counting', port: dns, stop: () => child.stop() };
+}
+
+/** A DNS-only zonehost over the database `startZonehost` filled, serving DNS over TLS (--dot) too. */
+async function startZonehostDot(db: string, tls: Certificate): Promise<Server> {
+  const [dns, dot] = [await freePort(), await freePort()];
+  const child = startChild(process.execPath, [
+    ZONEHOST_BIN, 'serve', '--db', db, '--no-http', '--dns', `127.0.0.1:${dns}`, '--dot', `127.0.0.1:${dot}`, '--tls-cert', tls.cert, '--tls-key', tls.key, '--log-level', 'warn',
+  ]);
+  try {
+    await waitFor(() => `zonehost --dot (${child.output()})`, () => answersTls(dot));
+  } catch (e) {
+    await child.stop();
+    throw e;
+  }
+  return { name: 'zonehost', port: dot, stop: () => child.stop() };
+}
+
+/** dnsdist with its defaults, terminating TLS on a free port and passing queries to knotd on `knotPort`. */
+async function startDnsdist(dir: string, knotPort: number, tls: Certificate): Promise<Server> {
+  const [plain, dot, console] = [await freePort(), await freePort(), await freePort()];
+  const conf = join(dir, 'dnsdist.conf');
+  writeFileSync(
+    conf,
+    `setLocal('127.0.0.1:${plain}')
+addTLSLocal('127.0.0.1:${dot}', '${tls.cert}', '${tls.key}')
+newServer({ address = '127.0.0.1:${knotPort}' })
+setSecurityPollSuffix('')
+controlSocket('127.0.0.1:${console}')
+`,
+  );
+  const child = startChild('dnsdist', ['--supervised', '--disable-syslog', '-C', conf]);
+  try {
+    await waitFor(() => `dnsdist (${child.output()})`, () => answersTls(dot));
+  } catch (e) {
+    await child.stop();
+    throw e;
+  }
+  return { name: 'dnsdist+knotd', port: dot, stop: () => child.stop() };
+}
+
+/** A self-signed certificate for the run. */
+function certificate(dir: string): Certificate {
+  const tls = { cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem') };
+  runCommand('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-keyout', tls.key, '-out', tls.cert]);
+  return tls;
 }
 
 async function answersHttp(url: string): Promise<boolean> {
@@ -195,12 +248,18 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
   // hits both; each figure is the median of the rounds.
   const rounds = opts.quick ? 1 : 3;
   const runs = new Map<string, PerfResult[]>();
+  const measure = async (server: Server, load: Load, round: number, key: string, extra: readonly string[] = []) => {
+    const r = await dnsperf(server.port, queries, seconds, load, extra);
+    log(`  ${key}, ${load.name}, round ${round + 1}: ${r.qps.toFixed(0)} qps`);
+    runs.set(`${key}/${load.name}`, [...(runs.get(`${key}/${load.name}`) ?? []), r]);
+  };
+  const dotMissing = ['dnsdist', 'openssl'].filter((p) => !haveProgram(p));
+  let queries = '';
   try {
-    const queries = queryFile(dir.path, records);
-    const db = `sqlite:${join(dir.path, 'bench.db')}`;
-    const ours = await startZonehost(db, records, log);
+    queries = queryFile(dir.path, records);
+    const ours = await startZonehost(dir.path, records, log);
     try {
-      const counting = await startCounting(db);
+      const counting = await startCounting(ours.db);
       const knot = await startKnot(dir.path, await exportZone(ours.port));
       const floor = await startFloor();
       const servers = [ours, counting, knot, floor];
@@ -208,16 +267,32 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
         for (const server of servers) if (!opts.quick) await dnsperf(server.port, queries, 3, LOADS[0]); // warm-up
         for (const load of LOADS) {
           for (let round = 0; round < rounds; round++) {
-            for (const server of servers) {
-              const r = await dnsperf(server.port, queries, seconds, load);
-              log(`  ${server.name}, ${load.name}, round ${round + 1}: ${r.qps.toFixed(0)} qps`);
-              const key = `${server.name}/${load.name}`;
-              runs.set(key, [...(runs.get(key) ?? []), r]);
+            for (const server of servers) await measure(server, load, round, server.name);
+          }
+        }
+        await floor.stop();
+        await counting.stop();
+        // DNS over TLS: a DNS-only zonehost over the same database with --dot, and dnsdist in front of the same knotd.
+        if (dotMissing.length === 0) {
+          const tls = certificate(dir.path);
+          const oursTls = await startZonehostDot(ours.db, tls);
+          try {
+            const dnsdist = await startDnsdist(dir.path, knot.port, tls);
+            try {
+              for (const server of [oursTls, dnsdist]) if (!opts.quick) await dnsperf(server.port, queries, 3, LOADS[0], ['-m', 'dot']); // warm-up
+              for (const load of LOADS) {
+                for (let round = 0; round < rounds; round++) {
+                  for (const server of [oursTls, dnsdist]) await measure(server, load, round, `DoT ${server.name}`, ['-m', 'dot']);
+                }
+              }
+            } finally {
+              await dnsdist.stop();
             }
+          } finally {
+            await oursTls.stop();
           }
         }
       } finally {
-        await counting.stop();
         await knot.stop();
         await floor.stop();
       }
@@ -235,10 +310,32 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
     const cost = ours && counting ? `${(100 * (1 - counting.qps / ours.qps)).toFixed(1)} %` : '-';
     return [load.name, ...cells(ours), ...cells(knot), ratio(ours, knot), floor ? floor.qps.toFixed(0) : '-', ratio(floor, knot), counting ? counting.qps.toFixed(0) : '-', cost];
   });
+  const dotRows = LOADS.map((load) => {
+    const [ours, dnsdist] = [results.get(`DoT zonehost/${load.name}`), results.get(`DoT dnsdist+knotd/${load.name}`)];
+    const cells = (r: PerfResult | undefined) => (r ? [r.qps.toFixed(0), r.lost, r.latency] : ['-', '-', '-']);
+    return [load.name, ...cells(ours), ...cells(dnsdist), ours && dnsdist ? (ours.qps / dnsdist.qps).toFixed(2) : '-'];
+  });
+  const dot = dotMissing.length
+    ? [`DNS over TLS: skipped, missing ${dotMissing.join(', ')} (Debian packages dnsdist, openssl)`]
+    : [
+        `DNS over TLS: dnsperf -m dot, the same loads, queries and rounds (each client one TLS connection, its queries pipelined); zonehost --dot (a DNS-only node over the same database) against dnsdist ${dnsdistVersion()} with its defaults (no cache) terminating TLS in front of the same knotd`,
+        table(['load', 'zonehost qps', 'lost', 'avg latency s', 'dnsdist+knotd qps', 'lost', 'avg latency s', 'zonehost/dnsdist'], dotRows),
+      ];
   return [
     `DNS: dnsperf for ${seconds} s per load over UDP (median of ${rounds} alternating round${rounds > 1 ? 's' : ''}), ${records + 5}-record zone (answers, NXDOMAIN, MX with additional, TXT, CNAME, wildcard); knotd serves the zone exported from ours by AXFR, with its default workers`,
     table(['load', 'zonehost qps', 'lost', 'avg latency s', 'knotd qps', 'lost', 'avg latency s', 'zonehost/knotd', 'Node.js floor qps', 'floor/knotd', 'zonehost RRL qps', 'RRL cost'], rows),
     'Node.js floor: one Node.js thread sending every query straight back (bench/dns/udp-floor.mjs), no DNS work: the most any one-thread Node.js server answers here',
-    'zonehost runs with --rrl-rate 0 (dnsperf is one address asking far faster than any client); "zonehost RRL" is a second zonehost on the same database with --rrl-rate 1000000: every answer counted in the shared table, none limited; RRL cost = 1 - its rate / zonehost\'s',
+    'zonehost runs with --rrl-rate 0 (dnsperf is one address asking far faster than any client); "zonehost RRL" is a second, DNS-only zonehost on the same database with --rrl-rate 1000000: every answer counted in the shared table, none limited; RRL cost = 1 - its rate / zonehost\'s',
+    '',
+    ...dot,
   ].join('\n');
+}
+
+/** dnsdist's version, as it prints it. */
+function dnsdistVersion(): string {
+  try {
+    return /dnsdist (\S+)/.exec(spawnSync('dnsdist', ['--version'], { encoding: 'utf8' }).stdout)?.[1] ?? '';
+  } catch {
+    return '';
+  }
 }

@@ -21,6 +21,7 @@ interface ServeOptions extends DbOptions {
   /** false with --no-http / --no-dns. */
   http: string | false;
   dns: string | false;
+  dot?: string;
   dnsThreads: string;
   udpBatch: string;
   rrlRate: string;
@@ -95,6 +96,7 @@ program
   .addOption(new Option('--no-http', 'serve no HTTP APIs (a DNS-only node)'))
   .addOption(new Option('--dns <host:port>', 'DNS listen address (UDP and TCP)').env('ZONEHOST_DNS').default(DEFAULTS.dns))
   .addOption(new Option('--no-dns', 'serve no DNS (an API-only node)'))
+  .addOption(new Option('--dot <host:port>', 'DNS over TLS listen address (RFC 7858, zone transfers too), with the certificate of --tls-cert; e.g. 0.0.0.0:853').env('ZONEHOST_DOT'))
   .addOption(new Option('--dns-threads <n>', 'threads answering DNS over UDP (default: one per core; 1 before Node.js 22.12)').env('ZONEHOST_DNS_THREADS').default(DEFAULTS.dnsThreads))
   .addOption(new Option('--udp-batch <n>', 'DNS datagrams read and answers sent per system call (recvmmsg/sendmmsg, Linux); 0 = one per call through Node.js dgram').env('ZONEHOST_UDP_BATCH').default(DEFAULTS.udpBatch))
   .addOption(new Option('--rrl-rate <n>', 'DNS response rate limiting: answers a second over UDP per client network and answer class (0 = off)').env('ZONEHOST_RRL_RATE').default(DEFAULTS.rrlRate))
@@ -108,7 +110,7 @@ program
   .addOption(dbWaitOption())
   .addOption(new Option('--db-timeout <seconds>', 'longest a PostgreSQL query may go unanswered before requests fail with "unavailable"').env('ZONEHOST_DB_TIMEOUT').default(DEFAULTS.dbTimeout))
   .addOption(new Option('--ns <names>', 'comma-separated name servers of every zone; the first is the SOA MNAME').env('ZONEHOST_NS').default(DEFAULTS.nameservers))
-  .addOption(new Option('--tls-cert <file>', 'PEM certificate (chain): serve HTTPS instead of HTTP').env('ZONEHOST_TLS_CERT'))
+  .addOption(new Option('--tls-cert <file>', 'PEM certificate (chain): serve HTTPS instead of HTTP (HTTP/2 and HTTP/1.1), and DNS over TLS with --dot').env('ZONEHOST_TLS_CERT'))
   .addOption(new Option('--tls-key <file>', 'PEM private key for --tls-cert').env('ZONEHOST_TLS_KEY'))
   .addOption(new Option('--rate-limit-address <n>', 'requests per minute from one client address (0 = unlimited)').env('ZONEHOST_RATE_LIMIT_ADDRESS').default(DEFAULTS.rateLimitAddress))
   .addOption(new Option('--rate-limit-key <n>', 'requests per minute with one API key (0 = unlimited)').env('ZONEHOST_RATE_LIMIT_KEY').default(DEFAULTS.rateLimitKey))
@@ -130,6 +132,7 @@ program
     const config: Config = {
       http: opts.http === false ? null : parseHostPort(opts.http, '--http'),
       dns: opts.dns === false ? null : parseHostPort(opts.dns, '--dns'),
+      dot: opts.dot === undefined ? null : parseHostPort(opts.dot, '--dot'),
       dnsThreads: dnsThreads(opts.dnsThreads),
       udpBatch: udpBatch(opts.udpBatch),
       rrl: parseRrl({ rate: opts.rrlRate, slip: opts.rrlSlip, ipv4Prefix: opts.rrlIpv4Prefix, ipv6Prefix: opts.rrlIpv6Prefix, exempt: opts.rrlExempt }),

@@ -1,8 +1,8 @@
 /** The HTTP side: one Fastify app serving interface A at / and /api/, interface B at /v1/. */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { METHODS } from 'node:http';
-import { readFileSync } from 'node:fs';
+import { METHODS, type ServerOptions } from 'node:http';
 import type { TlsFiles } from '../config.js';
+import { tlsServerOptions } from '../tls.js';
 import type { Services } from '../services/index.js';
 import { DEFAULT_RATE_LIMITS, installRateLimits, type RateLimits } from './ratelimit.js';
 import type { Socket } from 'node:net';
@@ -13,6 +13,7 @@ import { problem, v1LimitedReply } from './v1/problem.js';
 import { redactTarget, requestLogSerializers } from './log.js';
 import { installMetrics } from './metrics.js';
 import { registerPanel } from './panel.js';
+import { dnsQueryRoutes, type DnsQuery } from './dns-query.js';
 
 /** How long stopping waits for the requests under way before it closes every connection. */
 const CLOSE_GRACE_MS = 5000;
@@ -26,30 +27,17 @@ export interface HttpOptions {
   rateLimits?: RateLimits;
   /** Addresses/CIDRs of reverse proxies whose X-Forwarded-For is believed (it decides the client address). */
   trustProxy?: string[];
+  /** Answers DNS over HTTPS at /dns-query (the node's DNS server); none without. */
+  dnsQuery?: DnsQuery;
 }
 
 /**
- * TLS 1.2 and 1.3 only; on 1.2 only ECDHE key exchange with AEAD ciphers, so every session has forward
- * secrecy (TLS 1.3 suites are all AEAD with ephemeral key exchange).
+ * HTTPS speaks HTTP/2 and HTTP/1.1 (by ALPN): DNS over HTTPS clients want HTTP/2 (RFC 8484 5.2; kdig +https
+ * speaks nothing else), API clients and browsers may take either. The HTTP/1.1 side keeps the plain server's
+ * header limit (set on the server: Node's HTTP/2 server reads it there for HTTP/1.1), HTTP/2 gets the same.
  */
-export const TLS12_CIPHERS = [
-  'ECDHE-ECDSA-AES128-GCM-SHA256',
-  'ECDHE-RSA-AES128-GCM-SHA256',
-  'ECDHE-ECDSA-AES256-GCM-SHA384',
-  'ECDHE-RSA-AES256-GCM-SHA384',
-  'ECDHE-ECDSA-CHACHA20-POLY1305',
-  'ECDHE-RSA-CHACHA20-POLY1305',
-].join(':');
-
 function httpsOptions(tls: TlsFiles) {
-  return {
-    maxHeaderSize: MAX_HEADER_SIZE,
-    cert: readFileSync(tls.cert),
-    key: readFileSync(tls.key),
-    minVersion: 'TLSv1.2' as const,
-    ciphers: TLS12_CIPHERS,
-    honorCipherOrder: true,
-  };
+  return { ...tlsServerOptions(tls), allowHTTP1: true, settings: { maxHeaderListSize: MAX_HEADER_SIZE } };
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -65,6 +53,8 @@ export const MAX_HEADER_SIZE = 3 * MAX_TXT_BYTES + 64 * 1024;
  */
 function clientError(err: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // A TLS handshake that failed or timed out (the HTTP/2 server passes these on too): nothing to answer in HTTP.
+  if (/^ERR_(TLS|SSL)_/.test(err.code ?? '')) return void socket.destroy();
   const packet = Buffer.isBuffer(err.rawPacket) ? err.rawPacket.subarray(0, 8192).toString('latin1') : '';
   const target = /^[A-Z]+ (\/\S*)/.exec(packet)?.[1];
   let response: string;
@@ -81,9 +71,27 @@ function clientError(err: Error & { code?: string; rawPacket?: unknown }, socket
   else socket.destroy();
 }
 
+/**
+ * Closes every connection of the app's server: an HTTP/1.1 server does it itself; Node's HTTP/2 server (before
+ * Node.js 24) cannot, so its connections, HTTP/2 sessions and HTTP/1.1 alike, are kept track of here.
+ */
+function closeAllConnections(app: FastifyInstance): () => void {
+  const server = app.server as unknown as { closeAllConnections?: () => void; on(event: 'connection', listener: (s: Socket) => void): void };
+  if (typeof server.closeAllConnections === 'function') return () => server.closeAllConnections?.();
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  return () => {
+    for (const socket of sockets) socket.destroy();
+  };
+}
+
 export async function buildApp(services: Services, opts: HttpOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    ...(opts.tls ? { https: httpsOptions(opts.tls) } : { http: { maxHeaderSize: MAX_HEADER_SIZE } }),
+    // Typed as the plain server's options: the routes see one FastifyInstance, whichever server carries them.
+    ...((opts.tls ? { http2: true, https: httpsOptions(opts.tls) } : { http: { maxHeaderSize: MAX_HEADER_SIZE } }) as { http?: ServerOptions }),
     clientErrorHandler: clientError,
     loggerInstance: opts.logger.child({}, { serializers: requestLogSerializers }),
     ...(opts.trustProxy?.length ? { trustProxy: opts.trustProxy } : {}),
@@ -100,6 +108,8 @@ export async function buildApp(services: Services, opts: HttpOptions): Promise<F
   for (const method of METHODS) if (method !== 'CONNECT' && !app.supportedMethods.includes(method)) app.addHttpMethod(method);
 
   if (opts.tls) {
+    // What Fastify sets on an HTTP/1.1 server and Node's HTTP/2 server reads for its HTTP/1.1 connections.
+    Object.assign(app.server, { maxHeaderSize: MAX_HEADER_SIZE, keepAliveTimeout: app.initialConfig.keepAliveTimeout });
     app.addHook('onSend', async (_req, reply) => {
       reply.header('Strict-Transport-Security', 'max-age=31536000');
     });
@@ -109,8 +119,9 @@ export async function buildApp(services: Services, opts: HttpOptions): Promise<F
   // closed, so that a client holding one open (an upload the server stopped reading after a 413, say) cannot
   // keep the node from stopping.
   let forceClose: NodeJS.Timeout | undefined;
+  const closeAll = closeAllConnections(app);
   app.addHook('preClose', async () => {
-    forceClose = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS);
+    forceClose = setTimeout(closeAll, CLOSE_GRACE_MS);
     forceClose.unref();
   });
   app.addHook('onClose', async () => clearTimeout(forceClose));
@@ -130,6 +141,8 @@ export async function buildApp(services: Services, opts: HttpOptions): Promise<F
   await app.register(v3Routes(services), { prefix: '/api' });
   // Interface B at /v1 and its documentation page at /docs.
   await app.register(v1Routes(services));
+  // DNS over HTTPS, when the node serves DNS.
+  if (opts.dnsQuery) await app.register(dnsQueryRoutes(opts.dnsQuery));
   // The control panel at /manager/ (a client of interface B).
   await registerPanel(app);
   return app;

@@ -8,6 +8,13 @@ import { createHash } from 'node:crypto';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { basicCredentials, bearerCredential } from './credentials.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route is not counted (DNS over HTTPS: it answers what DNS answers anyone). */
+    unlimited?: boolean;
+  }
+}
+
 export interface RateLimits {
   /** Requests per minute from one client address; 0 turns the limit off. */
   perAddress: number;
@@ -36,7 +43,7 @@ export function installRateLimits(app: FastifyInstance, limits: RateLimits, answ
   if (!byAddress && !byKey) return;
 
   app.addHook('preHandler', async (req, reply) => {
-    if (req.url === '/healthz') return;
+    if (req.url === '/healthz' || req.routeOptions.config?.unlimited) return;
     const key = presentedKey(req);
     try {
       await byAddress?.consume(req.ip);

@@ -39,6 +39,8 @@ export interface DomainData {
   displayGroup: string;
   /** A zone mirror's key for its masters (their TSIG key: SOA queries, transfers, NOTIFY); null for none. */
   masterTsig: TsigKeyRef | null;
+  /** A zone mirror asks its masters over TLS (RFC 9103: SOA queries and transfers, on port 853); false: over UDP and TCP. */
+  masterTls: boolean;
 }
 
 export interface StoredDomain extends DomainData {
@@ -59,6 +61,7 @@ export const DOMAIN_DEFAULTS: Omit<DomainData, 'domain' | 'kind'> = {
   axfrIps: [],
   displayGroup: '',
   masterTsig: null,
+  masterTls: false,
 };
 
 /** A domain as the audit trail keeps it: a mirror's master key by name and algorithm, never its secret. */
@@ -105,7 +108,10 @@ export function checkDomain(d: DomainData): Problems {
     d[field] = [...new Set(d[field])];
   }
   // A mirror made a master (interface A can, and cannot see the key) stops pulling: its master key goes with it.
-  if (d.kind === 'master') d.masterTsig = null;
+  if (d.kind === 'master') {
+    d.masterTsig = null;
+    d.masterTls = false;
+  }
   if (d.masterTsig !== null) {
     d.masterTsig = { ...d.masterTsig };
     checkKeyFields(p, 'masterTsig.', d.masterTsig);

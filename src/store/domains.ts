@@ -67,6 +67,7 @@ function toDomain(row: Selectable<DomainsTable>): StoredDomain {
     axfrIps: JSON.parse(row.axfr_ips) as string[],
     displayGroup: row.display_group,
     masterTsig: row.master_tsig ? (JSON.parse(row.master_tsig) as TsigKeyRef) : null,
+    masterTls: num(row.master_tls) === 1,
     serial: num(row.serial),
   };
 }
@@ -86,6 +87,7 @@ function domainColumns(d: DomainData) {
     axfr_ips: JSON.stringify(d.axfrIps),
     display_group: d.displayGroup,
     master_tsig: d.masterTsig && JSON.stringify(d.masterTsig),
+    master_tls: d.masterTls ? 1 : 0,
   };
 }
 

@@ -38,6 +38,8 @@ export interface DomainsTable {
   display_group: string;
   /** JSON {name, algorithm, secret} of a zone mirror's key for its masters, or null. */
   master_tsig: string | null;
+  /** 1: a zone mirror asks its masters over TLS. */
+  master_tls: number;
   serial: number;
   created_at: number;
   updated_at: number;

@@ -50,6 +50,15 @@ describe('zonehost command line', () => {
     expect(res.stderr).toMatch(/--http must be HOST:PORT/);
   });
 
+  it('refuses --dot (and ZONEHOST_DOT) without a certificate, saying which options it needs', () => {
+    for (const [args, env] of [[['--dot', '127.0.0.1:0'], {}], [[], { ZONEHOST_DOT: '127.0.0.1:0' }]] as const) {
+      const res = run(['serve', ...args, '--http', '127.0.0.1:0', '--dns', '127.0.0.1:0', '--db', db.url], undefined, env);
+      expect(res.status).toBe(1);
+      expect(res.stderr).toMatch(/--dot needs --tls-cert and --tls-key/);
+    }
+    expect(run(['serve', '--dot', 'nonsense', '--db', db.url]).stderr).toMatch(/--dot must be HOST:PORT/);
+  });
+
   it('rejects a DNS thread count out of range with a clear message', () => {
     for (const [value, message] of [['0', /between 1 and 64, not 0/], ['100000', /between 1 and 64, not 100000/], ['two', /whole number, not 'two'/]] as const) {
       const res = run(['serve', '--dns-threads', value, '--db', db.url]);

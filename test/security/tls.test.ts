@@ -1,16 +1,14 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { peers } from '../support/peers.js';
+import { testCertificate } from '../support/tls.js';
 
 // openssl makes the server's certificate before all tests, and is the client of the handshakes.
 const needsOpenssl = peers('openssl');
 const needsOpensslCurl = peers('openssl', 'curl');
 
-let dir: string;
+let cert: ReturnType<typeof testCertificate>;
 let server: TestServer;
 let port: number;
 
@@ -31,26 +29,25 @@ function run(cmd: string, args: string[], input = ''): Promise<string> {
   });
 }
 
-/** Runs `openssl s_client` against the server; ok when a cipher was negotiated. */
+/** Runs `openssl s_client` against the server (HTTPS, or `at` another port); ok when a cipher was negotiated. */
 async function handshake(...args: string[]): Promise<{ ok: boolean; out: string }> {
-  const out = await run('openssl', ['s_client', '-connect', `127.0.0.1:${port}`, '-servername', 'localhost', ...args], 'Q\n');
+  return handshakeAt(port, ...args);
+}
+
+async function handshakeAt(at: number, ...args: string[]): Promise<{ ok: boolean; out: string }> {
+  const out = await run('openssl', ['s_client', '-connect', `127.0.0.1:${at}`, '-servername', 'localhost', ...args], 'Q\n');
   return { ok: /Cipher is (?!\(NONE\))/.test(out), out };
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'zonehost-tls-'));
-  const gen = spawnSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-    '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-  ], { encoding: 'utf8' });
-  expect(gen.status, gen.stderr).toBe(0);
-  server = await startTestServer({ tls: { cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem') } });
+  cert = testCertificate();
+  server = await startTestServer({ tls: { cert: cert.cert, key: cert.key }, dot: { host: '127.0.0.1', port: 0 } });
   port = server.httpAddress!.port;
 });
 
 afterAll(async () => {
   await server?.close();
-  rmSync(dir, { recursive: true, force: true });
+  cert?.remove();
 });
 
 needsOpenssl.describe('TLS', () => {
@@ -68,6 +65,16 @@ needsOpenssl.describe('TLS', () => {
     expect((await handshake('-tls1_2', '-cipher', 'AES128-GCM-SHA256')).ok).toBe(false);
     expect((await handshake('-tls1_2', '-cipher', 'ECDHE-RSA-AES128-SHA')).ok).toBe(false);
     expect((await handshake('-tls1_1', '-cipher', 'DEFAULT@SECLEVEL=0')).ok).toBe(false);
+  });
+
+  it('holds DNS over TLS to the same versions and ciphers, and offers its ALPN "dot"', async () => {
+    const dot = server.dotAddress!.port;
+    const v12 = await handshakeAt(dot, '-tls1_2', '-alpn', 'dot');
+    expect(v12.ok, v12.out).toBe(true);
+    expect(v12.out).toMatch(/Cipher is ECDHE-RSA-/);
+    expect(v12.out).toMatch(/ALPN protocol: dot/);
+    expect((await handshakeAt(dot, '-tls1_2', '-cipher', 'AES128-GCM-SHA256')).ok).toBe(false);
+    expect((await handshakeAt(dot, '-tls1_1', '-cipher', 'DEFAULT@SECLEVEL=0')).ok).toBe(false);
   });
 
   needsOpensslCurl.it('serves the API over HTTPS with HSTS', async () => {

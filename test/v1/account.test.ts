@@ -28,6 +28,7 @@ describe('/v1/zonemirrors', () => {
       status: 'active',
       axfr: [],
       tsig: null,
+      tls: false,
       transfer: { serial: null, last_success: null, last_attempt: expect.toBeOneOf([null, expect.any(String)]), last_error: expect.toBeOneOf([null, expect.any(String)]) },
     });
     expect(c.headers.get('location')).toBe(`/v1/zonemirrors/${id}`);
@@ -41,10 +42,10 @@ describe('/v1/zonemirrors', () => {
     expect(typeof failed.last_error).toBe('string');
     expect(Date.parse(failed.last_attempt)).not.toBeNaN();
 
-    const p = await api.patch(`/v1/zonemirrors/${id}`, { masters: ['192.0.2.54'], status: 'inactive', axfr: ['192.0.2.99'] });
-    expect(p.body).toMatchObject({ masters: ['192.0.2.54'], status: 'inactive', axfr: ['192.0.2.99'] });
+    const p = await api.patch(`/v1/zonemirrors/${id}`, { masters: ['192.0.2.54'], status: 'inactive', axfr: ['192.0.2.99'], tls: true });
+    expect(p.body).toMatchObject({ masters: ['192.0.2.54'], status: 'inactive', axfr: ['192.0.2.99'], tls: true });
     const u = await api.put(`/v1/zonemirrors/${id}`, { domain: 'mirror.example', masters: ['192.0.2.55'] });
-    expect(u.body).toMatchObject({ masters: ['192.0.2.55'], status: 'active', axfr: [] });
+    expect(u.body).toMatchObject({ masters: ['192.0.2.55'], status: 'active', axfr: [], tls: false });
     expectProblem(await api.patch(`/v1/zonemirrors/${id}`, { transfer: { serial: 5 } }), 400);
     expectProblem(await api.put(`/v1/zonemirrors/${id}`, { domain: 'mirror.example', masters: ['192.0.2.56'] }, { headers: { 'if-match': c.headers.get('etag') as string } }), 412);
     const list = await v3(server.base, { api_action: 'domain.list', api_key: key, DomainID: id });

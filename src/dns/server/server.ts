@@ -1,10 +1,12 @@
 /**
  * The authoritative DNS server, started and stopped: the zones in memory (zone-cache.ts), one handler for every
- * message (handler.ts), UDP (udp.ts, and on more threads threads.ts) and TCP (tcp.ts) on one port, and the
- * options answers carry for their client (answer-options.ts: cookies with the store's secrets, NSID).
+ * message (handler.ts), UDP (udp.ts, and on more threads threads.ts) and TCP (tcp.ts) on one port, TLS (tls.ts)
+ * on another when asked for, the answers the HTTP door gives over HTTPS (doh.ts), and the options answers carry
+ * for their client (answer-options.ts: cookies with the store's secrets, NSID).
  */
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
+import type { TlsFiles } from '../../config.js';
 import { COOKIE_SECRET_BYTES, cookiePeriod, type CookieSecret } from '../../model/cookie-secret.js';
 import type { Services } from '../../services/index.js';
 import { SignatureCache } from '../dnssec/sign.js';
@@ -13,7 +15,9 @@ import { AnswerOptions } from './answer-options.js';
 import { DnsHandler } from './handler.js';
 import { ResponseCache } from './response-cache.js';
 import { DEFAULT_RRL, RateLimiter, rrlTable, type RrlSettings } from './rrl.js';
-import { dnsTcp, type DnsTcp } from './tcp.js';
+import { answerOverHttp, type HttpAnswer } from './doh.js';
+import { dnsTcp, TCP_IDLE_MS, type DnsTcp } from './tcp.js';
+import { dnsTls } from './tls.js';
 import { singleThreadReason, startDnsThreads, type DnsThreads } from './threads.js';
 import type { UdpEndpoint, UdpPath, UdpServe } from './udp-socket.js';
 import { answerUdp, DEFAULT_UDP_BATCH, listenUdp, udpPathReason } from './udp.js';
@@ -40,6 +44,8 @@ export interface DnsOptions {
   nsid?: string | null;
   /** How often the cookie secrets are read again from the store (COOKIE_SECRETS_REFRESH_MS unless given; tests shorten it). */
   cookieRefreshMs?: number;
+  /** DNS over TLS: where it listens (port 0: any) and with which certificate; none without. */
+  dot?: { host: string; port: number; tls: TlsFiles } | null;
 }
 
 /**
@@ -53,6 +59,10 @@ export interface RunningDns {
   zones: ZoneCache;
   /** How UDP is read and written: in batches by the native module, or by dgram. */
   udpPath: UdpPath;
+  /** Where DNS over TLS listens; null when it does not. */
+  dotAddress: { host: string; port: number } | null;
+  /** The answer to one message received over HTTP (DNS over HTTPS); null for one not worth an answer. */
+  answerOverHttp(query: Buffer, remoteAddress: string): Promise<HttpAnswer | null>;
   close(): Promise<void>;
 }
 
@@ -75,7 +85,9 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
     offCounters();
   };
   const handler = new DnsHandler(services, { zones, responses, signatures, options, nameservers: opts.nameservers, log: opts.log, notifyTarget: opts.notifyTarget });
-  const tcp = dnsTcp(handler, opts.log, opts.tcpIdleMs);
+  const idleMs = opts.tcpIdleMs ?? TCP_IDLE_MS;
+  const tcp = dnsTcp(handler, opts.log, idleMs);
+  const tls = opts.dot ? dnsTls(handler, opts.log, opts.dot.tls, idleMs) : null;
   const batch = opts.udpBatch ?? DEFAULT_UDP_BATCH;
   const shared = threadsToShare(opts, batch);
   let udp: UdpEndpoint;
@@ -85,11 +97,14 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
     stopMemory();
     throw e;
   }
+  let dotAddress: RunningDns['dotAddress'] = null;
   const closeSockets = async () => {
     await udp.close();
     await tcp.close();
+    await tls?.close();
   };
   try {
+    if (opts.dot && tls) dotAddress = { host: opts.dot.host, port: await tls.listen(opts.dot.host, opts.dot.port) };
     if (shared > 1) threads = await startDnsThreads(shared, { host: opts.host, port: udp.port, batch, options: cookies.setup, rrl }, udp, handler, limiter, services, opts.log);
   } catch (e) {
     stopMemory();
@@ -98,11 +113,13 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
   }
   const address = { host: opts.host, port: udp.port };
   const count = threads?.count ?? 1;
-  opts.log.info({ dns: address, zones: zones.size, threads: count, udp: udp.path }, `DNS listening (UDP on ${count === 1 ? 'one thread' : `${count} threads`}, ${udpPathText(batch)})`);
+  opts.log.info({ dns: address, dot: dotAddress, zones: zones.size, threads: count, udp: udp.path }, `DNS listening (UDP on ${count === 1 ? 'one thread' : `${count} threads`}, ${udpPathText(batch)}${dotAddress ? '; TLS too' : ''})`);
   return {
     address,
     zones,
     udpPath: udp.path,
+    dotAddress,
+    answerOverHttp: (query, remoteAddress) => answerOverHttp(handler, query, remoteAddress),
     async close() {
       stopMemory();
       await threads?.close();

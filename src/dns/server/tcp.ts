@@ -1,14 +1,14 @@
 /**
- * DNS over TCP (RFC 7766): the listening server with its limits on connections (in all and per client
- * address), and each connection's length-framed messages, answered in order. Idle connections, and messages
- * begun but not finished in time, are closed, so a slow or silent client holds nothing for long.
+ * DNS over TCP (RFC 7766) and over TLS (RFC 7858, through tls.ts): the listening server with its limits on
+ * connections (in all and per client address), and each connection's length-framed messages. Idle connections,
+ * and messages begun but not finished in time, are closed, so a slow or silent client holds nothing for long.
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { DnsHandler } from './handler.js';
 
 /** A TCP connection with nothing to do is closed after this long (RFC 7766 suggests seconds, not minutes). */
-const TCP_IDLE_MS = 10_000;
+export const TCP_IDLE_MS = 10_000;
 /**
  * A message begun over TCP must be complete within this long, or the connection is closed (RFC 7766 10):
  * long enough for a segment lost mid-message to be sent again after TCP's first 1 s retransmission timeout
@@ -21,25 +21,51 @@ const TCP_MAX_CONNECTIONS = 1024;
  * take every slot. Ample for a secondary transferring several zones in parallel, or a few resolvers behind NAT.
  */
 const TCP_MAX_PER_CLIENT = 32;
-/** Messages read ahead on one connection before it is paused. */
+/** Messages read ahead (or, out of order, answered at once) on one connection before it is paused. */
 const TCP_MAX_QUEUED = 32;
 
 export interface DnsTcp {
-  /** Listens on the address; rejects when it cannot (the port is taken), and may then be asked again. */
-  listen(host: string, port: number): Promise<void>;
+  /** Listens on the address (port 0: any), resolving with the port; rejects when it cannot (the port is taken), and may then be asked again. */
+  listen(host: string, port: number): Promise<number>;
   /** Closes the open connections and stops listening. */
   close(): Promise<void>;
 }
 
+/** How a stream server serves its connections. */
+export interface StreamOptions {
+  /** How long an idle connection stays open. */
+  idleMs: number;
+  /**
+   * Each message answered after the one before it (TCP, where a pipelined UPDATE may rely on the one before),
+   * or as soon as its answer is ready (TLS: RFC 7858 3.3, RFC 7766 6.2.1.1), the client matching them by id.
+   */
+  inOrder: boolean;
+  /** The event that hands over a connection to serve: `connection` (TCP), `secureConnection` (after a TLS handshake). */
+  ready: 'connection' | 'secureConnection';
+  /** What each answer goes through before it is written (over TLS: padding). */
+  finish?: (msg: Buffer) => Buffer;
+  /** The transport's name in the log. */
+  name: string;
+}
+
 /** The DNS server's TCP side; `idleMs` is how long an idle connection stays open. */
 export function dnsTcp(handler: DnsHandler, log: Logger, idleMs = TCP_IDLE_MS): DnsTcp {
+  return dnsStreams(createServer(), handler, log, { idleMs, inOrder: true, ready: 'connection', name: 'TCP' });
+}
+
+/**
+ * Serves DNS on the connections of `server`, a TCP server or a TLS one (whose sockets are sockets too): the
+ * limits are counted on the TCP connections as they come, before any handshake, so a client that never
+ * completes one still holds one of its slots only, and only until the handshake times out.
+ */
+export function dnsStreams(server: Server, handler: DnsHandler, log: Logger, opts: StreamOptions): DnsTcp {
   const sockets = new Set<Socket>();
   const perClient = new Map<string, number>();
-  const server = createServer((socket) => {
+  server.on('connection', (socket: Socket) => {
     const client = socket.remoteAddress ?? '';
     const open = (perClient.get(client) ?? 0) + 1;
     if (open > TCP_MAX_PER_CLIENT) {
-      log.debug({ remoteAddress: client }, 'DNS TCP connection closed: too many from this address');
+      log.debug({ remoteAddress: client }, `DNS ${opts.name} connection closed: too many from this address`);
       socket.destroy();
       return;
     }
@@ -51,10 +77,12 @@ export function dnsTcp(handler: DnsHandler, log: Logger, idleMs = TCP_IDLE_MS): 
       if (left > 0) perClient.set(client, left);
       else perClient.delete(client);
     });
-    serveTcp(socket, handler, log, idleMs);
+  });
+  server.on(opts.ready, (socket: Socket) => {
+    if (!socket.destroyed) serveStream(socket, handler, log, opts);
   });
   server.maxConnections = TCP_MAX_CONNECTIONS;
-  server.on('error', (e) => log.warn({ err: e.message }, 'DNS TCP server error'));
+  server.on('error', (e) => log.warn({ err: e.message }, `DNS ${opts.name} server error`));
   return {
     listen: (host, port) => listenTcp(server, host, port),
     async close() {
@@ -64,37 +92,42 @@ export function dnsTcp(handler: DnsHandler, log: Logger, idleMs = TCP_IDLE_MS): 
   };
 }
 
-function listenTcp(server: Server, host: string, port: number): Promise<void> {
+function listenTcp(server: Server, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
-      resolve();
+      const bound = server.address();
+      resolve(bound && typeof bound === 'object' ? bound.port : port);
     });
   });
 }
 
 /**
- * Serves one TCP connection: several length-framed messages, answered in order; closed when idle, and
- * when a message begun is not complete within TCP_MESSAGE_MS (every byte resets the idle timer).
+ * Serves one connection: several length-framed messages, answered in order or as they are ready; closed when
+ * idle, and when a message begun is not complete within TCP_MESSAGE_MS (every byte resets the idle timer).
  */
-function serveTcp(socket: Socket, handler: DnsHandler, log: Logger, idleMs: number): void {
+function serveStream(socket: Socket, handler: DnsHandler, log: Logger, opts: StreamOptions): void {
   socket.setNoDelay(true);
-  socket.setTimeout(idleMs, () => socket.destroy());
-  socket.on('error', (e) => log.debug({ err: e.message }, 'DNS TCP connection error'));
+  socket.setTimeout(opts.idleMs, () => socket.destroy());
+  socket.on('error', (e) => log.debug({ err: e.message }, `DNS ${opts.name} connection error`));
   const remote = socket.remoteAddress ?? '';
   let buffered: Buffer = Buffer.alloc(0);
   let queued = 0;
   let chain: Promise<void> = Promise.resolve();
+  // One response's messages are written together (a transfer's are not interleaved with other answers).
+  let writing: Promise<void> = Promise.resolve();
   let unfinished: NodeJS.Timeout | undefined;
   /** Starts the clock of the message under way; stops it when there is none, or while we are not reading. */
   const clock = () => {
     clearTimeout(unfinished);
     unfinished = buffered.length > 0 && !socket.isPaused() ? setTimeout(() => socket.destroy(), TCP_MESSAGE_MS) : undefined;
   };
-  /** Answers one message after those before it; reading resumes once few enough wait. */
+  /** Answers one message and writes the answers; reading resumes once few enough wait. */
   const answer = async (msg: Buffer) => {
-    await answerTcp(socket, handler, log, msg, remote);
+    const out = await answers(handler, log, msg, remote, opts);
+    writing = writing.then(() => writeAll(socket, out));
+    await writing;
     if (--queued < TCP_MAX_QUEUED && socket.isPaused()) {
       socket.resume();
       clock();
@@ -112,22 +145,32 @@ function serveTcp(socket: Socket, handler: DnsHandler, log: Logger, idleMs: numb
       buffered = buffered.subarray(2 + len);
       completed = true;
       if (++queued >= TCP_MAX_QUEUED) socket.pause();
-      chain = chain.then(() => answer(msg));
+      if (opts.inOrder) chain = chain.then(() => answer(msg));
+      else void answer(msg);
     }
     // The clock runs from a message's first byte: more bytes of the same message do not restart it.
     if (!underway || completed || buffered.length === 0) clock();
   });
 }
 
-/** Writes the answers to one message, as long as the connection is open. */
-async function answerTcp(socket: Socket, handler: DnsHandler, log: Logger, msg: Buffer, remote: string): Promise<void> {
+/** The answers to one message, each through `finish`; none when answering failed (logged). */
+async function answers(handler: DnsHandler, log: Logger, msg: Buffer, remote: string, opts: StreamOptions): Promise<Buffer[]> {
   try {
-    for (const out of await handler.handle(msg, remote, 'tcp')) {
-      if (socket.destroyed) break;
-      await writeFramed(socket, out);
-    }
+    // Over TLS as over TCP: a connection, so the TCP rules hold (size, transfers).
+    const out = await handler.handle(msg, remote, 'tcp');
+    const { finish } = opts;
+    return finish ? out.map((m) => finish(m)) : out;
   } catch (e) {
-    log.warn({ err: (e as Error).message }, 'DNS TCP answer failed');
+    log.warn({ err: (e as Error).message }, `DNS ${opts.name} answer failed`);
+    return [];
+  }
+}
+
+/** Writes messages, as long as the connection is open. */
+async function writeAll(socket: Socket, out: Buffer[]): Promise<void> {
+  for (const msg of out) {
+    if (socket.destroyed) return;
+    await writeFramed(socket, msg);
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * Zone mirrors (slave domains): checks the masters' SOA serial on creation, on NOTIFY and on the SOA
- * refresh/retry timers, pulls the zone by AXFR over TCP when it is newer, validates every record through
+ * refresh/retry timers, pulls the zone by AXFR over TCP (or both over TLS, RFC 9103, for a mirror with
+ * `masterTls`) when it is newer, validates every record through
  * the registry and stores the last good copy (services.mirrors). A failed pull keeps the previous copy,
  * which is served until the SOA expire time after the last successful check.
  */
@@ -13,12 +14,13 @@ import { DEFAULT_TIMERS } from '../../model/ttl.js';
 import type { ZoneEvent } from '../../model/zone-event.js';
 import type { Services } from '../../services/index.js';
 import { parseZone, serialiseZone, serialNewer } from '../../model/zone.js';
-import { OPCODE } from '../wire/message.js';
+import { DOT_PORT, OPCODE } from '../wire/message.js';
 import { checkSoa, pullZone, rcodeName, received, toMaster, type Received } from './pull.js';
 import { queryFlags, rcodeOf, tcpExchange, truncated, udpExchange } from './wire.js';
 
-/** Masters are given as bare addresses (the API's master_ips); they serve DNS on the standard port. */
+/** Masters are given as bare addresses (the API's master_ips); they serve DNS on the standard port, TLS on its own. */
 const MASTER_PORT = 53;
+const masterPort = (domain: StoredDomain): number => (domain.masterTls ? DOT_PORT : MASTER_PORT);
 const SOA_TIMEOUT_MS = 3000;
 const AXFR_TIMEOUT_MS = 120_000;
 const AXFR_MAX_BYTES = 64 * 1024 * 1024;
@@ -142,7 +144,8 @@ export class MirrorPuller {
           await this.services.mirrors.transferred(id, domain.domain, haveSoa.serial, text);
           return this.schedule(id, timer(masterSoa.refresh));
         }
-        const content = await pullZone(master, MASTER_PORT, domain.domain, domain.masterTsig, { maxRecords: this.services.limits.recordsPerDomain, timeoutMs: AXFR_TIMEOUT_MS, maxBytes: AXFR_MAX_BYTES, signal: this.abort.signal }, this.now);
+        const limits = { maxRecords: this.services.limits.recordsPerDomain, timeoutMs: AXFR_TIMEOUT_MS, maxBytes: AXFR_MAX_BYTES, signal: this.abort.signal, tls: domain.masterTls };
+        const content = await pullZone(master, masterPort(domain), domain.domain, domain.masterTsig, limits, this.now);
         const soa = soaData(content.soa);
         await this.services.mirrors.transferred(id, domain.domain, soa.serial, serialiseZone(content));
         this.failures.delete(id);
@@ -167,7 +170,7 @@ export class MirrorPuller {
 
 const timer = (seconds: number): number => Math.max(seconds, MIN_TIMER_S) * 1000;
 
-/** The master's current SOA for the zone (UDP; TCP when the answer is truncated). */
+/** The master's current SOA for the zone (UDP, and TCP when the answer is truncated; TLS alone for a mirror over TLS). */
 async function querySoa(master: string, domain: StoredDomain, now: () => number): Promise<Soa> {
   const zone = domain.domain;
   const id = randomInt(65536);
@@ -182,13 +185,14 @@ async function querySoa(master: string, domain: StoredDomain, now: () => number)
     return p.packet.id === id && p.packet.type === 'response' ? p : null;
   };
   let exchange = toMaster(domain.masterTsig, query, now);
-  let answer = await udpExchange(master, MASTER_PORT, exchange.request, answers, SOA_TIMEOUT_MS);
-  if (truncated(answer.packet.flags)) {
+  const overStream = async (): Promise<Received> => {
     let got: Received | null = null;
     exchange = toMaster(domain.masterTsig, query, now);
-    await tcpExchange(master, MASTER_PORT, exchange.request, (buf) => ((got = received(buf)), true), { timeoutMs: SOA_TIMEOUT_MS, maxBytes: 70_000 });
-    answer = got as unknown as Received;
-  }
+    await tcpExchange(master, masterPort(domain), exchange.request, (buf) => ((got = received(buf)), true), { timeoutMs: SOA_TIMEOUT_MS, maxBytes: 70_000, tls: domain.masterTls });
+    return got as unknown as Received;
+  };
+  let answer = domain.masterTls ? await overStream() : await udpExchange(master, MASTER_PORT, exchange.request, answers, SOA_TIMEOUT_MS);
+  if (truncated(answer.packet.flags)) answer = await overStream();
   exchange.check(answer.raw);
   const rcode = rcodeOf(answer.packet.flags);
   if (rcode !== 0) throw new Error(`SOA query answered ${rcodeName(rcode)}`);

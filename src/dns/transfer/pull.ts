@@ -62,10 +62,12 @@ export interface PullLimits {
    * serves nothing less than the whole zone, so for it they fail the transfer.
    */
   listRefused?: boolean;
+  /** Over TLS (RFC 9103) instead of TCP. */
+  tls?: boolean;
 }
 
 /**
- * Pulls the whole zone `zone` from `host` port `port` by AXFR over TCP (signed with `key` when given) and
+ * Pulls the whole zone `zone` from `host` port `port` by AXFR over TCP or TLS (signed with `key` when given) and
  * validates it; throws on anything that is not a clean, complete zone (the primary's rcode named). Used by
  * zone mirrors and by imports by AXFR (services/zonefiles.ts's ZoneSource, implemented in ./index.ts).
  */
@@ -119,7 +121,7 @@ export async function pullZone(host: string, port: number, zone: string, key: Ts
       if (complete && !exchange.complete()) throw new Error("the transfer's last message is not signed");
       return complete;
     },
-    { timeoutMs: limits.timeoutMs, maxBytes: limits.maxBytes, ...(limits.signal ? { signal: limits.signal } : {}) },
+    { timeoutMs: limits.timeoutMs, maxBytes: limits.maxBytes, tls: limits.tls ?? false, ...(limits.signal ? { signal: limits.signal } : {}) },
   );
   if (!soa) throw new Error('the transfer holds no SOA');
   // The rules our own zones keep (model/zone-rules.ts): duplicates dropped, a CNAME alone at its name.

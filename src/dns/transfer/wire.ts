@@ -8,10 +8,11 @@
 import * as dnsPacket from 'dns-packet';
 import { createSocket } from 'node:dgram';
 import { BlockList, isIPv4, Socket } from 'node:net';
+import { connect as connectTls } from 'node:tls';
 import { nameOfLabels, readName, splitName } from '../../model/labels.js';
 import { decodeRdata, recordTypeByCode, type RecordFields } from '../../model/records/index.js';
 import type { ZoneRecord } from '../../model/zone.js';
-import { CLASS_IN, EDNS_UDP_SIZE, FLAG_AA, FLAG_TC, RCODE, typeCode, typeName } from '../wire/message.js';
+import { CLASS_IN, DOT_ALPN, EDNS_UDP_SIZE, FLAG_AA, FLAG_TC, RCODE, typeCode, typeName } from '../wire/message.js';
 import { edeOption, type ExtendedError } from '../wire/edns-options.js';
 import { ResponseWriter, toWireRecord } from '../wire/writer.js';
 
@@ -184,19 +185,26 @@ export function udpExchange<T>(host: string, port: number, query: Buffer, accept
 }
 
 /**
- * One TCP exchange: sends `query` and hands each framed response message to `onMessage` until it
- * returns true (done). Rejects on timeout, on a connection closed early, above `maxBytes` received, or
- * when `signal` aborts.
+ * One TCP exchange, or with `tls` one over TLS (RFC 9103: ALPN "dot"; the certificate is not verified, see
+ * docs/dns.md): sends `query` and hands each framed response message to `onMessage` until it returns true
+ * (done). Rejects on timeout, on a connection closed early, above `maxBytes` received, or when `signal` aborts.
  */
 export function tcpExchange(
   host: string,
   port: number,
   query: Buffer,
   onMessage: (msg: Buffer) => boolean,
-  opts: { timeoutMs: number; maxBytes: number; signal?: AbortSignal },
+  opts: { timeoutMs: number; maxBytes: number; signal?: AbortSignal; tls?: boolean },
 ): Promise<void> {
   return new Promise((resolve, reject) => {
-    const socket = new Socket();
+    const transport = opts.tls ? 'TLS' : 'TCP';
+    const send = () => {
+      const frame = Buffer.alloc(2);
+      frame.writeUInt16BE(query.length);
+      socket.write(Buffer.concat([frame, query]));
+    };
+    // Opportunistic, as BIND's `tls ephemeral` and RFC 9103 9 allow: private against eavesdroppers; TSIG authenticates.
+    const socket: Socket = opts.tls ? connectTls({ host, port, ALPNProtocols: [DOT_ALPN], rejectUnauthorized: false }, send) : new Socket();
     let buffered = Buffer.alloc(0);
     let received = 0;
     let settled = false;
@@ -213,7 +221,7 @@ export function tcpExchange(
     const abort = () => finish(new Error('stopped'));
     if (opts.signal?.aborted) return abort();
     opts.signal?.addEventListener('abort', abort, { once: true });
-    socket.on('error', (e) => finish(new Error(`TCP to ${host}: ${e.message}`)));
+    socket.on('error', (e) => finish(new Error(`${transport} to ${host}: ${e.message}`)));
     socket.on('close', () => finish(new Error(`${host} closed the connection before the transfer ended`)));
     socket.on('data', (chunk: Buffer) => {
       received += chunk.length;
@@ -231,10 +239,6 @@ export function tcpExchange(
         }
       }
     });
-    socket.connect(port, host, () => {
-      const frame = Buffer.alloc(2);
-      frame.writeUInt16BE(query.length);
-      socket.write(Buffer.concat([frame, query]));
-    });
+    if (!opts.tls) socket.connect(port, host, send);
   });
 }

@@ -22,6 +22,11 @@ export const FLAG_CD = 0x0010;
 /** The DO bit in the OPT record's TTL field (RFC 3225). */
 export const EDNS_DO = 0x8000;
 
+/** The IANA port of DNS over TLS (RFC 7858), where zone mirrors reach masters over TLS too (RFC 9103). */
+export const DOT_PORT = 853;
+/** The ALPN protocol of DNS over TLS (RFC 7858's registration), which XoT requires (RFC 9103 7.1). */
+export const DOT_ALPN = 'dot';
+
 /** The largest DNS message: what the 2-byte length of TCP framing can say. */
 export const TCP_MAX = 65535;
 /** UDP payload size we offer and accept at most (the DNS flag day 2020 value). */

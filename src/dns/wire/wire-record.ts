@@ -37,3 +37,16 @@ export function skipQuestions(buf: Buffer): number {
   }
   return pos;
 }
+
+/** Every resource record of a message after its questions, in order (answer, authority, additional). */
+export function readRecords(buf: Buffer): WireRecord[] {
+  const out: WireRecord[] = [];
+  let pos = skipQuestions(buf);
+  const count = buf.readUInt16BE(6) + buf.readUInt16BE(8) + buf.readUInt16BE(10);
+  for (let i = 0; i < count; i++) {
+    const rr = readRecord(buf, pos);
+    out.push(rr);
+    pos = rr.end;
+  }
+  return out;
+}

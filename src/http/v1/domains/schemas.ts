@@ -79,6 +79,9 @@ const masterTsigOut = Type.Union(
   { description: 'The masters\' TSIG key by name and algorithm (its secret is never shown), or null' },
 );
 
+const masterTls = Type.Boolean({
+  description: 'Whether SOA queries and transfers go to the masters over TLS (RFC 9103, port 853, ALPN "dot"; the certificate is not verified: a TSIG key authenticates the zone)',
+});
 const masters = Type.Array(ipAddress, { minItems: 1, uniqueItems: true, maxItems: MAX_ADDRESS_LIST, description: 'The primary servers the zone is transferred from' });
 const mirrorFields = {
   domain: domainFields.domain,
@@ -95,8 +98,9 @@ export const MirrorCreate = Type.Object(
     status: Type.Optional(mirrorFields.status),
     axfr: Type.Optional(mirrorFields.axfr),
     tsig: Type.Optional(masterTsigIn),
+    tls: Type.Optional(masterTls),
   },
-  { additionalProperties: false, title: 'ZoneMirrorCreate', description: 'A new zone mirror (secondary zone). Defaults: status "active", axfr [], tsig null.' },
+  { additionalProperties: false, title: 'ZoneMirrorCreate', description: 'A new zone mirror (secondary zone). Defaults: status "active", axfr [], tsig null, tls false.' },
 );
 export const MirrorReplace = Type.Object(MirrorCreate.properties, { additionalProperties: false, title: 'ZoneMirrorReplace' });
 export const MirrorPatch = Type.Partial(Type.Object(MirrorCreate.properties), { additionalProperties: false, title: 'ZoneMirrorPatch' });
@@ -108,6 +112,7 @@ export const Mirror = Type.Object(
     status: mirrorFields.status,
     axfr: addressList('Addresses allowed to transfer the mirrored zone from this server'),
     tsig: masterTsigOut,
+    tls: masterTls,
     transfer: Type.Object(
       {
         serial: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Serial of the copy being served; null before the first successful transfer' }),
