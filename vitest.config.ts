@@ -2,10 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The DNS tests of what travels over UDP (serving, EDNS and truncation, hostile packets, transfers and their
- * NOTIFY, UPDATE, threads, cookies, the paths themselves), run a second time on Node.js's dgram path: the first run
+ * NOTIFY, UPDATE, threads, cookies, rate limiting, the paths themselves), run a second time on Node.js's dgram path: the first run
  * takes the batched path (the native module, --udp-batch 64) wherever it is built.
  */
-const OVER_UDP = ['serving', 'robustness', 'udp-paths', 'threads', 'transfer', 'update-hostile', 'tsig', 'cookies'].map((name) => `test/dns/${name}.test.ts`);
+const OVER_UDP = ['serving', 'robustness', 'udp-paths', 'threads', 'transfer', 'update-hostile', 'tsig', 'cookies', 'rrl'].map((name) => `test/dns/${name}.test.ts`);
 
 export default defineConfig({
   test: {

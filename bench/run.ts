@@ -10,6 +10,7 @@ import { dnsBenchmark } from './dns/index.js';
 import { dnssecBenchmark } from './dnssec/index.js';
 import { importBenchmark } from './import/index.js';
 import { propagationBenchmark } from './propagation/index.js';
+import { rrlBenchmark } from './rrl/index.js';
 import { scaleBenchmark } from './scale/index.js';
 import { updateBenchmark } from './update/index.js';
 import type { BenchOptions } from './support.js';
@@ -23,6 +24,7 @@ const SUITES: Record<string, Suite> = {
   dnssec: dnssecBenchmark,
   import: importBenchmark,
   propagation: propagationBenchmark,
+  rrl: rrlBenchmark,
   scale: scaleBenchmark,
   update: updateBenchmark,
 };

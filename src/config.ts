@@ -3,8 +3,10 @@ import { availableParallelism } from 'node:os';
 import type { DnssecTimings } from './model/dnssec.js';
 import { isIPAddress, normalizeZoneName, zoneNameProblem } from './model/names.js';
 import type { Limits } from './services/actor.js';
+import { DEFAULT_RRL, type RrlSettings } from './dns/server/rrl.js';
 import { DEFAULT_UDP_BATCH } from './dns/server/udp.js';
 import { DNS_PORT, type CatalogOptions } from './services/catalog.js';
+import { parseCidr } from './services/import-destinations.js';
 import type { StoreOptions } from './store/open.js';
 
 export interface HostPort {
@@ -30,6 +32,11 @@ export interface Config {
   dnsThreads?: number;
   /** Datagrams read and answers sent per system call on DNS's UDP (--udp-batch; DEFAULT_UDP_BATCH unless given; 0: dgram). */
   udpBatch?: number;
+  /**
+   * Response rate limiting of DNS answers over UDP (--rrl-rate, --rrl-slip, --rrl-ipv4-prefix, --rrl-ipv6-prefix,
+   * --rrl-exempt): DEFAULT_RRL (src/dns/server/rrl.ts) for what is not given; `rate: 0` turns it off.
+   */
+  rrl?: Partial<RrlSettings>;
   /** The name server identifier DNS answers to queries that ask for it (--nsid, RFC 5001); none when absent. */
   nsid?: string | null;
   /** `sqlite:PATH` or `postgres://…` (optional `?schema=NAME`). */
@@ -81,12 +88,36 @@ export const DEFAULTS = {
   dbTimeout: '10',
   rateLimitAddress: '1200',
   rateLimitKey: '600',
+  rrlRate: String(DEFAULT_RRL.rate),
+  rrlSlip: String(DEFAULT_RRL.slip),
+  rrlIpv4Prefix: String(DEFAULT_RRL.ipv4Prefix),
+  rrlIpv6Prefix: String(DEFAULT_RRL.ipv6Prefix),
 } as const;
 
 /** A non-negative whole number from a flag. */
 export function parseCount(value: string, what: string): number {
   if (!/^\d{1,9}$/.test(value.trim())) throw new Error(`${what} must be a whole number, not '${value}'`);
   return Number(value);
+}
+
+/** A whole number from a flag, between `min` and `max`. */
+function parseBounded(value: string, what: string, min: number, max: number): number {
+  const n = parseCount(value, what);
+  if (n < min || n > max) throw new Error(`${what} must be between ${min} and ${max}, not ${n}`);
+  return n;
+}
+
+/** Response rate limiting's settings from its flags (the exempt networks comma-separated). */
+export function parseRrl(flags: { rate: string; slip: string; ipv4Prefix: string; ipv6Prefix: string; exempt?: string | undefined }): RrlSettings {
+  const exempt = (flags.exempt ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const net of exempt) parseCidr(net, '--rrl-exempt');
+  return {
+    rate: parseBounded(flags.rate, '--rrl-rate', 0, 1_000_000),
+    slip: parseBounded(flags.slip, '--rrl-slip', 0, 100),
+    ipv4Prefix: parseBounded(flags.ipv4Prefix, '--rrl-ipv4-prefix', 0, 32),
+    ipv6Prefix: parseBounded(flags.ipv6Prefix, '--rrl-ipv6-prefix', 0, 128),
+    exempt,
+  };
 }
 
 /** NSID's text: at most this many octets (RFC 5001 sets no limit; every answer asking for it carries it). */

@@ -139,6 +139,7 @@ async function startNodeDns(config: Config, services: Services, transfers: Runni
     notifyTarget: transfers,
     ...(config.dnsThreads ? { threads: config.dnsThreads } : {}),
     ...(config.udpBatch === undefined ? {} : { udpBatch: config.udpBatch }),
+    ...(config.rrl ? { rrl: config.rrl } : {}),
     nsid: config.nsid ?? null,
     dot: config.dot && config.tls ? { ...config.dot, tls: config.tls } : null,
   });

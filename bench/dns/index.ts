@@ -2,8 +2,11 @@
  * DNS query throughput (issue 4): dnsperf against our server and against knotd serving the same zone,
  * exported from ours by AXFR, in the same run on the same machine. Prints both rates and their ratio, and
  * beside them the floor's: a Node.js process that sends every query straight back (udp-floor.mjs), the
- * most one Node.js thread answers over UDP here. Then the same over DNS over TLS (issue 29): zonehost's --dot
- * against dnsdist terminating TLS in front of the same knotd, the set-up an operator would otherwise build.
+ * most one Node.js thread answers over UDP here. dnsperf asks from one address far faster than any client
+ * would, so zonehost runs with response rate limiting off (--rrl-rate 0); a second zonehost on the same
+ * database counts every answer without limiting any (--rrl-rate 1000000), which is what RRL costs. Then the
+ * same over DNS over TLS (issue 29): zonehost's --dot against dnsdist terminating TLS in front of the same
+ * knotd, the set-up an operator would otherwise build.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -53,7 +56,7 @@ async function startZonehost(dir: string, records: number, log: (line: string) =
   const [http, port] = [await freePort(), await freePort()];
   const child: Child = startChild(process.execPath, [
     ...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF] : []), ZONEHOST_BIN, 'serve', '--db', db, '--http', `127.0.0.1:${http}`, '--dns', `127.0.0.1:${port}`, '--log-level', 'warn',
-    '--rate-limit-address', '0', '--rate-limit-key', '0', '--max-records', '100000000',
+    '--rate-limit-address', '0', '--rate-limit-key', '0', '--max-records', '100000000', '--rrl-rate', '0',
   ]);
   const url = `http://127.0.0.1:${http}/api/`;
   try {
@@ -94,6 +97,19 @@ async function answersTls(port: number): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** A DNS-only zonehost over the database `startZonehost` filled whose rate limiter counts every answer and limits none. */
+async function startCounting(db: string): Promise<Server> {
+  const dns = await freePort();
+  const child = startChild(process.execPath, [ZONEHOST_BIN, 'serve', '--db', db, '--no-http', '--dns', `127.0.0.1:${dns}`, '--log-level', 'warn', '--rrl-rate', '1000000']);
+  try {
+    await waitFor(() => `zonehost, RRL counting (${child.output()})`, () => answers(dns));
+  } catch (e) {
+    await child.stop();
+    throw e;
+  }
+  return { name: 'zonehost, RRL counting', port: dns, stop: () => child.stop() };
 }
 
 /** A DNS-only zonehost over the database `startZonehost` filled, serving DNS over TLS (--dot) too. */
@@ -243,16 +259,19 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
     queries = queryFile(dir.path, records);
     const ours = await startZonehost(dir.path, records, log);
     try {
+      const counting = await startCounting(ours.db);
       const knot = await startKnot(dir.path, await exportZone(ours.port));
       const floor = await startFloor();
+      const servers = [ours, counting, knot, floor];
       try {
-        for (const server of [ours, knot, floor]) if (!opts.quick) await dnsperf(server.port, queries, 3, LOADS[0]); // warm-up
+        for (const server of servers) if (!opts.quick) await dnsperf(server.port, queries, 3, LOADS[0]); // warm-up
         for (const load of LOADS) {
           for (let round = 0; round < rounds; round++) {
-            for (const server of [ours, knot, floor]) await measure(server, load, round, server.name);
+            for (const server of servers) await measure(server, load, round, server.name);
           }
         }
         await floor.stop();
+        await counting.stop();
         // DNS over TLS: a DNS-only zonehost over the same database with --dot, and dnsdist in front of the same knotd.
         if (dotMissing.length === 0) {
           const tls = certificate(dir.path);
@@ -285,10 +304,11 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
   }
   const results = new Map([...runs].map(([key, rs]) => [key, [...rs].sort((a, b) => a.qps - b.qps)[Math.floor(rs.length / 2)] as PerfResult]));
   const rows = LOADS.map((load) => {
-    const [ours, knot, floor] = [results.get(`zonehost/${load.name}`), results.get(`knotd/${load.name}`), results.get(`Node.js floor/${load.name}`)];
+    const [ours, counting, knot, floor] = ['zonehost', 'zonehost, RRL counting', 'knotd', 'Node.js floor'].map((name) => results.get(`${name}/${load.name}`));
     const cells = (r: PerfResult | undefined) => (r ? [r.qps.toFixed(0), r.lost, r.latency] : ['-', '-', '-']);
     const ratio = (a: PerfResult | undefined, b: PerfResult | undefined) => (a && b ? (a.qps / b.qps).toFixed(2) : '-');
-    return [load.name, ...cells(ours), ...cells(knot), ratio(ours, knot), floor ? floor.qps.toFixed(0) : '-', ratio(floor, knot)];
+    const cost = ours && counting ? `${(100 * (1 - counting.qps / ours.qps)).toFixed(1)} %` : '-';
+    return [load.name, ...cells(ours), ...cells(knot), ratio(ours, knot), floor ? floor.qps.toFixed(0) : '-', ratio(floor, knot), counting ? counting.qps.toFixed(0) : '-', cost];
   });
   const dotRows = LOADS.map((load) => {
     const [ours, dnsdist] = [results.get(`DoT zonehost/${load.name}`), results.get(`DoT dnsdist+knotd/${load.name}`)];
@@ -303,8 +323,9 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
       ];
   return [
     `DNS: dnsperf for ${seconds} s per load over UDP (median of ${rounds} alternating round${rounds > 1 ? 's' : ''}), ${records + 5}-record zone (answers, NXDOMAIN, MX with additional, TXT, CNAME, wildcard); knotd serves the zone exported from ours by AXFR, with its default workers`,
-    table(['load', 'zonehost qps', 'lost', 'avg latency s', 'knotd qps', 'lost', 'avg latency s', 'zonehost/knotd', 'Node.js floor qps', 'floor/knotd'], rows),
+    table(['load', 'zonehost qps', 'lost', 'avg latency s', 'knotd qps', 'lost', 'avg latency s', 'zonehost/knotd', 'Node.js floor qps', 'floor/knotd', 'zonehost RRL qps', 'RRL cost'], rows),
     'Node.js floor: one Node.js thread sending every query straight back (bench/dns/udp-floor.mjs), no DNS work: the most any one-thread Node.js server answers here',
+    'zonehost runs with --rrl-rate 0 (dnsperf is one address asking far faster than any client); "zonehost RRL" is a second, DNS-only zonehost on the same database with --rrl-rate 1000000: every answer counted in the shared table, none limited; RRL cost = 1 - its rate / zonehost\'s',
     '',
     ...dot,
   ].join('\n');

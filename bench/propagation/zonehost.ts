@@ -21,13 +21,17 @@ export function addUser(db: string): void {
   runCommand(process.execPath, [ZONEHOST_BIN, 'user', 'add', 'bench', '--db', db], `${PASSWORD}\n`);
 }
 
-/** Starts `zonehost serve` on loopback (DNS on `dnsPort` when given, `extra` flags added); resolves once HTTP answers. */
+/**
+ * Starts `zonehost serve` on loopback (DNS on `dnsPort` when given, `extra` flags added); resolves once HTTP answers.
+ * Response rate limiting is off (--rrl-rate 0): the suites ask from one address faster than any one client would,
+ * on purpose (a suite measuring RRL turns it on again in `extra`, which comes last).
+ */
 export async function serve(db: string, dnsPort?: number, extra: readonly string[] = []): Promise<Zonehost> {
   const http = await freePort();
   dnsPort ??= await freePort();
   const child = startChild(process.execPath, [
     ...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF] : []), ZONEHOST_BIN, 'serve', '--db', db, '--http', `127.0.0.1:${http}`, '--dns', `127.0.0.1:${dnsPort}`, '--log-level', 'warn',
-    '--rate-limit-address', '0', '--rate-limit-key', '0', '--max-records', '10000000', '--max-domains', '10000000', ...extra,
+    '--rate-limit-address', '0', '--rate-limit-key', '0', '--max-records', '10000000', '--max-domains', '10000000', '--rrl-rate', '0', ...extra,
   ]);
   const url = `http://127.0.0.1:${http}`;
   try {

@@ -21,6 +21,9 @@ namespace {
 constexpr size_t kSlot = 65536;
 // Per received datagram in `inMeta`: its length and its sender's port.
 constexpr int kInFields = 2;
+// Per received datagram in `inAddr`: its sender's IPv6 address, an IPv4 one written IPv4-mapped (::ffff:a.b.c.d),
+// so JavaScript can tell senders' networks apart without making a string per datagram.
+constexpr size_t kAddrBytes = 16;
 // Per answer in `outMeta`: the received datagram it answers (its sender is the destination), offset, length.
 constexpr int kOutFields = 3;
 // Batches read per wake-up at most, so that a flood cannot keep the loop from its other work.
@@ -101,17 +104,20 @@ class UdpBatch : public Napi::ObjectWrap<UdpBatch> {
   // The blocks JavaScript reads and writes: received datagrams and their senders, answers and where they go.
   void Allocate(Napi::Env env) {
     Napi::ArrayBuffer in = Napi::ArrayBuffer::New(env, kSlot * batch_);
+    Napi::Uint8Array inAddr = Napi::Uint8Array::New(env, kAddrBytes * batch_);
     Napi::ArrayBuffer out = Napi::ArrayBuffer::New(env, kSlot * batch_);
     Napi::Int32Array inMeta = Napi::Int32Array::New(env, kInFields * batch_);
     Napi::Int32Array outMeta = Napi::Int32Array::New(env, kOutFields * batch_);
     in_ = static_cast<uint8_t*>(in.Data());
     out_ = static_cast<uint8_t*>(out.Data());
     inMeta_ = inMeta.Data();
+    inAddr_ = inAddr.Data();
     outMeta_ = outMeta.Data();
     Napi::Object self = Value();
     self.Set("in", in);
     self.Set("out", out);
     self.Set("inMeta", inMeta);
+    self.Set("inAddr", inAddr);
     self.Set("outMeta", outMeta);
     self.Set("port", Napi::Number::New(env, port_));
     self.Set("batch", Napi::Number::New(env, batch_));
@@ -159,6 +165,7 @@ class UdpBatch : public Napi::ObjectWrap<UdpBatch> {
       for (int i = 0; i < n; i++) {
         inMeta_[i * kInFields] = static_cast<int32_t>(recv_[i].msg_len);
         inMeta_[i * kInFields + 1] = SenderPort(i);
+        SenderAddress(i, inAddr_ + i * kAddrBytes);
       }
       received_ = n;
       Napi::Value answers = onBatch_.MakeCallback(Value(), {Napi::Number::New(env, n)}, *context_);
@@ -175,6 +182,17 @@ class UdpBatch : public Napi::ObjectWrap<UdpBatch> {
     const sockaddr_storage& s = senders_[i];
     return ntohs(s.ss_family == AF_INET6 ? reinterpret_cast<const sockaddr_in6*>(&s)->sin6_port
                                          : reinterpret_cast<const sockaddr_in*>(&s)->sin_port);
+  }
+
+  void SenderAddress(int i, uint8_t* to) const {
+    const sockaddr_storage& s = senders_[i];
+    if (s.ss_family == AF_INET6) {
+      memcpy(to, &reinterpret_cast<const sockaddr_in6*>(&s)->sin6_addr, kAddrBytes);
+      return;
+    }
+    memset(to, 0, 10);
+    to[10] = to[11] = 0xff;
+    memcpy(to + 12, &reinterpret_cast<const sockaddr_in*>(&s)->sin_addr, 4);
   }
 
   // Sends the first `count` answers of `outMeta`, each to the sender of the datagram it answers. An answer the
@@ -284,6 +302,7 @@ class UdpBatch : public Napi::ObjectWrap<UdpBatch> {
   uint8_t* in_ = nullptr;
   uint8_t* out_ = nullptr;
   int32_t* inMeta_ = nullptr;
+  uint8_t* inAddr_ = nullptr;
   int32_t* outMeta_ = nullptr;
   std::vector<mmsghdr> recv_, send_;
   std::vector<iovec> recvIov_, sendIov_;

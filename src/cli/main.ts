@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import { createInterface } from 'node:readline';
 import { DEFAULT_DNSSEC_TIMINGS } from '../model/dnssec.js';
-import { DEFAULTS, parseCatalog, parseCount, parseHostPort, parseNameservers, parseNsid, type Config } from '../config.js';
+import { DEFAULTS, parseCatalog, parseCount, parseHostPort, parseNameservers, parseNsid, parseRrl, type Config } from '../config.js';
 import { ValidationError } from '../model/errors.js';
 import { startServer } from '../server.js';
 import { DEFAULT_LIMITS } from '../services/actor.js';
@@ -24,6 +24,11 @@ interface ServeOptions extends DbOptions {
   dot?: string;
   dnsThreads: string;
   udpBatch: string;
+  rrlRate: string;
+  rrlSlip: string;
+  rrlIpv4Prefix: string;
+  rrlIpv6Prefix: string;
+  rrlExempt?: string;
   nsid?: string;
   ns: string;
   logLevel: string;
@@ -94,6 +99,11 @@ program
   .addOption(new Option('--dot <host:port>', 'DNS over TLS listen address (RFC 7858, zone transfers too), with the certificate of --tls-cert; e.g. 0.0.0.0:853').env('ZONEHOST_DOT'))
   .addOption(new Option('--dns-threads <n>', 'threads answering DNS over UDP (default: one per core; 1 before Node.js 22.12)').env('ZONEHOST_DNS_THREADS').default(DEFAULTS.dnsThreads))
   .addOption(new Option('--udp-batch <n>', 'DNS datagrams read and answers sent per system call (recvmmsg/sendmmsg, Linux); 0 = one per call through Node.js dgram').env('ZONEHOST_UDP_BATCH').default(DEFAULTS.udpBatch))
+  .addOption(new Option('--rrl-rate <n>', 'DNS response rate limiting: answers a second over UDP per client network and answer class (0 = off)').env('ZONEHOST_RRL_RATE').default(DEFAULTS.rrlRate))
+  .addOption(new Option('--rrl-slip <n>', 'of the answers over --rrl-rate, every Nth is sent truncated (TC) so real clients retry over TCP, the others dropped (0 = drop all, 1 = truncate all)').env('ZONEHOST_RRL_SLIP').default(DEFAULTS.rrlSlip))
+  .addOption(new Option('--rrl-ipv4-prefix <bits>', 'prefix length of the IPv4 client network --rrl-rate counts').env('ZONEHOST_RRL_IPV4_PREFIX').default(DEFAULTS.rrlIpv4Prefix))
+  .addOption(new Option('--rrl-ipv6-prefix <bits>', 'prefix length of the IPv6 client network --rrl-rate counts').env('ZONEHOST_RRL_IPV6_PREFIX').default(DEFAULTS.rrlIpv6Prefix))
+  .addOption(new Option('--rrl-exempt <networks>', 'comma-separated CIDR networks whose answers are never rate-limited (your secondaries, monitoring)').env('ZONEHOST_RRL_EXEMPT'))
   .addOption(new Option('--nsid <text>', 'name server identifier (RFC 5001) answered to DNS queries that ask for it, e.g. this node\'s host name; none by default').env('ZONEHOST_NSID'))
   .addOption(dbOption())
   .addOption(dbPoolOption())
@@ -125,6 +135,7 @@ program
       dot: opts.dot === undefined ? null : parseHostPort(opts.dot, '--dot'),
       dnsThreads: dnsThreads(opts.dnsThreads),
       udpBatch: udpBatch(opts.udpBatch),
+      rrl: parseRrl({ rate: opts.rrlRate, slip: opts.rrlSlip, ipv4Prefix: opts.rrlIpv4Prefix, ipv6Prefix: opts.rrlIpv6Prefix, exempt: opts.rrlExempt }),
       nsid: parseNsid(opts.nsid),
       db: opts.db,
       store: storeOptions(opts),

@@ -95,7 +95,8 @@ const label = (v: string): string => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"
 export class Metrics {
   private readonly zones = new Map<number, MinuteRing>();
   private readonly requests = new Map<string, number>();
-  private readonly gauges = new Set<{ name: string; help: string; read: () => number }>();
+  /** Gauges and counters kept elsewhere, read whenever the metrics are. */
+  private readonly readings = new Set<{ name: string; help: string; type: 'gauge' | 'counter'; read: () => number }>();
 
   constructor(
     bus: ZoneEventBus,
@@ -131,9 +132,17 @@ export class Metrics {
 
   /** A gauge read whenever the metrics are (e.g. zones in memory); returns the function that removes it. */
   gauge(name: string, help: string, read: () => number): () => void {
-    const g = { name, help, read };
-    this.gauges.add(g);
-    return () => this.gauges.delete(g);
+    return this.reading({ name, help, type: 'gauge', read });
+  }
+
+  /** A counter kept elsewhere (e.g. DNS answers dropped by rate limiting); returns the function that removes it. */
+  counter(name: string, help: string, read: () => number): () => void {
+    return this.reading({ name, help, type: 'counter', read });
+  }
+
+  private reading(r: { name: string; help: string; type: 'gauge' | 'counter'; read: () => number }): () => void {
+    this.readings.add(r);
+    return () => this.readings.delete(r);
   }
 
   /** Every counter and gauge in the Prometheus text exposition format (version 0.0.4). */
@@ -145,7 +154,7 @@ export class Metrics {
       '# HELP zonehost_http_requests_total HTTP API requests answered, by interface, method and status code.',
       '# TYPE zonehost_http_requests_total counter',
       ...[...this.requests].map(([k, n]) => `zonehost_http_requests_total{${k}} ${n}`),
-      ...[...this.gauges].flatMap((g) => [`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`, `${g.name} ${g.read()}`]),
+      ...[...this.readings].flatMap((g) => [`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} ${g.type}`, `${g.name} ${g.read()}`]),
     ];
     return lines.join('\n') + '\n';
   }

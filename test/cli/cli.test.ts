@@ -67,6 +67,21 @@ describe('zonehost command line', () => {
     }
   });
 
+  it('rejects response rate limiting settings out of range, from flags and from the environment', () => {
+    const cases = [
+      [['--rrl-slip', '101'], {}, /--rrl-slip must be between 0 and 100, not 101/],
+      [['--rrl-ipv4-prefix', '33'], {}, /--rrl-ipv4-prefix must be between 0 and 32, not 33/],
+      [['--rrl-ipv6-prefix', '129'], {}, /--rrl-ipv6-prefix must be between 0 and 128, not 129/],
+      [['--rrl-exempt', '192.0.2.0/24,nonsense'], {}, /--rrl-exempt: 'nonsense' is not an IP address or CIDR network/],
+      [[], { ZONEHOST_RRL_RATE: 'lots' }, /--rrl-rate must be a whole number, not 'lots'/],
+    ] as const;
+    for (const [flags, env, message] of cases) {
+      const res = run(['serve', ...flags, '--db', db.url], undefined, env);
+      expect(res.status).toBe(1);
+      expect(res.stderr).toMatch(message);
+    }
+  });
+
   it('rejects an NSID longer than 256 octets', () => {
     const res = run(['serve', '--nsid', 'é'.repeat(129), '--db', db.url]);
     expect(res.status).toBe(1);

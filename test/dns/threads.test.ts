@@ -39,7 +39,8 @@ const queriesCounted = async (zone: string): Promise<number> => {
 beforeAll(async () => {
   await addUser(db.url, 'alice', 'pw');
   dnsPort = await freePort();
-  node = await startNode(db.url, '--dns', `127.0.0.1:${dnsPort}`, '--dns-threads', String(THREADS));
+  // Response rate limiting off (--rrl-rate 0): rounds of 60 copies of one question from one address, on purpose.
+  node = await startNode(db.url, '--dns', `127.0.0.1:${dnsPort}`, '--dns-threads', String(THREADS), '--rrl-rate', '0');
   key = (await v3(node.base, { api_action: 'user.getapikey', username: 'alice', password: 'pw' })).DATA.API_KEY as string;
   // HTTP answers before DNS has started.
   await waitFor('DNS to listen', () => node.messages.some((m) => m.startsWith('DNS listening')));

@@ -21,7 +21,8 @@ const onThisPath = needs(UDP_BATCH === 0 ? null : udpPathReason(UDP_BATCH));
 let server: TestServer;
 let port = 0;
 beforeAll(async () => {
-  server = await startTestServer();
+  // Response rate limiting off (--rrl-rate 0): the bursts below send up to 1,000 copies of one query from one address on purpose.
+  server = await startTestServer({ rrl: { rate: 0 } });
   port = server.dnsAddress?.port ?? 0;
   const { key } = await server.user('paths');
   const id = await createDomain(server.base, key, ZONE);

@@ -45,7 +45,8 @@ let actor: Actor;
 let apiKey: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ limits: { recordsPerDomain: MAX_RECORDS } });
+  // Response rate limiting off (--rrl-rate 0): thousands of hostile messages from one address, each answer checked, on purpose.
+  server = await startTestServer({ limits: { recordsPerDomain: MAX_RECORDS }, rrl: { rate: 0 } });
   port = server.dnsAddress?.port ?? 0;
   const user = await server.user('hostile');
   apiKey = user.key;

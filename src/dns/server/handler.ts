@@ -23,6 +23,7 @@ import { answerQuery } from './answer.js';
 import type { AnswerExtras, AnswerOptions } from './answer-options.js';
 import { AnswerTooLarge, encodeResponse, udpLimit } from './response.js';
 import type { CachedAnswer, ResponseCache } from './response-cache.js';
+import { answerClass, replyClass } from './rrl.js';
 import { checkTsig, type Signer } from './tsig-check.js';
 import { handleUpdate } from './update.js';
 import type { ZoneCache } from './zone-cache.js';
@@ -31,6 +32,15 @@ export type Transport = 'udp' | 'tcp';
 
 /** The answer to a plain query, with the zone that gave it, until when it may be reused and what it carries for its client alone. */
 export type PlainAnswer = CachedAnswer<Zone>;
+
+/** The answers to a message, with what response rate limiting (rrl.ts) needs to know of them. */
+export interface Answers {
+  outs: Buffer[];
+  /** Their class (answerClass, replyClass). */
+  cls: number;
+  /** The message's source is real, so its answers are never limited: its TSIG verified, or it brought a valid server cookie. */
+  verifiedClient: boolean;
+}
 
 /** The opcodes served; any other is NOTIMP, whatever the message holds (RFC 1035 4.1.1). */
 const SERVED_OPCODES: ReadonlySet<number> = new Set(Object.values(OPCODE));
@@ -58,33 +68,39 @@ export class DnsHandler {
 
   /** The response messages to one received message (none for messages not worth an answer). */
   async handle(raw: Buffer, remoteAddress: string, transport: Transport): Promise<Buffer[]> {
+    return (await this.answers(raw, remoteAddress, transport)).outs;
+  }
+
+  /** handle() with what response rate limiting needs to know of the answers. */
+  async answers(raw: Buffer, remoteAddress: string, transport: Transport): Promise<Answers> {
     let q: Query | Malformed | null = null;
     try {
       q = parseQuery(raw);
-      if (!q) return [];
+      if (!q) return classed([]);
       // An opcode we do not serve is NOTIMP even when the rest cannot be read (ISC's compliance tests send a header alone).
-      if ('malformed' in q) return [SERVED_OPCODES.has(q.opcode) ? this.malformed(q, raw, remoteAddress) : notImplemented(q)];
+      if ('malformed' in q) return classed([SERVED_OPCODES.has(q.opcode) ? this.malformed(q, raw, remoteAddress) : notImplemented(q)]);
       const extras = this.parts.options.forQuery(q, raw, remoteAddress, this.services.now);
       let limit = (transport === 'udp' ? udpLimit(q) : TCP_MAX) - (extras ? extras.options.length : 0);
       let signer: Signer | null = null;
       if (q.tsig) {
         const checked = await checkTsig(this.services, q, q.tsig, raw, limit);
-        if ('refusal' in checked) return [checked.refusal];
+        // A refusal answers a signature that did not verify: its source may be forged.
+        if ('refusal' in checked) return classed([checked.refusal]);
         signer = checked;
         // The answer leaves room for its own TSIG record.
         limit -= tsigSize(signer.secret);
       }
-      const out = await this.respond(q, raw, remoteAddress, transport, limit, signer);
+      const { outs: out, cls } = await this.respond(q, raw, remoteAddress, transport, limit, signer);
       // One message answers all but transfers, whose client is on TCP, where cookies are optional (RFC 7873 5.2.3).
       if (extras && out.length === 1) out[0] = appendOptions(out[0] as Buffer, extras);
-      return signer ? signer.sign(out) : out;
+      return { outs: signer ? signer.sign(out) : out, cls, verifiedClient: signer !== null || extras?.validServerCookie === true };
     } catch (e) {
       this.parts.log.warn({ err: (e as Error).message, remoteAddress, transport }, 'DNS message could not be answered');
-      if (!q) return [];
+      if (!q) return classed([]);
       try {
-        return [encodeResponse(q, e instanceof SigningError ? errorResult(RCODE.SERVFAIL, NOT_SIGNED) : emptyResult(RCODE.SERVFAIL), TCP_MAX)];
+        return classed([encodeResponse(q, e instanceof SigningError ? errorResult(RCODE.SERVFAIL, NOT_SIGNED) : emptyResult(RCODE.SERVFAIL), TCP_MAX)]);
       } catch {
-        return [];
+        return classed([]);
       }
     }
   }
@@ -119,25 +135,26 @@ export class DnsHandler {
   }
 
   /** The answers to a message whose TSIG, if any, verified: by opcode (and AXFR/IXFR by type). */
-  private async respond(q: Query, raw: Buffer, remoteAddress: string, transport: Transport, limit: number, signer: Signer | null): Promise<Buffer[]> {
-    if (q.edns && q.edns.version !== 0) return [encodeResponse(q, emptyResult(RCODE.BADVERS), limit)];
+  private async respond(q: Query, raw: Buffer, remoteAddress: string, transport: Transport, limit: number, signer: Signer | null): Promise<Answers> {
+    if (q.edns && q.edns.version !== 0) return classed([encodeResponse(q, emptyResult(RCODE.BADVERS), limit)]);
     if (q.opcode === OPCODE.UPDATE) {
       // Only a customer's key may update (a mirror's master key is for NOTIFY); unsigned: REFUSED (RFC 2136 3.3).
-      if (!signer?.key) return [encodeResponse(q, errorResult(RCODE.REFUSED, PROHIBITED), limit)];
+      if (!signer?.key) return classed([encodeResponse(q, errorResult(RCODE.REFUSED, PROHIBITED), limit)]);
       const { nameservers, log } = this.parts;
-      return [encodeResponse(q, await handleUpdate(this.services, q, raw, signer.key, { remoteAddress, nameservers, log }), limit)];
+      return classed([encodeResponse(q, await handleUpdate(this.services, q, raw, signer.key, { remoteAddress, nameservers, log }), limit)]);
     }
     if (q.opcode === OPCODE.NOTIFY || (q.opcode === OPCODE.QUERY && (q.qtype === META_TYPE.AXFR || q.qtype === META_TYPE.IXFR))) {
       // Our zones are IN zones: a transfer or NOTIFY of another class (CH, ANY) is NOTIMP, as knotd answers CH.
-      if (q.qclass !== CLASS_IN) return [encodeResponse(q, emptyResult(RCODE.NOTIMP), limit)];
+      if (q.qclass !== CLASS_IN) return classed([encodeResponse(q, emptyResult(RCODE.NOTIMP), limit)]);
       const req = this.transferRequest(raw, remoteAddress, transport, signer);
-      if (!req) return [encodeResponse(q, emptyResult(RCODE.FORMERR), limit)];
-      return q.opcode === OPCODE.NOTIFY ? [await handleNotify(req, this.parts.notifyTarget)] : await handleTransfer(req);
+      if (!req) return classed([encodeResponse(q, emptyResult(RCODE.FORMERR), limit)]);
+      return classed(q.opcode === OPCODE.NOTIFY ? [await handleNotify(req, this.parts.notifyTarget)] : await handleTransfer(req));
     }
-    if (q.opcode !== OPCODE.QUERY) return [notImplemented(q)];
+    if (q.opcode !== OPCODE.QUERY) return classed([notImplemented(q)]);
     const pending = this.parts.zones.pendingFor(q.key);
     if (pending) await pending;
-    return [this.answer(q, raw, limit, null).response];
+    const a = this.answer(q, raw, limit, null);
+    return { outs: [a.response], cls: a.cls, verifiedClient: false };
   }
 
   /**
@@ -154,9 +171,10 @@ export class DnsHandler {
       // A signed answer is kept only until its signatures are due to be made anew.
       const staleAt = zone && signed ? secure(zone, signed, result, Math.floor(now / 1000)) * 1000 : Infinity;
       const shared = this.encode(q, result, zone, limit);
-      responses.put(q, shared, limit, zone, staleAt);
+      const cls = answerClass(q, result, zone, shared);
+      responses.put(q, shared, limit, { zone, staleAt, cls });
       const response = extras ? appendOptions(shared, extras) : shared;
-      answer = { response, zone, staleAt, options: response === shared ? null : (extras as AnswerExtras).options, validServerCookie: extras ? extras.validServerCookie : false };
+      answer = { response, zone, staleAt, options: response === shared ? null : (extras as AnswerExtras).options, validServerCookie: extras ? extras.validServerCookie : false, cls };
     }
     if (answer.zone) this.services.metrics.countQuery(answer.zone.id, answer.zone.name);
     return answer;
@@ -214,4 +232,10 @@ function notImplemented(q: Query | Malformed): Buffer {
   const w = new ResponseWriter();
   if (q.edns) w.opt(EDNS_UDP_SIZE, RCODE.NOTIMP, q.edns.dnssecOk);
   return w.finish(q.id, q.flags & 0x7800, RCODE.NOTIMP, false, false);
+}
+
+/** Answers to a message, classed by their first message's rcode and opcode; their client not verified. */
+function classed(outs: Buffer[]): Answers {
+  const first = outs[0];
+  return { outs, cls: first ? replyClass(first) : 0, verifiedClient: false };
 }

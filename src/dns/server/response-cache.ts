@@ -27,6 +27,8 @@ export interface CachedAnswer<Z extends AnsweringZone> {
   options: Buffer | null;
   /** The query carried a valid server cookie of ours (answer-options.ts): its source address is not forged. */
   validServerCookie: boolean;
+  /** Its class for response rate limiting (rrl.ts answerClass). */
+  cls: number;
 }
 
 interface Entry<Z extends AnsweringZone> {
@@ -41,6 +43,7 @@ interface Entry<Z extends AnsweringZone> {
   zone: Z | null;
   /** Epoch ms from which it is answered afresh (a signed answer whose signatures are due to be made anew). */
   staleAt: number;
+  cls: number;
 }
 
 /** Entries kept at most; beyond it the cache starts over (random names must not grow it without bound). */
@@ -82,11 +85,11 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
       const rdlength = q.questionEnd + e.optAt + 9;
       out.writeUInt16BE(out.readUInt16BE(rdlength) + extra.length, rdlength);
     }
-    return { response: out, zone: e.zone, staleAt: e.staleAt, options: extra, validServerCookie: extras ? extras.validServerCookie : false };
+    return { response: out, zone: e.zone, staleAt: e.staleAt, options: extra, validServerCookie: extras ? extras.validServerCookie : false, cls: e.cls };
   }
 
-  /** Keeps the rest of a response just built for `q`. */
-  put(q: Query, response: Buffer, limit: number, zone: Z | null, staleAt = Infinity): void {
+  /** Keeps the rest of a response just built for `q` (without what it carries for its client alone). */
+  put(q: Query, response: Buffer, limit: number, { zone, staleAt, cls }: Pick<CachedAnswer<Z>, 'zone' | 'staleAt' | 'cls'>): void {
     if (q.questionEnd === 0 || response.length < q.questionEnd) return;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(ResponseCache.key(q, limit), {
@@ -96,6 +99,7 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
       optAt: q.edns ? optRecordAt(response) - q.questionEnd : -1,
       zone,
       staleAt,
+      cls,
     });
   }
 }

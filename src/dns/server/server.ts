@@ -14,6 +14,7 @@ import type { NotifyTarget } from '../transfer/index.js';
 import { AnswerOptions } from './answer-options.js';
 import { DnsHandler } from './handler.js';
 import { ResponseCache } from './response-cache.js';
+import { DEFAULT_RRL, RateLimiter, rrlTable, type RrlSettings } from './rrl.js';
 import { answerOverHttp, type HttpAnswer } from './doh.js';
 import { dnsTcp, TCP_IDLE_MS, type DnsTcp } from './tcp.js';
 import { dnsTls } from './tls.js';
@@ -37,6 +38,8 @@ export interface DnsOptions {
   threads?: number;
   /** Datagrams per system call (udp-batch.ts), DEFAULT_UDP_BATCH unless given; 0 takes Node.js's dgram path. */
   udpBatch?: number;
+  /** Response rate limiting over UDP (rrl.ts): DEFAULT_RRL for what is not given; `rate: 0` turns it off. */
+  rrl?: Partial<RrlSettings>;
   /** The name server identifier answered to queries that ask for it (RFC 5001, `--nsid`); none when absent. */
   nsid?: string | null;
   /** How often the cookie secrets are read again from the store (COOKIE_SECRETS_REFRESH_MS unless given; tests shorten it). */
@@ -73,9 +76,13 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
   const { zones, responses, signatures } = memory;
   const options = new AnswerOptions(cookies.setup);
   cookies.use(options);
+  const rrl = rrlTable({ ...DEFAULT_RRL, ...opts.rrl });
+  const limiter = rrl ? new RateLimiter(rrl, (network) => opts.log.warn({ network }, `DNS answers to ${network} are being rate-limited (RRL); said at most once a minute`)) : null;
+  const offCounters = rrlCounters(services, limiter);
   const stopMemory = () => {
     memory.stop();
     cookies.stop();
+    offCounters();
   };
   const handler = new DnsHandler(services, { zones, responses, signatures, options, nameservers: opts.nameservers, log: opts.log, notifyTarget: opts.notifyTarget });
   const idleMs = opts.tcpIdleMs ?? TCP_IDLE_MS;
@@ -85,7 +92,7 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
   const shared = threadsToShare(opts, batch);
   let udp: UdpEndpoint;
   try {
-    udp = await listenPort(opts, answerUdp(handler, opts.log), tcp, shared > 1, batch);
+    udp = await listenPort(opts, answerUdp(handler, limiter, opts.log), tcp, shared > 1, batch);
   } catch (e) {
     stopMemory();
     throw e;
@@ -98,7 +105,7 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
   };
   try {
     if (opts.dot && tls) dotAddress = { host: opts.dot.host, port: await tls.listen(opts.dot.host, opts.dot.port) };
-    if (shared > 1) threads = await startDnsThreads(shared, { host: opts.host, port: udp.port, batch, options: cookies.setup }, udp, handler, services, opts.log);
+    if (shared > 1) threads = await startDnsThreads(shared, { host: opts.host, port: udp.port, batch, options: cookies.setup, rrl }, udp, handler, limiter, services, opts.log);
   } catch (e) {
     stopMemory();
     await closeSockets();
@@ -204,6 +211,17 @@ function dnsGauges(services: Services, zones: ZoneCache, signatures: SignatureCa
     metrics.gauge('zonehost_dns_zones', 'Zones the DNS server answers for from memory.', () => zones.size),
     metrics.gauge('zonehost_dns_zones_loading', 'Zones listed at start that are not in memory yet (0 once the start-up load is done).', () => zones.loading),
     metrics.gauge('zonehost_dnssec_signatures_made', 'RRSIG records this node has made since it started (signatures are cached: this grows with changes, not with queries).', () => signatures.signed),
+  ];
+  return () => {
+    for (const off of offs) off();
+  };
+}
+
+/** The rate limiter's counters in the metrics (zero when RRL is off); the function returned takes them off. */
+function rrlCounters({ metrics }: Services, limiter: RateLimiter | null): () => void {
+  const offs = [
+    metrics.counter('zonehost_dns_rrl_dropped_total', 'DNS answers over UDP dropped by response rate limiting (--rrl-rate).', () => limiter?.dropped ?? 0),
+    metrics.counter('zonehost_dns_rrl_slipped_total', 'DNS answers over UDP sent truncated (TC) instead by response rate limiting (--rrl-slip).', () => limiter?.slipped ?? 0),
   ];
   return () => {
     for (const off of offs) off();

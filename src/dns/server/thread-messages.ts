@@ -2,6 +2,7 @@
  * What the main thread and a DNS worker thread (threads.ts, thread-worker.ts) say to each other. Types only,
  * so the worker loads nothing of the main thread's side.
  */
+import type { RrlTable } from './rrl.js';
 import type { CookieSecret } from '../../model/cookie-secret.js';
 import type { AnswerOptionsSetup } from './answer-options.js';
 
@@ -12,17 +13,21 @@ export interface ThreadZone {
   expiresAt: number | null;
 }
 
-/** Worker -> main: a message to answer, or the queries a worker answered from its cache, by zone. */
+/**
+ * Worker -> main: a message to answer; the queries a worker answered from its cache, by zone, and the answers its
+ * rate limiter dropped and slipped since it last said; a network whose answers it began to limit (to be logged).
+ */
 export type FromWorker =
   | { kind: 'ask'; id: number; raw: Uint8Array; address: string; port: number }
-  | { kind: 'counts'; counts: [id: number, name: string, n: number][] }
+  | { kind: 'counts'; counts: [id: number, name: string, n: number][]; dropped: number; slipped: number }
+  | { kind: 'limited'; network: string }
   | { kind: 'listening' }
   | { kind: 'failed'; message: string };
 
 /** Main -> worker, once the main thread has sent the answers to an `ask`: the one the worker may cache, and under what. */
 export interface Answered {
   id: number;
-  cache: { response: Uint8Array; zone: ThreadZone | null; staleAt: number } | null;
+  cache: { response: Uint8Array; zone: ThreadZone | null; staleAt: number; cls: number } | null;
 }
 
 /** Main -> worker: the cookie secrets from now on (a rollover). */
@@ -40,6 +45,8 @@ export interface WorkerSetup {
   batch: number;
   /** Int32Array over a SharedArrayBuffer: [0] is the change counter. */
   generation: SharedArrayBuffer;
+  /** The response rate limiter's shared table (rrl.ts); null when RRL is off. */
+  rrl: RrlTable | null;
   /** The cookie secrets and NSID, so the worker's answers carry what the main thread's do. */
   options: AnswerOptionsSetup;
 }

@@ -1,8 +1,9 @@
 /**
  * A DNS worker thread (threads.ts): one more UDP socket on the DNS port, answering repeated questions from its
- * own cache and handing everything else to the main thread. It imports only the wire-level modules (query
- * parsing, the response cache, the options of answers), never the zones or the services. Answers carry the
- * client's cookie and NSID as the main thread's do, appended to what the cache keeps.
+ * own cache (through the response rate limiter, whose table all threads share) and handing everything else to
+ * the main thread. It imports only the wire-level modules (query parsing, the response cache, the options of
+ * answers, the limiter), never the zones or the services. Answers carry the client's cookie and NSID as the main
+ * thread's do, appended to what the cache keeps.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { TCP_MAX } from '../wire/message.js';
@@ -10,6 +11,7 @@ import { parseQuery, plainQuery, type Query } from '../wire/query.js';
 import { AnswerOptions } from './answer-options.js';
 import { ResponseCache } from './response-cache.js';
 import { udpLimit } from './response.js';
+import { RateLimiter } from './rrl.js';
 import type { FromWorker, ThreadZone, ToWorker, WorkerSetup } from './thread-messages.js';
 import { listenUdp } from './udp.js';
 
@@ -32,6 +34,8 @@ let nextId = 0;
 let missed: Query | null = null;
 
 const send = (m: FromWorker) => port.postMessage(m);
+// The main thread logs the networks this thread begins to limit.
+const limiter = setup.rrl ? new RateLimiter(setup.rrl, (network) => send({ kind: 'limited', network })) : null;
 
 function count(zone: ThreadZone): void {
   const c = counts.get(zone.id);
@@ -40,9 +44,12 @@ function count(zone: ThreadZone): void {
 }
 
 const flush = setInterval(() => {
-  if (counts.size === 0) return;
-  send({ kind: 'counts', counts: [...counts].map(([id, c]) => [id, c.name, c.n]) });
+  const dropped = limiter?.dropped ?? 0;
+  const slipped = limiter?.slipped ?? 0;
+  if (counts.size === 0 && dropped === 0 && slipped === 0) return;
+  send({ kind: 'counts', counts: [...counts].map(([id, c]) => [id, c.name, c.n]), dropped, slipped });
   counts.clear();
+  if (limiter) limiter.dropped = limiter.slipped = 0;
 }, COUNTS_MS);
 flush.unref();
 
@@ -64,14 +71,14 @@ port.on('message', (m: ToWorker) => {
   // Kept only if no change happened while the main thread answered: otherwise it may be out of date already.
   if (a.q && m.cache && Atomics.load(generation, 0) === a.generation) {
     const r = m.cache.response;
-    cache.put(a.q, Buffer.from(r.buffer, r.byteOffset, r.byteLength), a.limit, m.cache.zone, m.cache.staleAt);
+    cache.put(a.q, Buffer.from(r.buffer, r.byteOffset, r.byteLength), a.limit, m.cache);
   }
 });
 
 listenUdp(
   { host: setup.host, port: setup.port, reusePort: true, batch: setup.batch },
   {
-    now(msg, address) {
+    now(msg, from) {
       const g = Atomics.load(generation, 0);
       if (g !== seen) {
         cache.clear();
@@ -82,14 +89,16 @@ listenUdp(
       if (!q) return null;
       let hit;
       try {
-        const extras = options.forQuery(q, msg, address, Date.now);
-        hit = cache.get(q, msg, udpLimit(q) - (extras ? extras.options.length : 0), Date.now(), extras);
+        const extras = options.forQuery(q, msg, from.address, Date.now);
+        hit = cache.get(q, msg, udpLimit(q) - (extras ? extras.options.length : 0), from.receivedAt, extras);
       } catch {
         // `now` must not throw (the dgram path would take the thread down): the main thread answers instead.
         return null;
       }
-      if (hit?.zone) count(hit.zone);
-      return hit?.response ?? null;
+      if (!hit) return null;
+      if (hit.zone) count(hit.zone);
+      if (!limiter) return hit.response;
+      return limiter.outgoing(hit.response, hit.cls, from, hit.validServerCookie) ?? 'drop';
     },
     // Called right after `now` missed on the same message: `missed` is its parsed query.
     later(msg, from) {

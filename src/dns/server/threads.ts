@@ -17,9 +17,10 @@ import type { Logger } from 'pino';
 import type { Services } from '../../services/index.js';
 import type { CookieSecret } from '../../model/cookie-secret.js';
 import { sharedAnswer, type DnsHandler } from './handler.js';
+import type { RateLimiter } from './rrl.js';
 import type { Answered, FromWorker, NewSecrets, WorkerSetup } from './thread-messages.js';
 import type { UdpEndpoint } from './udp-socket.js';
-import { udpPathReason } from './udp.js';
+import { senderOf, udpPathReason } from './udp.js';
 
 /**
  * Why this process cannot answer DNS on more than one thread with `batch` datagrams per call (udp.ts), or null
@@ -46,27 +47,29 @@ export interface DnsThreads {
   close(): Promise<void>;
 }
 
-/** What the main thread does for its workers: answer what they hand over, count what they answered. */
+/** What the main thread does for its workers: answer what they hand over (rate-limited), count what they answered. */
 interface ForWorkers {
   socket: UdpEndpoint;
   handler: DnsHandler;
+  limiter: RateLimiter | null;
   services: Services;
   log: Logger;
 }
 
 /**
  * Starts `threads - 1` workers on the UDP port the main thread has bound with reusePort (`socket`), and
- * resolves once each listens (`udp`: where, and its batch size). `handler` answers what they hand over, sent
- * from `socket`; `services.bus` changes (and `changed()`) move the shared counter.
+ * resolves once each listens (`udp`: where, its batch size, the rate limiter's table). `handler` answers what
+ * they hand over, sent from `socket` through `limiter` (over the same table); `services.bus` changes (and
+ * `changed()`) move the shared counter.
  */
-export async function startDnsThreads(threads: number, udp: Omit<WorkerSetup, 'generation'>, socket: UdpEndpoint, handler: DnsHandler, services: Services, log: Logger): Promise<DnsThreads> {
+export async function startDnsThreads(threads: number, udp: Omit<WorkerSetup, 'generation'>, socket: UdpEndpoint, handler: DnsHandler, limiter: RateLimiter | null, services: Services, log: Logger): Promise<DnsThreads> {
   const generation = new SharedArrayBuffer(4);
   const counter = new Int32Array(generation);
   const bump = () => void Atomics.add(counter, 0, 1);
   const offBus = services.bus.on(bump);
   const workers: Worker[] = [];
   const setup: WorkerSetup = { ...udp, generation };
-  const main: ForWorkers = { socket, handler, services, log };
+  const main: ForWorkers = { socket, handler, limiter, services, log };
   try {
     for (let i = 1; i < threads; i++) {
       const worker = new Worker(new URL('./thread-worker.js', import.meta.url), { workerData: setup });
@@ -99,7 +102,8 @@ async function serveWorker(worker: Worker, main: ForWorkers): Promise<void> {
     worker.on('message', (m: FromWorker) => {
       if (m.kind === 'listening') resolve();
       else if (m.kind === 'failed') reject(new Error(m.message));
-      else if (m.kind === 'counts') for (const [id, name, n] of m.counts) main.services.metrics.countQuery(id, name, n);
+      else if (m.kind === 'counts') countForWorker(m, main);
+      else if (m.kind === 'limited') main.limiter?.onLimited(m.network);
       else answerForWorker(worker, m, main);
     });
   });
@@ -107,19 +111,28 @@ async function serveWorker(worker: Worker, main: ForWorkers): Promise<void> {
   worker.on('error', (e) => main.log.error({ err: e.message }, 'DNS worker thread failed'));
 }
 
+/** A worker's report: queries answered from its cache, answers its rate limiter dropped and slipped. */
+function countForWorker(m: Extract<FromWorker, { kind: 'counts' }>, { services, limiter }: ForWorkers): void {
+  for (const [id, name, n] of m.counts) services.metrics.countQuery(id, name, n);
+  if (!limiter) return;
+  limiter.dropped += m.dropped;
+  limiter.slipped += m.slipped;
+}
+
 /**
- * Answers a message a worker handed over, sent from the main thread's socket, then tells the worker what it
- * may cache: for a plain query the answer, the zone that gave it and until when.
+ * Answers a message a worker handed over, sent from the main thread's socket through the rate limiter, then
+ * tells the worker what it may cache: for a plain query the answer, the zone that gave it, until when, its class.
  */
-function answerForWorker(worker: Worker, m: Extract<FromWorker, { kind: 'ask' }>, { socket, handler, log }: ForWorkers): void {
+function answerForWorker(worker: Worker, m: Extract<FromWorker, { kind: 'ask' }>, { socket, handler, limiter, log }: ForWorkers): void {
   const raw = Buffer.from(m.raw);
   const quick = handler.quickAnswer(raw, 'udp', m.address);
-  const answered = quick ? Promise.resolve([quick.response]) : handler.handle(raw, m.address, 'udp');
+  const answered = quick ? Promise.resolve({ outs: [quick.response], cls: quick.cls, verifiedClient: quick.validServerCookie }) : handler.answers(raw, m.address, 'udp');
   answered.then(
-    (outs) => {
+    (a) => {
+      const outs = limiter ? limiter.outgoingAll(a.outs, a.cls, senderOf(m.address), a.verifiedClient) : a.outs;
       for (const out of outs) socket.send(out, m);
       const z = quick?.zone;
-      const cache = quick ? { response: sharedAnswer(quick), zone: z ? { id: z.id, name: z.name, expiresAt: z.expiresAt } : null, staleAt: quick.staleAt } : null;
+      const cache = quick ? { response: sharedAnswer(quick), zone: z ? { id: z.id, name: z.name, expiresAt: z.expiresAt } : null, staleAt: quick.staleAt, cls: quick.cls } : null;
       worker.postMessage({ id: m.id, cache } satisfies Answered);
     },
     (e: unknown) => {

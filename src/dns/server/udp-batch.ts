@@ -5,7 +5,7 @@
  * back to dgram, and `batchedUdpUnavailable` says why.
  */
 import { createRequire } from 'node:module';
-import type { UdpEndpoint, UdpOptions, UdpServe } from './udp-socket.js';
+import type { UdpEndpoint, UdpOptions, UdpSender, UdpServe } from './udp-socket.js';
 
 /** The module's socket (native/udp-batch/udp_batch.cc). */
 interface NativeSocket {
@@ -14,6 +14,8 @@ interface NativeSocket {
   readonly out: ArrayBuffer;
   /** Per datagram received: length, sender's port. */
   readonly inMeta: Int32Array;
+  /** Per datagram received: its sender's address, 16 bytes (a UdpSender's). */
+  readonly inAddr: Uint8Array;
   /** Per answer: index of the datagram it answers, offset in `out`, length. */
   readonly outMeta: Int32Array;
   start(): void;
@@ -61,6 +63,8 @@ export function batchedUdp(opts: UdpOptions, serve: UdpServe, bufferBytes: numbe
   input = Buffer.from(socket.in);
   output = Buffer.from(socket.out);
   const { inMeta, outMeta } = socket;
+  // The sender of the datagram being answered: its address's bytes from the block, its text only when asked for.
+  const sender: UdpSender = { bytes: socket.inAddr, at: 0, receivedAt: 0, address: () => socket.address(sender.at / 16) };
   const endpoint: UdpEndpoint = {
     path: 'batched',
     port: socket.port,
@@ -68,20 +72,18 @@ export function batchedUdp(opts: UdpOptions, serve: UdpServe, bufferBytes: numbe
     close: async () => socket.close(),
   };
 
-  /** The sender of the datagram being answered, read from the module only when asked for. */
-  let current = 0;
-  const currentAddress = () => socket.address(current);
-
   /** Answers what can be answered at once into `output` and returns how many; hands the rest to `later`. */
   function answerBatch(count: number): number {
     let answers = 0;
     let offset = 0;
+    sender.receivedAt = Date.now();
     for (let i = 0; i < count; i++) {
       try {
         const start = i * SLOT;
         const msg = input.subarray(start, start + (inMeta[2 * i] ?? 0));
-        current = i;
-        const answer = serve.now(msg, currentAddress);
+        sender.at = 16 * i;
+        const answer = serve.now(msg, sender);
+        if (answer === 'drop') continue;
         if (!answer) {
           // The block is read again by the next batch: the message is copied before anything waits on it.
           serve.later(Buffer.from(msg), { address: socket.address(i), port: inMeta[2 * i + 1] ?? 0 }, endpoint);

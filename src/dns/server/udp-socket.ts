@@ -10,6 +10,20 @@ export interface UdpPeer {
   port: number;
 }
 
+/**
+ * Where and when a datagram came from, with no string made per datagram (the batched path has the bytes
+ * already): the 16 bytes at `bytes[at]` are the sender's IPv6 address, an IPv4 one written IPv4-mapped
+ * (::ffff:a.b.c.d). Valid only during `now`.
+ */
+export interface UdpSender {
+  bytes: Uint8Array;
+  at: number;
+  /** Epoch ms it was read (the batched path reads the clock once a batch: a clock reading costs as much as a lookup). */
+  receivedAt: number;
+  /** The sender's address as text, for what needs it (a cookie): made only when asked for. */
+  address: () => string;
+}
+
 /** A bound UDP socket. */
 export interface UdpEndpoint {
   path: UdpPath;
@@ -22,10 +36,10 @@ export interface UdpEndpoint {
 /** What the socket's owner does with what arrives. */
 export interface UdpServe {
   /**
-   * The answer to send at once, or null: then `later` gets the message. Never throws. `address` gives the
-   * sender's address, for what needs it (a cookie); it is read only then.
+   * The answer to send at once, or null: then `later` gets the message; or 'drop': nothing is sent (an answer
+   * over the rate limit). Never throws.
    */
-  now(msg: Buffer, address: () => string): Buffer | null;
+  now(msg: Buffer, from: UdpSender): Buffer | null | 'drop';
   /** A message `now` did not answer, in a buffer of its own: its answers go out through `endpoint.send`. */
   later(msg: Buffer, from: UdpPeer, endpoint: UdpEndpoint): void;
 }

@@ -6,10 +6,12 @@
  */
 import { createSocket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
+import * as ip from '@leichtgewicht/ip-codec';
 import type { Logger } from 'pino';
 import type { DnsHandler } from './handler.js';
+import type { RateLimiter } from './rrl.js';
 import { batchedUdp, batchedUdpUnavailable } from './udp-batch.js';
-import type { UdpEndpoint, UdpOptions, UdpServe } from './udp-socket.js';
+import type { UdpEndpoint, UdpOptions, UdpSender, UdpServe } from './udp-socket.js';
 
 /**
  * The socket's receive buffer: queries that arrive while the thread is busy wait here. Linux's default (208 KiB)
@@ -20,6 +22,17 @@ export const RECV_BUFFER_BYTES = 4 * 1024 * 1024;
 
 /** Datagrams read (and answers sent) per system call unless told otherwise: `--udp-batch`. */
 export const DEFAULT_UDP_BATCH = 64;
+
+/** Writes an address as a UdpSender's 16 bytes into `out`. */
+export function senderBytes(address: string, out: Uint8Array): Uint8Array {
+  if (!ip.v4.isFormat(address)) return ip.v6.encode(address, out, 0);
+  out.fill(0, 0, 10);
+  out[10] = out[11] = 0xff;
+  return ip.v4.encode(address, out, 12);
+}
+
+/** A UdpSender of its own for a message answered later than it arrived, now. */
+export const senderOf = (address: string): UdpSender => ({ bytes: senderBytes(address, new Uint8Array(16)), at: 0, receivedAt: Date.now(), address: () => address });
 
 /** Why the batched path will not serve with `batch`, or null when it will. */
 export function udpPathReason(batch: number): string | null {
@@ -45,8 +58,14 @@ function dgramUdp(opts: UdpOptions, serve: UdpServe): Promise<UdpEndpoint> {
       close: () => new Promise<void>((done) => socket.close(() => done())),
     };
     socket.once('error', reject);
+    let address = '';
+    const sender: UdpSender = { bytes: new Uint8Array(16), at: 0, receivedAt: 0, address: () => address };
     socket.on('message', (msg, from) => {
-      const answer = serve.now(msg, () => from.address);
+      address = from.address;
+      senderBytes(address, sender.bytes);
+      sender.receivedAt = Date.now();
+      const answer = serve.now(msg, sender);
+      if (answer === 'drop') return;
       if (answer) socket.send(answer, from.port, from.address, () => undefined);
       else serve.later(msg, from, endpoint);
     });
@@ -60,14 +79,22 @@ function dgramUdp(opts: UdpOptions, serve: UdpServe): Promise<UdpEndpoint> {
   });
 }
 
-/** The main thread's answering of UDP: a plain query at once, anything else once handle() has its answers. */
-export function answerUdp(handler: DnsHandler, log: Logger): UdpServe {
+/**
+ * The main thread's answering of UDP: a plain query at once, anything else once the handler has its answers;
+ * either through the response rate limiter when there is one (rrl.ts).
+ */
+export function answerUdp(handler: DnsHandler, limiter: RateLimiter | null, log: Logger): UdpServe {
   return {
-    now: (msg, address) => handler.quickAnswer(msg, 'udp', address)?.response ?? null,
+    now(msg, from) {
+      const a = handler.quickAnswer(msg, 'udp', from.address);
+      if (!a || !limiter) return a?.response ?? null;
+      return limiter.outgoing(a.response, a.cls, from, a.validServerCookie) ?? 'drop';
+    },
     later(msg, from, endpoint) {
       handler
-        .handle(msg, from.address, 'udp')
-        .then((outs) => {
+        .answers(msg, from.address, 'udp')
+        .then((a) => {
+          const outs = limiter ? limiter.outgoingAll(a.outs, a.cls, senderOf(from.address), a.verifiedClient) : a.outs;
           for (const out of outs) endpoint.send(out, from);
         })
         .catch((e: unknown) => log.warn({ err: (e as Error).message }, 'DNS UDP answer failed'));
