@@ -20,7 +20,10 @@ export interface DialectSql {
   lockingRead<TB extends keyof Database, O>(q: SelectQueryBuilder<Database, TB, O>): SelectQueryBuilder<Database, TB, O>;
   /** Inside a transaction: queues writers that add or rename domains, across nodes (see DomainStore.lockDomainNames). */
   lockDomainNames(db: Kysely<Database>): Promise<void>;
-  /** Inserts the records in the order given and returns them stored (see RecordStore.insertRecords). */
+  /**
+   * Inserts the records in the order given and returns them stored (see RecordStore.insertRecords), inside the
+   * transaction that holds the domain's lock (lockRow): PostgreSQL reads the ids of many records back after a COPY.
+   */
   insertRecords(db: Kysely<Database>, domainId: number, rs: readonly RecordData[], now: number): Promise<StoredRecord[]>;
   /** Tells the other nodes about a change, once the transaction commits (see EventStore.announce). */
   announce(db: Kysely<Database>, change: ZoneEvent): Promise<void>;

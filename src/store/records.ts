@@ -8,7 +8,7 @@ import type { Database, RecordsTable } from './schema.js';
 
 export interface RecordStore {
   insertRecord(domainId: number, r: RecordData, now: number): Promise<StoredRecord>;
-  /** Inserts many records, a few hundred a statement; returns them stored, in the order given. */
+  /** Inserts many records (under the domain's lock, see DialectSql.insertRecords); returns them stored, in the order given. */
   insertRecords(domainId: number, rs: readonly RecordData[], now: number): Promise<StoredRecord[]>;
   record(domainId: number, id: number): Promise<StoredRecord | undefined>;
   recordById(id: number): Promise<StoredRecord | undefined>;

@@ -1,5 +1,5 @@
 /** Migrations that rewrite stored data, on the backend the suite runs on (SQLite, or PostgreSQL with DATABASE_URL). */
-import { Kysely, Migrator } from 'kysely';
+import { Kysely, Migrator, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { DOMAIN_DEFAULTS, type DomainData } from '../../src/model/domain.js';
 import { storeOps } from '../../src/store/compose.js';
@@ -202,6 +202,42 @@ describe('005_tsig_keys', () => {
         expect(await store.deleteTsigKey(bob, key.id)).toBe(false);
         expect(await store.deleteTsigKey(alice, key.id)).toBe(true);
         expect(await store.tsigKeyByName('acme.example.com')).toBeUndefined();
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
+describe('013_records_domain_check', () => {
+  it("keeps the records an older release stored; on PostgreSQL trades records' foreign key for triggers, and back down", async () => {
+    const { url, cleanup } = freshDatabase();
+    try {
+      const db = await olderDatabase(url, '012_mirror_tls');
+      const domainId = await db.transaction().execute(async (trx) => {
+        const ops = opsOf(trx);
+        const account = await ops.createAccount('erin', 'hash', 1);
+        const d = await oldDomain(trx, account.id, { domain: 'kept.example', kind: 'master' });
+        await ops.insertRecords(d.id, [{ type: 'A', name: 'www', ttl: 0, data: { address: '192.0.2.1' } }], 1);
+        return d.id;
+      });
+      const postgres = sqlitePath(url) === null;
+      const schema = postgres ? parsePostgresUrl(url).schema : null;
+      const foreignKeys = async () => (await sql<{ n: number }>`select count(*)::int as n from pg_constraint where conrelid = 'records'::regclass and contype = 'f'`.execute(db)).rows[0]?.n;
+      const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
+      expect((await migrator.migrateTo('013_records_domain_check')).error).toBeUndefined();
+      if (postgres) expect(await foreignKeys()).toBe(0);
+      expect((await migrator.migrateDown()).error).toBeUndefined();
+      if (postgres) expect(await foreignKeys()).toBe(1);
+      expect((await migrator.migrateTo('013_records_domain_check')).error).toBeUndefined();
+      await db.destroy();
+      const store = await openStore(url);
+      try {
+        expect((await store.listRecords(domainId)).map((r) => r.name)).toEqual(['www']);
+        await store.deleteDomain(domainId);
+        expect(await store.countAllRecords()).toBe(0);
       } finally {
         await store.close();
       }

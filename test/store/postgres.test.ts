@@ -1,10 +1,12 @@
 /**
  * PostgreSQL-specific store behaviour: the schema URL parameter, start-up waiting, unique-violation
- * mapping and retrying a transaction whose connection is lost before it commits.
+ * mapping, retrying a transaction whose connection is lost before it commits, and the triggers that stand
+ * for records' foreign key to domains across concurrent transactions.
  */
 import { createServer } from 'node:net';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DOMAIN_DEFAULTS } from '../../src/model/domain.js';
 import { parsePostgresUrl } from '../../src/store/postgres/dialect.js';
 import { openStore } from '../../src/store/open.js';
 import { UniqueViolation } from '../../src/store/store.js';
@@ -130,4 +132,47 @@ describe.skipIf(!DATABASE_URL)('PostgreSQL store', () => {
       await store.close();
     }
   });
+
+  it("keeps records' domains as a foreign key would: a delete waits for the transaction adding records, then takes them too; an id in use stays", async () => {
+    const url = fresh();
+    const [writer, deleter] = [await openStore(url), await openStore(url)];
+    let commit = () => {};
+    try {
+      const account = await writer.createAccount('dave', 'h', Date.now());
+      const d = await writer.insertDomain(account.id, { ...DOMAIN_DEFAULTS, domain: 'fk.example', kind: 'master', soaEmail: 'h@fk.example' }, 1, Date.now());
+      const records = Array.from({ length: 3500 }, (_, i) => ({ type: 'A', name: `h${i}`, ttl: 0, data: { address: '192.0.2.1' } }));
+      let inserted!: () => void;
+      const insertedP = new Promise<void>((r) => (inserted = r));
+      const writing = writer.transaction(async (tx) => {
+        // Not the domain's lock: only what the records themselves hold on their domain.
+        await tx.insertRecords(d.id, records.slice(0, 1), Date.now());
+        await tx.insertRecords(d.id, records.slice(1), Date.now());
+        inserted();
+        await new Promise<void>((r) => (commit = r));
+      });
+      await insertedP;
+      let deleted = false;
+      const deleting = deleter.deleteDomain(d.id).then(() => (deleted = true));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(deleted).toBe(false);
+      commit();
+      await writing;
+      await deleting;
+      expect(await writer.countRecords(d.id)).toBe(0);
+      // The domain is gone now: adding records to it fails as the foreign key failed (23503).
+      await expect(writer.transaction((tx) => tx.insertRecords(d.id, records, Date.now()))).rejects.toMatchObject({ code: '23503' });
+      await expect(writer.transaction((tx) => tx.insertRecords(d.id, records.slice(0, 1), Date.now()))).rejects.toMatchObject({ code: '23503' });
+      // A domain whose id records name keeps it; one without records may change it.
+      const e = await writer.insertDomain(account.id, { ...DOMAIN_DEFAULTS, domain: 'fk2.example', kind: 'master', soaEmail: 'h@fk2.example' }, 1, Date.now());
+      await writer.transaction((tx) => tx.insertRecords(e.id, records.slice(0, 2), Date.now()));
+      const schema = new URL(url).searchParams.get('schema');
+      await expect(query(`update "${schema}".domains set id = id + 1000 where id = $1`, [e.id])).rejects.toMatchObject({ code: '23503' });
+      await expect(query(`update "${schema}".records set domain_id = $2 where domain_id = $1`, [e.id, 999_999])).rejects.toMatchObject({ code: '23503' });
+      expect(await writer.countRecords(e.id)).toBe(2);
+    } finally {
+      commit();
+      await writer.close();
+      await deleter.close();
+    }
+  }, 30_000);
 });

@@ -11,6 +11,7 @@ import * as m008 from './008_key_scopes.js';
 import * as m009 from './009_changes_serial.js';
 import * as m010 from './010_cookie_secrets.js';
 import * as m012 from './012_mirror_tls.js';
+import * as m013 from './013_records_domain_check.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '009_changes_serial': m009,
   '010_cookie_secrets': m010,
   '012_mirror_tls': m012,
+  '013_records_domain_check': m013,
 };
 
 export const migrationProvider: MigrationProvider = {

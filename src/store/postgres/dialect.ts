@@ -1,6 +1,7 @@
 /** Kysely's PostgreSQL dialect over a `pg` pool: URL options, per-schema search_path, start-up wait. */
 import { userInfo } from 'node:os';
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { PostgresDialect, sql, type DatabaseIntrospector, type DatabaseMetadata, type Kysely, type PostgresPool, type PostgresPoolClient, type SchemaMetadata, type TableMetadata } from 'kysely';
 import { UnavailableError } from '../../model/errors.js';
 
@@ -126,6 +127,27 @@ export async function waitForDatabase(parsed: ParsedUrl, opts: PostgresOptions):
 }
 
 /**
+ * Rows for `COPY … FROM STDIN` in COPY's text format. A query whose one parameter is a CopyRows is sent as that
+ * COPY with these rows (GuardedPool), on the connection it runs on: inside a transaction, the transaction's.
+ */
+export class CopyRows {
+  constructor(readonly text: string) {}
+}
+
+/** Runs `COPY … FROM STDIN` with `rows`; answers as a query does (the rows copied), failing as one would. */
+function copyIn(client: pg.PoolClient, text: string, rows: CopyRows, timeout: number | undefined): Promise<{ command: string; rowCount: number; rows: [] }> {
+  const stream = copyFrom(text);
+  // pg times a submitted query out by its own query_timeout, as it does a plain query.
+  if (timeout) Object.assign(stream, { query_timeout: timeout });
+  return new Promise((resolve, reject) => {
+    stream.on('error', reject);
+    stream.on('finish', () => resolve({ command: 'COPY', rowCount: stream.rowCount, rows: [] }));
+    client.query(stream);
+    stream.end(rows.text);
+  });
+}
+
+/**
  * The pool as Kysely uses it. A failure that means the database is gone comes out as UnavailableError, so
  * every door answers it as a temporary failure; its connection is discarded rather than reused; and a query
  * answers within `queryTimeoutMs` or fails so, unless the guard is `patient` (migrations may take long).
@@ -149,7 +171,10 @@ export class GuardedPool implements PostgresPool {
     const timeout = this.patient ? undefined : this.queryTimeoutMs;
     return {
       query: ((text: string, values: unknown[]) =>
-        client.query({ text, values, ...(timeout ? { query_timeout: timeout } : {}) }).catch((e: unknown) => {
+        (values?.length === 1 && values[0] instanceof CopyRows
+          ? copyIn(client, text, values[0], timeout)
+          : client.query({ text, values, ...(timeout ? { query_timeout: timeout } : {}) })
+        ).catch((e: unknown) => {
           if (!isLost(e)) throw e;
           broken = e instanceof Error ? e : new Error(String(e));
           throw new UnavailableError(e);
