@@ -10,6 +10,7 @@ import * as m007 from './007_catalog.js';
 import * as m008 from './008_key_scopes.js';
 import * as m009 from './009_changes_serial.js';
 import * as m010 from './010_cookie_secrets.js';
+import * as m011 from './011_account_controls.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '008_key_scopes': m008,
   '009_changes_serial': m009,
   '010_cookie_secrets': m010,
+  '011_account_controls': m011,
 };
 
 export const migrationProvider: MigrationProvider = {
