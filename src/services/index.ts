@@ -71,7 +71,7 @@ export class Services {
     this.domains = new DomainService(store, this.writer, limits, this.catalog);
     this.records = new RecordService(store, this.writer, this.domains, limits);
     this.changes = new BulkChangeService(this.writer, this.domains, limits);
-    this.mirrors = new MirrorService(store, this.domains, this.bus, now);
+    this.mirrors = new MirrorService(store, this.domains, this.bus, now, limits);
     this.tsigKeys = new TsigKeyService(store, this.domains, limits, now);
     this.updates = new UpdateService(this.writer, limits);
     this.dnssec = new DnssecService(store, this.writer, this.domains, this.bus, dnssec);

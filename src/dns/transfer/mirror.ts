@@ -142,7 +142,7 @@ export class MirrorPuller {
           await this.services.mirrors.transferred(id, domain.domain, haveSoa.serial, text);
           return this.schedule(id, timer(masterSoa.refresh));
         }
-        const content = await pullZone(master, MASTER_PORT, domain.domain, domain.masterTsig, { maxRecords: this.services.limits.recordsPerDomain, timeoutMs: AXFR_TIMEOUT_MS, maxBytes: AXFR_MAX_BYTES, signal: this.abort.signal }, this.now);
+        const content = await pullZone(master, MASTER_PORT, domain.domain, domain.masterTsig, { maxRecords: await this.services.mirrors.maxRecords(domain), timeoutMs: AXFR_TIMEOUT_MS, maxBytes: AXFR_MAX_BYTES, signal: this.abort.signal }, this.now);
         const soa = soaData(content.soa);
         await this.services.mirrors.transferred(id, domain.domain, soa.serial, serialiseZone(content));
         this.failures.delete(id);
