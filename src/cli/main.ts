@@ -1,12 +1,14 @@
-/** The `zonehost` command: serve, user add, migrate. */
+/** The `zonehost` command: serve, user add, account list | set | delete, migrate. */
 import { Command, Option } from 'commander';
 import { createInterface } from 'node:readline';
 import { DEFAULT_DNSSEC_TIMINGS } from '../model/dnssec.js';
 import { DEFAULTS, parseCatalog, parseCount, parseHostPort, parseNameservers, parseNsid, parseRrl, type Config } from '../config.js';
 import { ValidationError } from '../model/errors.js';
 import { startServer } from '../server.js';
+import type { AccountControls, AccountSummary } from '../model/account.js';
 import { DEFAULT_LIMITS } from '../services/actor.js';
 import { Services } from '../services/index.js';
+import type { AccountHoldings } from '../services/operator.js';
 import { openStore, type StoreOptions } from '../store/open.js';
 
 interface DbOptions {
@@ -177,6 +179,16 @@ program
     process.on('SIGINT', () => stop('SIGINT'));
   });
 
+/** Runs `fn` over the services of a store opened for one command, closing it after. */
+async function withServices<T>(opts: DbOptions, fn: (services: Services) => Promise<T>): Promise<T> {
+  const store = await openStore(opts.db, { ...storeOptions(opts), log: stderrLog });
+  try {
+    return await fn(new Services(store));
+  } finally {
+    await store.close();
+  }
+}
+
 const user = program.command('user').description('manage accounts');
 
 user
@@ -188,13 +200,82 @@ user
   .addOption(dbWaitOption())
   .action(async (name: string, opts: DbOptions) => {
     const password = await readPassword();
-    const store = await openStore(opts.db, { ...storeOptions(opts), log: stderrLog });
-    try {
-      const account = await new Services(store).accounts.createUser(name, password);
-      process.stdout.write(`created user ${account.username} (account ${account.id})\n`);
-    } finally {
-      await store.close();
+    const account = await withServices(opts, (s) => s.accounts.createUser(name, password));
+    process.stdout.write(`created user ${account.username} (account ${account.id})\n`);
+  });
+
+const account = program.command('account').description("the operator's controls: list accounts, suspend and resume them, set their limits, delete them");
+
+const limitText = (n: number | null) => (n === null ? 'default' : String(n));
+
+/** One line per account, in columns; `--json` for scripts. */
+function accountTable(rows: AccountSummary[]): string {
+  const head = ['NAME', 'MEMBERS', 'DOMAINS', 'RECORDS', 'STATUS', 'MAX-DOMAINS', 'MAX-RECORDS'];
+  const cells = rows.map((a) => [a.name, String(a.members), String(a.domains), String(a.records), a.status, limitText(a.maxDomains), limitText(a.maxRecords)]);
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] as string).length)));
+  return [head, ...cells].map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i] as number))).join('  ')).join('\n') + '\n';
+}
+
+account
+  .command('list')
+  .description('list the accounts: name, members, domains, records, status, and the limits set on each (default: the node\'s --max-domains/--max-records)')
+  .option('--json', 'one JSON array, for scripts')
+  .addOption(dbOption())
+  .addOption(dbPoolOption())
+  .addOption(dbWaitOption())
+  .action(async (opts: DbOptions & { json?: boolean }) => {
+    const rows = await withServices(opts, (s) => s.operator.list());
+    process.stdout.write(opts.json ? `${JSON.stringify(rows)}\n` : accountTable(rows));
+  });
+
+/** A limit as given: a whole number, or 'default' for the node's. */
+function limitOption(value: string, flag: string): number | null {
+  if (value === 'default') return null;
+  if (!/^\d+$/.test(value)) throw new Error(`${flag} must be a whole number or 'default', not '${value}'`);
+  return Number(value);
+}
+
+account
+  .command('set')
+  .description("suspend or resume an account, or set its own limits (a suspended account's keys, TSIG keys and sign-ins are refused; its zones stay served)")
+  .argument('<name>', 'the account (the name of the user who made it)')
+  .addOption(new Option('--max-domains <n>', "domains the account may hold; 'default': the node's --max-domains"))
+  .addOption(new Option('--max-records <n>', "records each of its domains may hold; 'default': the node's --max-records"))
+  .addOption(new Option('--suspend', 'refuse its API keys, TSIG keys and sign-ins on every door from the next request on').conflicts('resume'))
+  .addOption(new Option('--resume', 'lift a suspension'))
+  .addOption(dbOption())
+  .addOption(dbPoolOption())
+  .addOption(dbWaitOption())
+  .action(async (name: string, opts: DbOptions & { maxDomains?: string; maxRecords?: string; suspend?: boolean; resume?: boolean }) => {
+    const controls: AccountControls = {
+      ...(opts.maxDomains === undefined ? {} : { maxDomains: limitOption(opts.maxDomains, '--max-domains') }),
+      ...(opts.maxRecords === undefined ? {} : { maxRecords: limitOption(opts.maxRecords, '--max-records') }),
+      ...(opts.suspend ? { status: 'suspended' as const } : opts.resume ? { status: 'active' as const } : {}),
+    };
+    if (Object.keys(controls).length === 0) throw new Error('nothing to set: give --max-domains, --max-records, --suspend or --resume');
+    const a = await withServices(opts, (s) => s.operator.set(name, controls));
+    process.stdout.write(`account ${a.name}: ${a.status}, max domains ${limitText(a.maxDomains)}, max records per domain ${limitText(a.maxRecords)}\n`);
+  });
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+const holdingsText = (h: AccountHoldings) =>
+  `${plural(h.domains, 'domain')} (no longer served), ${plural(h.records, 'record')}, ${plural(h.apiKeys, 'API key')}, ${plural(h.tsigKeys, 'TSIG key')} and its audit trail`;
+
+account
+  .command('delete')
+  .description('delete an account with everything it holds: domains (no longer served), records, mirrors, DNSSEC keys, API and TSIG keys, its audit trail')
+  .argument('<name>', 'the account (the name of the user who made it)')
+  .option('--yes', 'do it; without it, the command only says what it would delete')
+  .addOption(dbOption())
+  .addOption(dbPoolOption())
+  .addOption(dbWaitOption())
+  .action(async (name: string, opts: DbOptions & { yes?: boolean }) => {
+    if (!opts.yes) {
+      const h = await withServices(opts, (s) => s.operator.holdings(name));
+      throw new Error(`not deleted: this would delete account ${h.name} with ${holdingsText(h)}; run again with --yes to delete it`);
     }
+    const h = await withServices(opts, (s) => s.operator.delete(name));
+    process.stdout.write(`deleted account ${h.name} with ${holdingsText(h)}\n`);
   });
 
 program

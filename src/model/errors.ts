@@ -13,7 +13,7 @@ export abstract class ZoneHostError extends Error {}
 
 /** The object does not exist, or belongs to another account (the two must be indistinguishable). */
 export class NotFoundError extends ZoneHostError {
-  constructor(readonly what: 'domain' | 'record' | 'key' | 'mirror' | 'tsigkey' = 'domain') {
+  constructor(readonly what: 'domain' | 'record' | 'key' | 'mirror' | 'tsigkey' | 'account' = 'domain') {
     super('Object not found');
   }
 }
@@ -48,6 +48,16 @@ export class ConflictError extends ZoneHostError {
 export class AuthError extends ZoneHostError {
   constructor() {
     super('Authentication failed');
+  }
+}
+
+/**
+ * The credentials are right but their account is suspended by the operator (`zonehost account set --suspend`):
+ * raised only after the key, password or TSIG signature checked out, so it tells nothing to a guesser.
+ */
+export class SuspendedError extends ZoneHostError {
+  constructor(readonly account: string) {
+    super(`The account '${account}' is suspended; ask the operator of this service to resume it.`);
   }
 }
 

@@ -2,6 +2,7 @@
  * TSIG keys (RFC 8945): what a key is, what it may do (its scope) and the rules its fields follow. A key is
  * found by its name alone (the TSIG record carries nothing else), so names are unique in the service.
  */
+import type { AccountStatus } from './account.js';
 import { Problems } from './errors.js';
 import { hostnameProblem } from './names.js';
 import { checkScopeNames, checkScopeTypes, nameCovered } from './name-scope.js';
@@ -47,6 +48,12 @@ export interface StoredTsigKey extends TsigKeyData {
   /** The shared secret, base64; never shown again after creation. */
   secret: string;
   createdAt: number;
+}
+
+/** A key as a DNS message names it: with its account's name and status, judged once its signature checked out. */
+export interface NamedTsigKey extends StoredTsigKey {
+  account: string;
+  accountStatus: AccountStatus;
 }
 
 /** A key name as a client writes it: trimmed, one trailing dot dropped, lower case (names compare so on the wire). */

@@ -1,5 +1,5 @@
 /** Accounts and API keys. */
-import { AuthError, LimitError, ScopeError, ValidationError } from '../model/errors.js';
+import { AuthError, LimitError, ScopeError, SuspendedError, ValidationError } from '../model/errors.js';
 import { allowsAddress, checkKeyScope, checkManage, widens, type KeyScope } from '../model/key-scope.js';
 import type { ApiKeyRow } from '../model/account.js';
 import type { AccountStore } from '../store/accounts.js';
@@ -49,8 +49,9 @@ export class AccountService {
   }
 
   /**
-   * Checks a user name and password; throws AuthError on any mismatch (unknown user included), and
-   * RateLimitedError once too many attempts failed for this user or from this address.
+   * Checks a user name and password; throws AuthError on any mismatch (unknown user included),
+   * RateLimitedError once too many attempts failed for this user or from this address, and SuspendedError
+   * for the right password of a suspended account (every sign-in, on every door, comes here).
    */
   async checkPassword(username: string, password: string, remoteAddr = ''): Promise<{ id: number; username: string }> {
     await this.throttle.check(username, remoteAddr);
@@ -61,6 +62,7 @@ export class AccountService {
       throw new AuthError();
     }
     await this.throttle.succeeded(username);
+    if (account.status === 'suspended') throw new SuspendedError(account.username);
     return { id: account.id, username: account.username };
   }
 
@@ -119,12 +121,15 @@ export class AccountService {
 
   /**
    * The actor for an API key; throws AuthError for unknown or expired keys, and for a key used from an
-   * address outside its scope's subnets (as for a wrong key: the caller learns nothing of the key).
+   * address outside its scope's subnets (as for a wrong key: the caller learns nothing of the key);
+   * SuspendedError for a key of a suspended account. Read on every request, never cached, so a suspension
+   * holds from the next request on, on every node.
    */
   async authenticate(key: string, iface: Actor['iface'], remoteAddr: string): Promise<Actor> {
     if (key.length === 0 || key.length > 256) throw new AuthError();
     const row = await this.store.keyByHash(hashKey(key), this.now());
     if (!row || !allowsAddress(row.scope, remoteAddr)) throw new AuthError();
+    if (row.accountStatus === 'suspended') throw new SuspendedError(row.username);
     return { accountId: row.accountId, username: row.username, keyLabel: row.label, key: { id: row.id, scope: row.scope, expiresAt: row.expiresAt }, iface, remoteAddr };
   }
 

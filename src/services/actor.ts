@@ -1,4 +1,5 @@
 import { UNRESTRICTED, type KeyScope } from '../model/key-scope.js';
+import type { AccountStore } from '../store/accounts.js';
 
 /** Who is making a request: every service call carries one, for ownership checks and the audit trail. */
 export interface Actor {
@@ -31,3 +32,17 @@ export const DEFAULT_LIMITS: Limits = {
   keysPerAccount: 20,
   tsigKeysPerAccount: 100,
 };
+
+/**
+ * The limits that hold for one account: the operator's own values for it (`zonehost account set
+ * --max-domains/--max-records`) over the node's. Read at each write, inside its transaction where there is one,
+ * so a change holds from the next request on.
+ */
+export async function accountLimits(ops: Pick<AccountStore, 'accountById'>, limits: Limits, accountId: number): Promise<Limits> {
+  const account = await ops.accountById(accountId);
+  return {
+    ...limits,
+    domainsPerAccount: account?.maxDomains ?? limits.domainsPerAccount,
+    recordsPerDomain: account?.maxRecords ?? limits.recordsPerDomain,
+  };
+}

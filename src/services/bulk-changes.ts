@@ -14,7 +14,7 @@ import { keyOf } from '../model/labels.js';
 import { checkRecord, fromV1, recordType, toV1, type RecordData, type RecordType, type StoredRecord } from '../model/records/index.js';
 import { checkAtName, hasAddress, inZoneNameServers, nameServerWithoutAddress } from '../model/zone-rules.js';
 import { checkRecordWrite, checkWrite } from '../model/key-scope.js';
-import { scopeOf, type Actor, type Limits } from './actor.js';
+import { accountLimits, scopeOf, type Actor, type Limits } from './actor.js';
 import type { DomainService } from './domains.js';
 import { applyBatch, wholeZone, type BatchResult } from './record-batch.js';
 import type { Precondition, ZoneWriter } from './zone-writer.js';
@@ -98,7 +98,7 @@ export class BulkChangeService {
       for (const r of [...judged.remove.map((x) => x.before), ...judged.change.flatMap((x) => [x.before, x.after]), ...judged.add.map((x) => x.rec)]) {
         checkRecordWrite(scope, r.name, r.type);
       }
-      this.checkZone(domain, stored, judged, items.length);
+      this.checkZone(domain, stored, judged, items.length, (await accountLimits(tx, this.limits, domain.accountId)).recordsPerDomain);
       let result: BatchResult;
       try {
         result = await applyBatch(
@@ -194,7 +194,7 @@ export class BulkChangeService {
    * The zone rules on the zone as the items leave it, at every name they touch, and the record limit; the
    * problems name the items that touch the name at fault.
    */
-  private checkZone(domain: StoredDomain, stored: readonly StoredRecord[], j: Judged, itemCount: number): void {
+  private checkZone(domain: StoredDomain, stored: readonly StoredRecord[], j: Judged, itemCount: number, maxRecords: number): void {
     const zone = domain.domain;
     const gone = new Set<number>([...j.remove.map((r) => r.before.id), ...j.change.map((c) => c.before.id)]);
     const atName = new Map<string, RecordData[]>();
@@ -235,8 +235,8 @@ export class BulkChangeService {
     };
 
     const count = stored.length - j.remove.length + j.add.length;
-    if (j.add.length > j.remove.length && count > this.limits.recordsPerDomain) {
-      problems.push({ index: null, field: null, message: `A domain may hold at most ${this.limits.recordsPerDomain} records; these ${itemCount} changes would leave ${count}.` });
+    if (j.add.length > j.remove.length && count > maxRecords) {
+      problems.push({ index: null, field: null, message: `A domain may hold at most ${maxRecords} records; these ${itemCount} changes would leave ${count}.` });
     }
     for (const key of touching.keys()) {
       const problem = checkAtName(atName.get(key) ?? [], zone);

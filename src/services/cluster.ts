@@ -2,8 +2,8 @@
  * Feeds other nodes' changes into this node's ZoneEventBus, so a DNS-only node serves what an API node
  * wrote. Notifications (store.listen) make it fast; a periodic comparison of every zone's serial with
  * what this node last heard heals anything missed (a dropped feed connection, a node that died between
- * commit and notify). Zone mirrors are compared by the serial of their last transfer, which the leader
- * stores without touching the domain row.
+ * commit and notify), and on SQLite what another process wrote. Zone mirrors are compared by the serial
+ * of their last transfer, which the leader stores without touching the domain row.
  */
 import type { StoredDomain } from '../model/domain.js';
 import type { DomainStore } from '../store/domains.js';
@@ -33,8 +33,9 @@ export class ClusterFeed {
 
   /**
    * Start before anything loads zones from the store (the DNS server): every change committed after this
-   * node's first look reaches the bus, so a zone loaded later is never left behind. Without other
-   * nodes (SQLite) there is nothing to do.
+   * node's first look reaches the bus, so a zone loaded later is never left behind. Without other nodes
+   * (SQLite) there is no feed, but the periodic comparison still runs: it is how a serving node sees what a
+   * one-shot command wrote to the same file (`zonehost account delete`: its zones stop being served).
    */
   async start(): Promise<void> {
     this.offBus = this.bus.on((c) => this.track(c));
@@ -42,11 +43,6 @@ export class ClusterFeed {
       (c) => this.bus.emit(c),
       () => void this.reconcile(),
     );
-    if (!this.stopListening) {
-      this.offBus();
-      this.offBus = null;
-      return;
-    }
     // Changes notified meanwhile are tracked already and are at least as new as the listing.
     for (const d of await this.store.domainKeys()) {
       this.track({ domainId: d.id, domain: d.domain, serial: d.serial, kind: 'domain.updated' });

@@ -4,7 +4,7 @@ import { ConflictError, LimitError, NotFoundError } from '../model/errors.js';
 import { checkCreateDomain, checkManage, seesDomain } from '../model/key-scope.js';
 import type { DomainFilter, DomainStore } from '../store/domains.js';
 import { UniqueViolation } from '../store/store.js';
-import { scopeOf, type Actor, type Limits } from './actor.js';
+import { accountLimits, scopeOf, type Actor, type Limits } from './actor.js';
 import type { CatalogService } from './catalog.js';
 import { checkNameServerAddresses } from './zone-checks.js';
 import type { Precondition, ZoneWriter } from './zone-writer.js';
@@ -61,8 +61,9 @@ export class DomainService {
     try {
       const { value, serial } = await this.writer.write(actor, async (tx, now) => {
         await tx.lockAccount(actor.accountId);
-        if ((await tx.countDomains(actor.accountId)) >= this.limits.domainsPerAccount) {
-          throw new LimitError('domain', `An account may hold at most ${this.limits.domainsPerAccount} domains.`);
+        const { domainsPerAccount } = await accountLimits(tx, this.limits, actor.accountId);
+        if ((await tx.countDomains(actor.accountId)) >= domainsPerAccount) {
+          throw new LimitError('domain', `An account may hold at most ${domainsPerAccount} domains.`);
         }
         await tx.lockDomainNames();
         if (await tx.domainByName(data.domain)) throw duplicate(data.domain);

@@ -11,6 +11,7 @@ import { DomainService } from './domains.js';
 import { Metrics } from './metrics.js';
 import { ZoneEventBus } from './zone-events.js';
 import { MirrorService } from './mirrors.js';
+import { OperatorService } from './operator.js';
 import { RecordService } from './records.js';
 import { TsigKeyService } from './tsig-keys.js';
 import { UpdateService } from './updates.js';
@@ -27,6 +28,8 @@ export class Services {
   readonly bus = new ZoneEventBus();
   readonly writer: ZoneWriter;
   readonly accounts: AccountService;
+  /** The operator's controls over accounts: list, suspend and resume, limits, delete (the command line). */
+  readonly operator: OperatorService;
   readonly domains: DomainService;
   readonly records: RecordService;
   /** Bulk record changes to one zone, all or none. */
@@ -63,11 +66,12 @@ export class Services {
   ) {
     this.writer = new ZoneWriter(store, this.bus, now);
     this.accounts = new AccountService(store, limits, now);
+    this.operator = new OperatorService(store, this.writer, now);
     this.catalog = catalog && new CatalogService(store, this.bus, catalog);
     this.domains = new DomainService(store, this.writer, limits, this.catalog);
     this.records = new RecordService(store, this.writer, this.domains, limits);
     this.changes = new BulkChangeService(this.writer, this.domains, limits);
-    this.mirrors = new MirrorService(store, this.domains, this.bus, now);
+    this.mirrors = new MirrorService(store, this.domains, this.bus, now, limits);
     this.tsigKeys = new TsigKeyService(store, this.domains, limits, now);
     this.updates = new UpdateService(this.writer, limits);
     this.dnssec = new DnssecService(store, this.writer, this.domains, this.bus, dnssec);

@@ -1,11 +1,12 @@
 /** Zone mirrors (slave domains): their transfer state and last good copy, written by the DNS side's puller. */
 import type { StoredDomain } from '../model/domain.js';
+import type { AccountStore } from '../store/accounts.js';
 import type { CatalogStore } from '../store/catalog.js';
 import type { DomainStore } from '../store/domains.js';
 import type { EventStore } from '../store/events.js';
 import type { MirrorState, MirrorStore } from '../store/mirrors.js';
 import type { Transactions } from '../store/store.js';
-import type { Actor } from './actor.js';
+import { accountLimits, type Actor, type Limits } from './actor.js';
 import type { DomainService } from './domains.js';
 import type { ZoneEventBus } from './zone-events.js';
 
@@ -22,11 +23,17 @@ export interface TransferState {
 
 export class MirrorService {
   constructor(
-    private readonly store: MirrorStore & EventStore & Pick<DomainStore, 'domain'> & Transactions<MirrorStore & Pick<CatalogStore, 'bumpCatalogSerial'>>,
+    private readonly store: MirrorStore & EventStore & Pick<DomainStore, 'domain'> & Pick<AccountStore, 'accountById'> & Transactions<MirrorStore & Pick<CatalogStore, 'bumpCatalogSerial'>>,
     private readonly domains: DomainService,
     private readonly bus: ZoneEventBus,
     private readonly now: () => number,
+    private readonly limits: Limits,
   ) {}
+
+  /** The most records a pull of this mirror may bring: its account's limit (the operator's, else the node's). */
+  async maxRecords(domain: StoredDomain): Promise<number> {
+    return (await accountLimits(this.store, this.limits, domain.accountId)).recordsPerDomain;
+  }
 
   /** The transfer state of one of the actor's mirrors (NotFoundError for anyone else's). */
   async state(actor: Actor, domainId: number): Promise<TransferState> {

@@ -11,7 +11,8 @@ import type { RecordData, StoredRecord } from '../model/records/index.js';
 import { recordType } from '../model/records/index.js';
 import { checkAtName, hasAddress, inZoneNameServers, nameServerWithoutAddress } from '../model/zone-rules.js';
 import type { RecordStore } from '../store/records.js';
-import type { Limits } from './actor.js';
+import type { AccountStore } from '../store/accounts.js';
+import { accountLimits, type Limits } from './actor.js';
 import type { JournalEntry } from './zone-writer.js';
 import { checkNameServerAddresses, touchesNameServers } from './zone-checks.js';
 
@@ -83,12 +84,15 @@ export interface BatchResult {
  * judged on the zone as stored after the writes (the transaction rolls back on a refusal); with it (when
  * judgeableInMemory) they are judged before any write, so a refusal writes nothing.
  */
-export async function applyBatch(tx: RecordStore, domain: StoredDomain, batch: RecordBatch, limits: Limits, now: number, known?: KnownZone): Promise<BatchResult> {
+export async function applyBatch(tx: RecordStore & Pick<AccountStore, 'accountById'>, domain: StoredDomain, batch: RecordBatch, limits: Limits, now: number, known?: KnownZone): Promise<BatchResult> {
   const change = batch.change ?? [];
   if (batch.remove.length === 0 && batch.add.length === 0 && change.length === 0) return { added: [], changed: [], journal: null };
   const grows = batch.add.length - batch.remove.length;
-  if (grows > 0 && (known ? known.count : await tx.countRecords(domain.id)) + grows > limits.recordsPerDomain) {
-    throw new LimitError('records', `A domain may hold at most ${limits.recordsPerDomain} records.`);
+  if (grows > 0) {
+    const { recordsPerDomain } = await accountLimits(tx, limits, domain.accountId);
+    if ((known ? known.count : await tx.countRecords(domain.id)) + grows > recordsPerDomain) {
+      throw new LimitError('records', `A domain may hold at most ${recordsPerDomain} records.`);
+    }
   }
   const judged = known !== undefined && judgeableInMemory(batch, known);
   if (judged && !known.judged) judgeNames(domain, batch, known);

@@ -7,7 +7,7 @@ import type { DomainStore } from '../store/domains.js';
 import { pageLimit, type Page } from '../store/page.js';
 import type { RecordStore } from '../store/records.js';
 import { checkRecordWrite, checkWrite } from '../model/key-scope.js';
-import { scopeOf, type Actor, type Limits } from './actor.js';
+import { accountLimits, scopeOf, type Actor, type Limits } from './actor.js';
 import type { DomainService } from './domains.js';
 import type { Precondition, ZoneWriter } from './zone-writer.js';
 import { checkNameServerAddresses, checkRequirements, touchesNameServers } from './zone-checks.js';
@@ -114,8 +114,9 @@ export class RecordService {
       const data = { ...(typeof rec === 'function' ? rec(domain.domain) : rec) };
       checkRecord(data, { ...ctx, zone: domain.domain }).throwIfAny();
       checkRecordWrite(scopeOf(actor), data.name, data.type);
-      if ((await tx.countRecords(domainId)) >= this.limits.recordsPerDomain) {
-        throw new LimitError('records', `A domain may hold at most ${this.limits.recordsPerDomain} records.`);
+      const { recordsPerDomain } = await accountLimits(tx, this.limits, domain.accountId);
+      if ((await tx.countRecords(domainId)) >= recordsPerDomain) {
+        throw new LimitError('records', `A domain may hold at most ${recordsPerDomain} records.`);
       }
       await this.checkNeighbours(tx, domain, data, null);
       const created = await tx.insertRecord(domainId, data, now);

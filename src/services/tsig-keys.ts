@@ -4,8 +4,8 @@
  * changes are not in a domain's journal.
  */
 import { randomBytes } from 'node:crypto';
-import { ConflictError, LimitError, NotFoundError, type Problems } from '../model/errors.js';
-import { checkTsigKey, DEFAULT_TSIG_ALGORITHM, normalizeKeyName, SECRET_BYTES, type StoredTsigKey, type TsigKeyData } from '../model/tsig-key.js';
+import { ConflictError, LimitError, NotFoundError, SuspendedError, type Problems } from '../model/errors.js';
+import { checkTsigKey, DEFAULT_TSIG_ALGORITHM, normalizeKeyName, SECRET_BYTES, type NamedTsigKey, type StoredTsigKey, type TsigKeyData } from '../model/tsig-key.js';
 import { checkManage, seesDomain } from '../model/key-scope.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { DomainStore } from '../store/domains.js';
@@ -122,8 +122,16 @@ export class TsigKeyService {
    * The key a DNS message names, of whichever account. Read from the store every time, never cached: a
    * deleted or narrowed key must stop working at the next message, on every node.
    */
-  byName(name: string): Promise<StoredTsigKey | undefined> {
+  byName(name: string): Promise<NamedTsigKey | undefined> {
     return this.store.tsigKeyByName(normalizeKeyName(name));
+  }
+
+  /**
+   * Whether a key found by `byName`, whose signature checked out, may act: SuspendedError when its account is
+   * suspended. Only after the signature, so a message that cannot sign learns nothing of the account.
+   */
+  checkActive(key: NamedTsigKey): void {
+    if (key.accountStatus === 'suspended') throw new SuspendedError(key.account);
   }
 
   private async owned(ops: Pick<TsigKeyStore, 'tsigKey'>, actor: Actor, id: number): Promise<StoredTsigKey> {

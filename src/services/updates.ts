@@ -12,6 +12,7 @@ import { ConflictError, LimitError, ValidationError } from '../model/errors.js';
 import { checkPrerequisites, opName, planUpdate, PrerequisiteFailed, type AtName, type Prerequisite, type UpdateOp } from '../model/update.js';
 import { zoneContent } from '../model/zone.js';
 import type { DomainStore } from '../store/domains.js';
+import type { AccountStore } from '../store/accounts.js';
 import type { RecordStore } from '../store/records.js';
 import type { SavepointStore } from '../store/savepoints.js';
 import type { Actor, Limits } from './actor.js';
@@ -152,7 +153,7 @@ export class UpdateService {
    * savepoint needed) unless it changes the apex name servers, which the stored zone judges after the writes
    * inside a savepoint.
    */
-  private async applyOne(tx: RecordStore & SavepointStore, now: number, key: StoredTsigKey, req: UpdateRequest, zone: GroupZone): Promise<JournalEntry | null> {
+  private async applyOne(tx: RecordStore & SavepointStore & Pick<AccountStore, 'accountById'>, now: number, key: StoredTsigKey, req: UpdateRequest, zone: GroupZone): Promise<JournalEntry | null> {
     const { domain } = zone;
     if (domain.accountId !== key.accountId || !key.domains.includes(domain.id) || key.update === false) {
       throw new UpdateRefused(`the key ${key.name}. may not update ${req.zone}`);

@@ -33,6 +33,12 @@ export interface WriteResult<T> {
   journal: JournalEntry[];
 }
 
+/** What a write of several zones changed: one entry per zone, each as WriteResult's change and journal. */
+export interface ZonesResult<T> {
+  value: T;
+  zones: { change: Omit<ZoneEvent, 'serial'>; journal: JournalEntry[] }[];
+}
+
 export class ZoneWriter {
   constructor(
     /** A zone write may touch every aggregate: its function gets the whole transaction. */
@@ -48,41 +54,57 @@ export class ZoneWriter {
 
   /** Runs one zone write; returns the function's value and the zone's serial afterwards (0 if unchanged or deleted). */
   async write<T>(actor: Actor | null, fn: (tx: StoreOps, now: number) => Promise<WriteResult<T>>): Promise<{ value: T; serial: number }> {
-    let announced: ZoneEvent | null = null;
+    const { value, serials } = await this.writeZones(actor, async (tx, now) => {
+      const res = await fn(tx, now);
+      return { value: res.value, zones: res.change ? [{ change: res.change, journal: res.journal }] : [] };
+    });
+    return { value, serial: serials[0] ?? 0 };
+  }
+
+  /**
+   * Runs a write that changes several zones in one transaction (an account deleted with its domains): each
+   * zone's serial, journal and event as `write` makes them for one; returns each zone's serial afterwards.
+   */
+  async writeZones<T>(actor: Actor | null, fn: (tx: StoreOps, now: number) => Promise<ZonesResult<T>>): Promise<{ value: T; serials: number[] }> {
+    const announced: ZoneEvent[] = [];
     const value = await this.store.transaction(async (tx) => {
       const now = this.now();
       const res = await fn(tx, now);
-      if (!res.change) return res.value;
-      const serial = res.change.kind === 'domain.deleted' ? 0 : await tx.bumpSerial(res.change.domainId, this.serialFloor());
-      // The catalog zone's serial moves with its membership, in the same commit (every node reads it).
-      if (isMembershipChange(res.change)) await tx.bumpCatalogSerial(this.serialFloor());
-      const { domainId } = res.change;
-      await tx.appendJournal(
-        res.journal.map((j) => {
-          const who = j.actor === undefined ? actor : j.actor;
-          return {
-            domainId,
-            accountId: who?.accountId ?? null,
-            serial,
-            at: now,
-            action: j.action,
-            objectId: j.objectId,
-            keyLabel: who?.keyLabel ?? '',
-            keyId: who?.key?.id ?? null,
-            iface: who?.iface ?? 'dns',
-            remoteAddr: who?.remoteAddr ?? '',
-            before: j.before,
-            after: j.after,
-          };
-        }),
-      );
-      announced = { ...res.change, serial };
-      // Other nodes hear of it when (and only if) this transaction commits.
-      await tx.announce(announced);
+      for (const zone of res.zones) announced.push(await this.record(tx, actor, now, zone.change, zone.journal));
       return res.value;
     });
-    const change = announced as ZoneEvent | null;
-    if (change) this.bus.emit(change);
-    return { value, serial: change?.serial ?? 0 };
+    for (const change of announced) this.bus.emit(change);
+    return { value, serials: announced.map((c) => c.serial) };
+  }
+
+  /** Inside the write: one zone's serial, journal entries and announcement to other nodes; the event to emit after commit. */
+  private async record(tx: StoreOps, actor: Actor | null, now: number, change: Omit<ZoneEvent, 'serial'>, journal: JournalEntry[]): Promise<ZoneEvent> {
+    const serial = change.kind === 'domain.deleted' ? 0 : await tx.bumpSerial(change.domainId, this.serialFloor());
+    // The catalog zone's serial moves with its membership, in the same commit (every node reads it).
+    if (isMembershipChange(change)) await tx.bumpCatalogSerial(this.serialFloor());
+    const { domainId } = change;
+    await tx.appendJournal(
+      journal.map((j) => {
+        const who = j.actor === undefined ? actor : j.actor;
+        return {
+          domainId,
+          accountId: who?.accountId ?? null,
+          serial,
+          at: now,
+          action: j.action,
+          objectId: j.objectId,
+          keyLabel: who?.keyLabel ?? '',
+          keyId: who?.key?.id ?? null,
+          iface: who?.iface ?? 'dns',
+          remoteAddr: who?.remoteAddr ?? '',
+          before: j.before,
+          after: j.after,
+        };
+      }),
+    );
+    const event = { ...change, serial };
+    // Other nodes hear of it when (and only if) this transaction commits.
+    await tx.announce(event);
+    return event;
   }
 }

@@ -32,9 +32,10 @@ import { checkKeyFields, type TsigKeyRef } from '../model/tsig-key.js';
 import { checkFileRecords, MAX_LINE_PROBLEMS, parseZoneFile, zoneFile, ZoneFileError, type FileSoa, type LineProblem } from '../model/zonefile.js';
 import { DEFAULT_TRANSFER_PORT, ImportDestinations } from './import-destinations.js';
 import type { DomainStore } from '../store/domains.js';
+import type { AccountStore } from '../store/accounts.js';
 import type { RecordStore } from '../store/records.js';
 import { checkManage, checkRecordWrite, checkWrite, type KeyScope } from '../model/key-scope.js';
-import { scopeOf, type Actor, type Limits } from './actor.js';
+import { accountLimits, scopeOf, type Actor, type Limits } from './actor.js';
 import type { DomainService } from './domains.js';
 import { applyBatch, wholeZone } from './record-batch.js';
 import type { JournalEntry, ZoneWriter } from './zone-writer.js';
@@ -151,7 +152,7 @@ export class ZoneFileService {
   private readonly transferring = new Set<number>();
 
   constructor(
-    private readonly store: Pick<RecordStore, 'listRecords'>,
+    private readonly store: Pick<RecordStore, 'listRecords'> & Pick<AccountStore, 'accountById'>,
     private readonly writer: ZoneWriter,
     private readonly domains: DomainService,
     private readonly limits: Limits,
@@ -194,7 +195,7 @@ export class ZoneFileService {
       let content: ZoneContent & { refused: string[] };
       try {
         content = await source.pull(server, port, domain.domain, tsig, {
-          maxRecords: this.limits.recordsPerDomain,
+          maxRecords: (await accountLimits(this.store, this.limits, domain.accountId)).recordsPerDomain,
           timeoutMs: this.transfers.timeoutMs ?? TRANSFER_TIMEOUT_MS,
           maxBytes: this.transfers.maxBytes ?? TRANSFER_MAX_BYTES,
         });
@@ -242,8 +243,9 @@ export class ZoneFileService {
     const checked = checkFileRecords(parsed.records, first.domain, this.nameservers);
     const problems = [...parsed.problems, ...checked.problems].sort((a, b) => a.line - b.line);
     if (problems.length > 0) throw new ZoneFileError(capped(problems));
-    if (checked.records.length > this.limits.recordsPerDomain) {
-      throw new LimitError('records', `The file holds ${checked.records.length} records; a domain may hold at most ${this.limits.recordsPerDomain}.`);
+    const { recordsPerDomain } = await accountLimits(this.store, this.limits, first.accountId);
+    if (checked.records.length > recordsPerDomain) {
+      throw new LimitError('records', `The file holds ${checked.records.length} records; a domain may hold at most ${recordsPerDomain}.`);
     }
     const fileRecords = checked.records.map((r) => r.record);
     if (opts.dryRun) return inScope(scope, plan(first, await this.store.listRecords(first.id), fileRecords, parsed.soa));

@@ -1,22 +1,35 @@
-/** Accounts: the login names and password hashes everything else belongs to. */
-import type { Kysely } from 'kysely';
-import type { Account } from '../model/account.js';
-import { num } from './columns.js';
+/** Accounts: the login names and password hashes everything else belongs to, and what the operator sets on them. */
+import type { Kysely, Selectable } from 'kysely';
+import type { Account, AccountControls, AccountStatus, AccountSummary } from '../model/account.js';
+import { num, numOrNull } from './columns.js';
 import type { DialectSql } from './dialect-sql.js';
-import type { Database } from './schema.js';
+import type { AccountsTable, Database } from './schema.js';
 
 export interface AccountStore {
   createAccount(username: string, passwordHash: string, now: number): Promise<Account>;
   accountByName(username: string): Promise<Account | undefined>;
+  accountById(id: number): Promise<Account | undefined>;
   /** Inside a transaction: holds the account's row until commit (serialises changes to its key and domain lists; see DialectSql.lockRow). */
   lockAccount(id: number): Promise<void>;
+  /** Every account (or the one of that name) with what it holds, by name. */
+  listAccounts(name?: string): Promise<AccountSummary[]>;
+  setAccountControls(id: number, controls: AccountControls): Promise<void>;
+  /**
+   * Deletes the account with everything it holds: its domains (with their records, mirror states and DNSSEC
+   * keys) and its API and TSIG keys by the foreign keys, and the journal entries of its domains and of its
+   * users, which no foreign key holds: the audit trail goes with the account.
+   */
+  deleteAccount(id: number): Promise<void>;
 }
 
-const toAccount = (row: { id: unknown; username: string; password_hash: string; created_at: unknown }): Account => ({
+const toAccount = (row: Selectable<AccountsTable>): Account => ({
   id: num(row.id),
   username: row.username,
   passwordHash: row.password_hash,
   createdAt: num(row.created_at),
+  status: row.status as AccountStatus,
+  maxDomains: numOrNull(row.max_domains),
+  maxRecords: numOrNull(row.max_records),
 });
 
 export class KyselyAccountStore implements AccountStore {
@@ -40,7 +53,57 @@ export class KyselyAccountStore implements AccountStore {
     return row && toAccount(row);
   }
 
+  async accountById(id: number): Promise<Account | undefined> {
+    const row = await this.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toAccount(row);
+  }
+
   lockAccount(id: number): Promise<void> {
     return this.dialect.lockRow(this.db, 'accounts', id);
+  }
+
+  async listAccounts(name?: string): Promise<AccountSummary[]> {
+    let q = this.db.selectFrom('accounts');
+    if (name !== undefined) q = q.where('accounts.username', '=', name);
+    const rows = await q
+      .select(['accounts.id', 'accounts.username', 'accounts.status', 'accounts.max_domains', 'accounts.max_records'])
+      .select((eb) => [
+        eb.selectFrom('domains').whereRef('domains.account_id', '=', 'accounts.id').select(eb.fn.countAll().as('n')).as('domains'),
+        eb
+          .selectFrom('records')
+          .innerJoin('domains', 'domains.id', 'records.domain_id')
+          .whereRef('domains.account_id', '=', 'accounts.id')
+          .select(eb.fn.countAll().as('n'))
+          .as('records'),
+      ])
+      .orderBy('accounts.username')
+      .execute();
+    return rows.map((r) => ({
+      id: num(r.id),
+      name: r.username,
+      members: 1,
+      domains: num(r.domains ?? 0),
+      records: num(r.records ?? 0),
+      status: r.status as AccountStatus,
+      maxDomains: numOrNull(r.max_domains),
+      maxRecords: numOrNull(r.max_records),
+    }));
+  }
+
+  async setAccountControls(id: number, controls: AccountControls): Promise<void> {
+    const set = {
+      ...(controls.status === undefined ? {} : { status: controls.status }),
+      ...(controls.maxDomains === undefined ? {} : { max_domains: controls.maxDomains }),
+      ...(controls.maxRecords === undefined ? {} : { max_records: controls.maxRecords }),
+    };
+    if (Object.keys(set).length > 0) await this.db.updateTable('accounts').set(set).where('id', '=', id).execute();
+  }
+
+  async deleteAccount(id: number): Promise<void> {
+    await this.db
+      .deleteFrom('changes')
+      .where((eb) => eb.or([eb('account_id', '=', id), eb('domain_id', 'in', eb.selectFrom('domains').select('id').where('account_id', '=', id))]))
+      .execute();
+    await this.db.deleteFrom('accounts').where('id', '=', id).execute();
   }
 }

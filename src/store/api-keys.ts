@@ -1,6 +1,6 @@
 /** API keys: stored by the hash of their secret, each with its account and scope. */
 import type { Kysely } from 'kysely';
-import type { ApiKeyRow } from '../model/account.js';
+import type { AccountStatus, ApiKeyRow } from '../model/account.js';
 import type { KeyScope } from '../model/key-scope.js';
 import { countRows, num, numOrNull } from './columns.js';
 import type { DialectSql } from './dialect-sql.js';
@@ -8,8 +8,8 @@ import type { Database } from './schema.js';
 
 export interface ApiKeyStore {
   insertKey(accountId: number, keyHash: string, prefix: string, label: string, now: number, expiresAt: number | null, scope?: KeyScope): Promise<ApiKeyRow>;
-  /** The key and its account when the hash matches a key that has not expired at `now`. */
-  keyByHash(keyHash: string, now: number): Promise<(ApiKeyRow & { username: string }) | undefined>;
+  /** The key and its account (name and status) when the hash matches a key that has not expired at `now`. */
+  keyByHash(keyHash: string, now: number): Promise<(ApiKeyRow & { username: string; accountStatus: AccountStatus }) | undefined>;
   listKeys(accountId: number, now: number): Promise<ApiKeyRow[]>;
   countActiveKeys(accountId: number, now: number): Promise<number>;
   deleteKey(accountId: number, keyId: number): Promise<boolean>;
@@ -56,11 +56,11 @@ export class KyselyApiKeyStore implements ApiKeyStore {
       .selectFrom('api_keys')
       .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
       .selectAll('api_keys')
-      .select('accounts.username')
+      .select(['accounts.username', 'accounts.status'])
       .where('api_keys.key_hash', '=', keyHash)
       .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', now)]))
       .executeTakeFirst();
-    return row && { ...toKey(row), username: row.username };
+    return row && { ...toKey(row), username: row.username, accountStatus: row.status as AccountStatus };
   }
 
   async listKeys(accountId: number, now: number): Promise<ApiKeyRow[]> {

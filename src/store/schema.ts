@@ -6,6 +6,11 @@ export interface AccountsTable {
   username: string;
   password_hash: string;
   created_at: number;
+  /** 'active' or 'suspended' (model/account.ts AccountStatus). */
+  status: Generated<string>;
+  /** The operator's limits for this account; null: the node's defaults. */
+  max_domains: number | null;
+  max_records: number | null;
 }
 
 export interface ApiKeysTable {

@@ -1,6 +1,7 @@
 /** TSIG keys: shared secrets, found by name alone, with the domains and names they may update or transfer. */
 import type { Kysely, Selectable } from 'kysely';
-import type { StoredTsigKey, TsigAlgorithm, TsigKeyData, UpdateScope } from '../model/tsig-key.js';
+import type { AccountStatus } from '../model/account.js';
+import type { NamedTsigKey, StoredTsigKey, TsigAlgorithm, TsigKeyData, UpdateScope } from '../model/tsig-key.js';
 import { countRows, num } from './columns.js';
 import type { DialectSql } from './dialect-sql.js';
 import { pageLimit, type Page } from './page.js';
@@ -11,8 +12,8 @@ export interface TsigKeyStore {
   insertTsigKey(accountId: number, k: TsigKeyData, secret: string, now: number): Promise<StoredTsigKey>;
   /** A key of this account (undefined for another account's: the two look the same). */
   tsigKey(accountId: number, id: number): Promise<StoredTsigKey | undefined>;
-  /** The key with this (normalised) name, of whichever account. */
-  tsigKeyByName(name: string): Promise<StoredTsigKey | undefined>;
+  /** The key with this (normalised) name, of whichever account, with that account's name and status. */
+  tsigKeyByName(name: string): Promise<NamedTsigKey | undefined>;
   listTsigKeys(accountId: number, page?: Page): Promise<StoredTsigKey[]>;
   countTsigKeys(accountId: number): Promise<number>;
   /** Everything but the secret and the owner; raises UniqueViolation when the new name is taken. */
@@ -59,9 +60,15 @@ export class KyselyTsigKeyStore implements TsigKeyStore {
     return row && toTsigKey(row);
   }
 
-  async tsigKeyByName(name: string): Promise<StoredTsigKey | undefined> {
-    const row = await this.db.selectFrom('tsig_keys').selectAll().where('name', '=', name).executeTakeFirst();
-    return row && toTsigKey(row);
+  async tsigKeyByName(name: string): Promise<NamedTsigKey | undefined> {
+    const row = await this.db
+      .selectFrom('tsig_keys')
+      .innerJoin('accounts', 'accounts.id', 'tsig_keys.account_id')
+      .selectAll('tsig_keys')
+      .select(['accounts.username', 'accounts.status'])
+      .where('tsig_keys.name', '=', name)
+      .executeTakeFirst();
+    return row && { ...toTsigKey(row), account: row.username, accountStatus: row.status as AccountStatus };
   }
 
   async listTsigKeys(accountId: number, page: Page = {}): Promise<StoredTsigKey[]> {

@@ -196,7 +196,7 @@ describe('005_tsig_keys', () => {
 
         const data = { name: 'acme.example.com', algorithm: 'hmac-sha256' as const, domains: [mirrorId], update: { names: ['_acme-challenge'], types: ['TXT'] }, transfer: true };
         const key = await store.insertTsigKey(alice, data, 'c2VjcmV0LXNlY3JldC1zZWNyZXQ=', 5);
-        expect(await store.tsigKeyByName('acme.example.com')).toEqual({ ...data, id: key.id, accountId: alice, secret: 'c2VjcmV0LXNlY3JldC1zZWNyZXQ=', createdAt: 5 });
+        expect(await store.tsigKeyByName('acme.example.com')).toEqual({ ...data, id: key.id, accountId: alice, secret: 'c2VjcmV0LXNlY3JldC1zZWNyZXQ=', createdAt: 5, account: 'alice', accountStatus: 'active' });
         await expect(store.insertTsigKey(bob, data, 'c2VjcmV0LXNlY3JldC1zZWNyZXQ=', 5)).rejects.toBeInstanceOf(UniqueViolation);
         expect(await store.tsigKey(bob, key.id)).toBeUndefined();
         expect(await store.deleteTsigKey(bob, key.id)).toBe(false);
@@ -238,6 +238,29 @@ describe('013_records_domain_check', () => {
         expect((await store.listRecords(domainId)).map((r) => r.name)).toEqual(['www']);
         await store.deleteDomain(domainId);
         expect(await store.countAllRecords()).toBe(0);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
+describe('011_account_controls', () => {
+  it('leaves existing accounts active, with the node\'s limits, and lets the operator set both', async () => {
+    const { url, cleanup } = freshDatabase();
+    try {
+      const db = await olderDatabase(url, '010_cookie_secrets');
+      await db.insertInto('accounts').values({ username: 'alice', password_hash: 'hash', created_at: 1 } as never).execute();
+      await db.destroy();
+
+      const store = await openStore(url);
+      try {
+        const alice = await store.accountByName('alice');
+        expect(alice).toMatchObject({ username: 'alice', status: 'active', maxDomains: null, maxRecords: null });
+        await store.setAccountControls(alice!.id, { status: 'suspended', maxDomains: 2 });
+        expect(await store.listAccounts()).toEqual([{ id: alice!.id, name: 'alice', members: 1, domains: 0, records: 0, status: 'suspended', maxDomains: 2, maxRecords: null }]);
       } finally {
         await store.close();
       }

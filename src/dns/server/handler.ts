@@ -7,6 +7,7 @@
  */
 import type * as dnsPacket from 'dns-packet';
 import type { Logger } from 'pino';
+import { SuspendedError } from '../../model/errors.js';
 import type { Services } from '../../services/index.js';
 import { secure } from '../dnssec/secure.js';
 import { SigningError, type SignatureCache } from '../dnssec/sign.js';
@@ -137,6 +138,16 @@ export class DnsHandler {
   /** The answers to a message whose TSIG, if any, verified: by opcode (and AXFR/IXFR by type). */
   private async respond(q: Query, raw: Buffer, remoteAddress: string, transport: Transport, limit: number, signer: Signer | null): Promise<Answers> {
     if (q.edns && q.edns.version !== 0) return classed([encodeResponse(q, emptyResult(RCODE.BADVERS), limit)]);
+    if (signer?.key) {
+      // A key of a suspended account verified but may not act (the services decide): REFUSED, signed like any answer to it.
+      try {
+        this.services.tsigKeys.checkActive(signer.key);
+      } catch (e) {
+        if (!(e instanceof SuspendedError)) throw e;
+        this.parts.log.info({ key: signer.key.name, remoteAddress, why: e.message }, 'DNS message signed with a suspended account\'s key refused');
+        return classed([encodeResponse(q, errorResult(RCODE.REFUSED, { code: EDE.PROHIBITED, text: e.message }), limit)]);
+      }
+    }
     if (q.opcode === OPCODE.UPDATE) {
       // Only a customer's key may update (a mirror's master key is for NOTIFY); unsigned: REFUSED (RFC 2136 3.3).
       if (!signer?.key) return classed([encodeResponse(q, errorResult(RCODE.REFUSED, PROHIBITED), limit)]);

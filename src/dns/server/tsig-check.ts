@@ -3,7 +3,7 @@
  * answered, and the signing of the answers to one that verified. The MAC arithmetic is wire/tsig.ts's.
  */
 import { keyOfLabels } from '../../model/labels.js';
-import type { StoredTsigKey, TsigKeyRef } from '../../model/tsig-key.js';
+import type { NamedTsigKey, TsigKeyRef } from '../../model/tsig-key.js';
 import type { Services } from '../../services/index.js';
 import { OPCODE, RCODE } from '../wire/message.js';
 import type { Query } from '../wire/query.js';
@@ -16,7 +16,7 @@ export class Signer {
   constructor(
     readonly secret: TsigSecret,
     /** The customer's key; null for a mirror's key for its masters. */
-    readonly key: StoredTsigKey | null,
+    readonly key: NamedTsigKey | null,
     private readonly requestMac: Buffer,
     private readonly now: number,
   ) {}
@@ -35,7 +35,7 @@ export class Signer {
  * The stored key a signed message names: a customer's TSIG key, or for a NOTIFY the key a zone mirror holds
  * for its masters (`ref`); null when there is none of that name.
  */
-async function keyNamed(services: Services, q: Query, t: Tsig): Promise<{ key: StoredTsigKey | null; stored: StoredTsigKey | TsigKeyRef } | null> {
+async function keyNamed(services: Services, q: Query, t: Tsig): Promise<{ key: NamedTsigKey | null; stored: NamedTsigKey | TsigKeyRef } | null> {
   const name = keyOfLabels(t.key);
   if (q.opcode === OPCODE.NOTIFY) {
     const mirror = await services.zones.byName(q.key);

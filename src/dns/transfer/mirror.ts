@@ -144,7 +144,7 @@ export class MirrorPuller {
           await this.services.mirrors.transferred(id, domain.domain, haveSoa.serial, text);
           return this.schedule(id, timer(masterSoa.refresh));
         }
-        const limits = { maxRecords: this.services.limits.recordsPerDomain, timeoutMs: AXFR_TIMEOUT_MS, maxBytes: AXFR_MAX_BYTES, signal: this.abort.signal, tls: domain.masterTls };
+        const limits = { maxRecords: await this.services.mirrors.maxRecords(domain), timeoutMs: AXFR_TIMEOUT_MS, maxBytes: AXFR_MAX_BYTES, signal: this.abort.signal, tls: domain.masterTls };
         const content = await pullZone(master, masterPort(domain), domain.domain, domain.masterTsig, limits, this.now);
         const soa = soaData(content.soa);
         await this.services.mirrors.transferred(id, domain.domain, soa.serial, serialiseZone(content));

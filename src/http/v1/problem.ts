@@ -2,7 +2,7 @@
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
-import { AuthError, ConflictError, LimitError, NotFoundError, RateLimitedError, ScopeError, UnavailableError, ValidationError, type FieldProblem } from '../../model/errors.js';
+import { AuthError, ConflictError, LimitError, NotFoundError, RateLimitedError, ScopeError, SuspendedError, UnavailableError, ValidationError, type FieldProblem } from '../../model/errors.js';
 import type { LimitedReply } from '../ratelimit.js';
 
 export const PROBLEM_TYPE = 'application/problem+json';
@@ -181,6 +181,8 @@ export function problemFor(err: unknown, fieldMap: FieldMap = (f) => f): { body:
   // A count limit is about the account's data, not about a field of the request.
   if (err instanceof LimitError) return { body: problem(409, err.message), headers: {} };
   // The error's field names the scope rule that refused (scope.read_only, scope.records.names, ...).
+  // The credentials are right; the account may not act until the operator resumes it.
+  if (err instanceof SuspendedError) return { body: problem(403, err.message), headers: {} };
   if (err instanceof ScopeError) return { body: problem(403, err.message, [{ field: `scope.${err.rule}`, reason: err.message }]), headers: {} };
   return null;
 }

@@ -1,5 +1,5 @@
 /** Interface A's reply: the {ERRORARRAY, ACTION, DATA} envelope, its error codes, and core-error mapping. */
-import { AuthError, ConflictError, InvalidTypeError, LimitError, NotFoundError, RateLimitedError, ScopeError, UnavailableError, ValidationError } from '../../model/errors.js';
+import { AuthError, ConflictError, InvalidTypeError, LimitError, NotFoundError, RateLimitedError, ScopeError, SuspendedError, UnavailableError, ValidationError } from '../../model/errors.js';
 
 export interface V3Error {
   ERRORCODE: number;
@@ -53,6 +53,8 @@ export function toV3Errors(e: unknown): V3Error[] | null {
   if (e instanceof NotFoundError) return [{ ERRORCODE: CODES.notFound, ERRORMESSAGE: 'Object not found' }];
   // Linode's table: 13 "Permission denied" (docs/interface-a.md); the message names the scope rule.
   if (e instanceof ScopeError) return [{ ERRORCODE: CODES.denied, ERRORMESSAGE: e.message }];
+  // 13 too: the credentials are right, the operator's suspension denies them (docs/interface-a.md).
+  if (e instanceof SuspendedError) return [{ ERRORCODE: CODES.denied, ERRORMESSAGE: e.message }];
   if (e instanceof InvalidTypeError) return e.problems.map((p) => ({ ERRORCODE: CODES.invalid, ERRORMESSAGE: p.message }));
   if (e instanceof ValidationError) return e.problems.map((p) => ({ ERRORCODE: CODES.validation, ERRORMESSAGE: p.message }));
   if (e instanceof ConflictError || e instanceof LimitError) return [{ ERRORCODE: CODES.validation, ERRORMESSAGE: e.message }];

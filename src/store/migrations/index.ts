@@ -10,6 +10,7 @@ import * as m007 from './007_catalog.js';
 import * as m008 from './008_key_scopes.js';
 import * as m009 from './009_changes_serial.js';
 import * as m010 from './010_cookie_secrets.js';
+import * as m011 from './011_account_controls.js';
 import * as m012 from './012_mirror_tls.js';
 import * as m013 from './013_records_domain_check.js';
 
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '008_key_scopes': m008,
   '009_changes_serial': m009,
   '010_cookie_secrets': m010,
+  '011_account_controls': m011,
   '012_mirror_tls': m012,
   '013_records_domain_check': m013,
 };
