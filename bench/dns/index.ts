@@ -1,15 +1,22 @@
 /**
  * DNS query throughput (issue 4): dnsperf against our server and against knotd serving the same zone,
  * exported from ours by AXFR, in the same run on the same machine. Prints both rates and their ratio, and
- * beside them the floor's: a Node.js process that sends every query straight back (udp-floor.mjs), the
- * most one Node.js thread answers over UDP here.
+ * beside them two floors: Node.js processes that send every query straight back, doing no DNS work, one
+ * thread each: through dgram, one system call per packet (udp-floor.mjs: what one thread got before issue 28),
+ * and through the native module's batches (udp-floor-batched.mjs: the most one thread answers on zonehost's
+ * path now).
+ *
+ * zonehost runs as a user runs it: `zonehost serve` with its defaults for DNS (--dns-threads one per core,
+ * --udp-batch 64), as knotd runs with its default workers. The flags given lift only the HTTP rate limits and
+ * the record limit, which the seeding through interface A would hit.
  */
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { freePort, haveProgram, runCommand, spawnKnot, startChild, table, tempDir, waitFor, ZONEHOST_BIN, type BenchOptions, type Child } from '../support.js';
+import { DEFAULT_UDP_BATCH, RECV_BUFFER_BYTES } from '../../src/dns/server/udp.js';
+import { freePort, haveProgram, ROOT, runCommand, spawnKnot, startChild, table, tempDir, waitFor, ZONEHOST_BIN, type BenchOptions, type Child } from '../support.js';
 
 const run = promisify(execFile);
 
@@ -107,19 +114,28 @@ async function startKnot(dir: string, zoneFile: string): Promise<Server> {
   return { name: 'knotd', port, stop: () => child.stop() };
 }
 
-/** The Node.js floor (udp-floor.mjs) on a port of its own. */
-async function startFloor(): Promise<Server> {
+/** The native module the batched floor echoes through, as zonehost loads it (src/dns/server/udp-batch.ts). */
+const NATIVE_MODULE = join(ROOT, 'native/udp-batch/build/Release/udp_batch.node');
+
+/** The floors: each a Node.js process echoing every query, one thread, no DNS work. */
+const FLOORS = {
+  dgram: { name: 'Node.js floor, dgram', script: 'udp-floor.mjs', args: [] as string[] },
+  batched: { name: 'Node.js floor, batched', script: 'udp-floor-batched.mjs', args: [String(DEFAULT_UDP_BATCH), String(RECV_BUFFER_BYTES)] },
+};
+
+/** A floor on a port of its own. */
+async function startFloor(floor: (typeof FLOORS)[keyof typeof FLOORS]): Promise<Server> {
   const port = await freePort();
-  const child = startChild(process.execPath, [fileURLToPath(new URL('./udp-floor.mjs', import.meta.url)), String(port)]);
+  const child = startChild(process.execPath, [fileURLToPath(new URL(`./${floor.script}`, import.meta.url)), String(port), ...floor.args]);
   try {
     // It answers with no records, so any reply will do (dig exits 9 without one).
     const replies = () => run('dig', ['-p', String(port), '@127.0.0.1', '+time=1', '+tries=1', ZONE, 'SOA'], { timeout: 5000 }).then(() => true, () => false);
-    await waitFor(() => `the Node.js floor (${child.output()})`, replies);
+    await waitFor(() => `${floor.name} (${child.output()})`, replies);
   } catch (e) {
     await child.stop();
     throw e;
   }
-  return { name: 'Node.js floor', port, stop: () => child.stop() };
+  return { name: floor.name, port, stop: () => child.stop() };
 }
 
 /** The query mix: mostly existing names, some NXDOMAIN, apex MX, TXT, a CNAME and wildcard names. */
@@ -166,8 +182,8 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
   const records = opts.quick ? 200 : 2000;
   const seconds = opts.quick ? 3 : 15;
   const dir = tempDir('zonehost-dnsbench-');
-  // Both servers run side by side and are measured in alternation, so a busy moment on the machine
-  // hits both; each figure is the median of the rounds.
+  // The servers and floors run side by side and are measured in alternation, so a busy moment on the machine
+  // hits each; each figure is the median of the rounds.
   const rounds = opts.quick ? 1 : 3;
   const runs = new Map<string, PerfResult[]>();
   try {
@@ -175,12 +191,14 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
     const ours = await startZonehost(dir.path, records, log);
     try {
       const knot = await startKnot(dir.path, await exportZone(ours.port));
-      const floor = await startFloor();
+      const servers = [ours, knot];
       try {
-        for (const server of [ours, knot, floor]) if (!opts.quick) await dnsperf(server.port, queries, 3, LOADS[0]); // warm-up
+        servers.push(await startFloor(FLOORS.dgram));
+        if (existsSync(NATIVE_MODULE)) servers.push(await startFloor(FLOORS.batched));
+        for (const server of servers) if (!opts.quick) await dnsperf(server.port, queries, 3, LOADS[0]); // warm-up
         for (const load of LOADS) {
           for (let round = 0; round < rounds; round++) {
-            for (const server of [ours, knot, floor]) {
+            for (const server of servers) {
               const r = await dnsperf(server.port, queries, seconds, load);
               log(`  ${server.name}, ${load.name}, round ${round + 1}: ${r.qps.toFixed(0)} qps`);
               const key = `${server.name}/${load.name}`;
@@ -189,8 +207,7 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
           }
         }
       } finally {
-        await knot.stop();
-        await floor.stop();
+        for (const server of servers.slice(1)) await server.stop();
       }
     } finally {
       await ours.stop();
@@ -199,15 +216,21 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
     dir.remove();
   }
   const results = new Map([...runs].map(([key, rs]) => [key, [...rs].sort((a, b) => a.qps - b.qps)[Math.floor(rs.length / 2)] as PerfResult]));
+  const all = (name: string, load: Load) => (runs.get(`${name}/${load.name}`) ?? []).map((r) => r.qps.toFixed(0)).join(', ') || '-';
   const rows = LOADS.map((load) => {
-    const [ours, knot, floor] = [results.get(`zonehost/${load.name}`), results.get(`knotd/${load.name}`), results.get(`Node.js floor/${load.name}`)];
+    const [ours, knot, dgram, batched] = ['zonehost', 'knotd', FLOORS.dgram.name, FLOORS.batched.name].map((name) => results.get(`${name}/${load.name}`));
     const cells = (r: PerfResult | undefined) => (r ? [r.qps.toFixed(0), r.lost, r.latency] : ['-', '-', '-']);
     const ratio = (a: PerfResult | undefined, b: PerfResult | undefined) => (a && b ? (a.qps / b.qps).toFixed(2) : '-');
-    return [load.name, ...cells(ours), ...cells(knot), ratio(ours, knot), floor ? floor.qps.toFixed(0) : '-', ratio(floor, knot)];
+    const floor = (r: PerfResult | undefined) => [r ? r.qps.toFixed(0) : '-', ratio(r, knot)];
+    return [load.name, ...cells(ours), ...cells(knot), ratio(ours, knot), ...floor(dgram), ...floor(batched)];
   });
+  const roundRows = LOADS.map((load) => [load.name, ...['zonehost', 'knotd', FLOORS.dgram.name, FLOORS.batched.name].map((name) => all(name, load))]);
   return [
-    `DNS: dnsperf for ${seconds} s per load over UDP (median of ${rounds} alternating round${rounds > 1 ? 's' : ''}), ${records + 5}-record zone (answers, NXDOMAIN, MX with additional, TXT, CNAME, wildcard); knotd serves the zone exported from ours by AXFR, with its default workers`,
-    table(['load', 'zonehost qps', 'lost', 'avg latency s', 'knotd qps', 'lost', 'avg latency s', 'zonehost/knotd', 'Node.js floor qps', 'floor/knotd'], rows),
-    'Node.js floor: one Node.js thread sending every query straight back (bench/dns/udp-floor.mjs), no DNS work: the most any one-thread Node.js server answers here',
+    `DNS: dnsperf for ${seconds} s per load over UDP (median of ${rounds} alternating round${rounds > 1 ? 's' : ''}), ${records + 5}-record zone (answers, NXDOMAIN, MX with additional, TXT, CNAME, wildcard); zonehost with its default DNS threads and UDP batch, knotd serving the zone exported from ours by AXFR with its default workers`,
+    table(['load', 'zonehost qps', 'lost', 'avg latency s', 'knotd qps', 'lost', 'avg latency s', 'zonehost/knotd', 'dgram floor qps', 'floor/knotd', 'batched floor qps', 'floor/knotd'], rows),
+    'rounds (qps):',
+    table(['load', 'zonehost', 'knotd', 'dgram floor', 'batched floor'], roundRows),
+    `Node.js floors: one Node.js thread sending every query straight back, no DNS work; dgram: one system call per packet (bench/dns/udp-floor.mjs), batched: native/udp-batch, ${DEFAULT_UDP_BATCH} per recvmmsg/sendmmsg (bench/dns/udp-floor-batched.mjs)`,
+    ...(existsSync(NATIVE_MODULE) ? [] : [`batched floor: skipped, the native module is not built (${NATIVE_MODULE} missing: npm run build:native)`]),
   ].join('\n');
 }
