@@ -228,6 +228,7 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
   return [
     `DNS: dnsperf for ${seconds} s per load over UDP (median of ${rounds} alternating round${rounds > 1 ? 's' : ''}), ${records + 5}-record zone (answers, NXDOMAIN, MX with additional, TXT, CNAME, wildcard); zonehost with its default DNS threads and UDP batch, knotd serving the zone exported from ours by AXFR with its default workers`,
     table(['load', 'zonehost qps', 'lost', 'avg latency s', 'knotd qps', 'lost', 'avg latency s', 'zonehost/knotd', 'dgram floor qps', 'floor/knotd', 'batched floor qps', 'floor/knotd'], rows),
+    "target: zonehost/knotd ≥ 1 (issue 28: at least knotd's rate, with 1 client and with 4)",
     'rounds (qps):',
     table(['load', 'zonehost', 'knotd', 'dgram floor', 'batched floor'], roundRows),
     `Node.js floors: one Node.js thread sending every query straight back, no DNS work; dgram: one system call per packet (bench/dns/udp-floor.mjs), batched: native/udp-batch, ${DEFAULT_UDP_BATCH} per recvmmsg/sendmmsg (bench/dns/udp-floor-batched.mjs)`,
