@@ -1,19 +1,26 @@
 /**
  * DNS query throughput (issue 4): dnsperf against our server and against knotd serving the same zone,
  * exported from ours by AXFR, in the same run on the same machine. Prints both rates and their ratio, and
- * beside them the floor's: a Node.js process that sends every query straight back (udp-floor.mjs), the
- * most one Node.js thread answers over UDP here. dnsperf asks from one address far faster than any client
- * would, so zonehost runs with response rate limiting off (--rrl-rate 0); a second zonehost on the same
- * database counts every answer without limiting any (--rrl-rate 1000000), which is what RRL costs. Then the
- * same over DNS over TLS (issue 29): zonehost's --dot against dnsdist terminating TLS in front of the same
- * knotd, the set-up an operator would otherwise build.
+ * beside them two floors: Node.js processes that send every query straight back, doing no DNS work, one
+ * thread each: through dgram, one system call per packet (udp-floor.mjs: what one thread got before issue 28),
+ * and through the native module's batches (udp-floor-batched.mjs: the most one thread answers on zonehost's
+ * path now).
+ *
+ * zonehost runs as a user runs it, with its defaults for DNS (--dns-threads one per core, --udp-batch 64), as
+ * knotd runs with its default workers, except one: dnsperf asks from one address far faster than any client
+ * would, so response rate limiting is off (--rrl-rate 0); a second zonehost on the same database counts every
+ * answer without limiting any (--rrl-rate 1000000), which is what RRL costs. The other flags lift only the HTTP
+ * rate limits and the record limit, which the seeding through interface A would hit. Then the same over DNS
+ * over TLS (issue 29): zonehost's --dot against dnsdist terminating TLS in front of the same knotd, the set-up
+ * an operator would otherwise build.
  */
 import { execFile, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { freePort, haveProgram, runCommand, spawnKnot, startChild, table, tempDir, waitFor, ZONEHOST_BIN, type BenchOptions, type Child } from '../support.js';
+import { DEFAULT_UDP_BATCH, RECV_BUFFER_BYTES } from '../../src/dns/server/udp.js';
+import { freePort, haveProgram, ROOT, runCommand, spawnKnot, startChild, table, tempDir, waitFor, ZONEHOST_BIN, type BenchOptions, type Child } from '../support.js';
 
 /** The DoT port's certificate and key, made for the run (dnsperf does not check it). */
 interface Certificate {
@@ -185,19 +192,28 @@ async function startKnot(dir: string, zoneFile: string): Promise<Server> {
   return { name: 'knotd', port, stop: () => child.stop() };
 }
 
-/** The Node.js floor (udp-floor.mjs) on a port of its own. */
-async function startFloor(): Promise<Server> {
+/** The native module the batched floor echoes through, as zonehost loads it (src/dns/server/udp-batch.ts). */
+const NATIVE_MODULE = join(ROOT, 'native/udp-batch/build/Release/udp_batch.node');
+
+/** The floors: each a Node.js process echoing every query, one thread, no DNS work. */
+const FLOORS = {
+  dgram: { name: 'Node.js floor, dgram', script: 'udp-floor.mjs', args: [] as string[] },
+  batched: { name: 'Node.js floor, batched', script: 'udp-floor-batched.mjs', args: [String(DEFAULT_UDP_BATCH), String(RECV_BUFFER_BYTES)] },
+};
+
+/** A floor on a port of its own. */
+async function startFloor(floor: (typeof FLOORS)[keyof typeof FLOORS]): Promise<Server> {
   const port = await freePort();
-  const child = startChild(process.execPath, [fileURLToPath(new URL('./udp-floor.mjs', import.meta.url)), String(port)]);
+  const child = startChild(process.execPath, [fileURLToPath(new URL(`./${floor.script}`, import.meta.url)), String(port), ...floor.args]);
   try {
     // It answers with no records, so any reply will do (dig exits 9 without one).
     const replies = () => run('dig', ['-p', String(port), '@127.0.0.1', '+time=1', '+tries=1', ZONE, 'SOA'], { timeout: 5000 }).then(() => true, () => false);
-    await waitFor(() => `the Node.js floor (${child.output()})`, replies);
+    await waitFor(() => `${floor.name} (${child.output()})`, replies);
   } catch (e) {
     await child.stop();
     throw e;
   }
-  return { name: 'Node.js floor', port, stop: () => child.stop() };
+  return { name: floor.name, port, stop: () => child.stop() };
 }
 
 /** The query mix: mostly existing names, some NXDOMAIN, apex MX, TXT, a CNAME and wildcard names. */
@@ -244,8 +260,8 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
   const records = opts.quick ? 200 : 2000;
   const seconds = opts.quick ? 3 : 15;
   const dir = tempDir('zonehost-dnsbench-');
-  // Both servers run side by side and are measured in alternation, so a busy moment on the machine
-  // hits both; each figure is the median of the rounds.
+  // The servers and floors run side by side and are measured in alternation, so a busy moment on the machine
+  // hits each; each figure is the median of the rounds.
   const rounds = opts.quick ? 1 : 3;
   const runs = new Map<string, PerfResult[]>();
   const measure = async (server: Server, load: Load, round: number, key: string, extra: readonly string[] = []) => {
@@ -261,17 +277,16 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
     try {
       const counting = await startCounting(ours.db);
       const knot = await startKnot(dir.path, await exportZone(ours.port));
-      const floor = await startFloor();
-      const servers = [ours, counting, knot, floor];
+      const servers = [ours, counting, knot];
       try {
+        servers.push(await startFloor(FLOORS.dgram));
+        if (existsSync(NATIVE_MODULE)) servers.push(await startFloor(FLOORS.batched));
         for (const server of servers) if (!opts.quick) await dnsperf(server.port, queries, 3, LOADS[0]); // warm-up
         for (const load of LOADS) {
           for (let round = 0; round < rounds; round++) {
             for (const server of servers) await measure(server, load, round, server.name);
           }
         }
-        await floor.stop();
-        await counting.stop();
         // DNS over TLS: a DNS-only zonehost over the same database with --dot, and dnsdist in front of the same knotd.
         if (dotMissing.length === 0) {
           const tls = certificate(dir.path);
@@ -293,8 +308,7 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
           }
         }
       } finally {
-        await knot.stop();
-        await floor.stop();
+        for (const server of servers.slice(1)) await server.stop();
       }
     } finally {
       await ours.stop();
@@ -303,13 +317,16 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
     dir.remove();
   }
   const results = new Map([...runs].map(([key, rs]) => [key, [...rs].sort((a, b) => a.qps - b.qps)[Math.floor(rs.length / 2)] as PerfResult]));
+  const all = (name: string, load: Load) => (runs.get(`${name}/${load.name}`) ?? []).map((r) => r.qps.toFixed(0)).join(', ') || '-';
   const rows = LOADS.map((load) => {
-    const [ours, counting, knot, floor] = ['zonehost', 'zonehost, RRL counting', 'knotd', 'Node.js floor'].map((name) => results.get(`${name}/${load.name}`));
+    const [ours, counting, knot, dgram, batched] = ['zonehost', 'zonehost, RRL counting', 'knotd', FLOORS.dgram.name, FLOORS.batched.name].map((name) => results.get(`${name}/${load.name}`));
     const cells = (r: PerfResult | undefined) => (r ? [r.qps.toFixed(0), r.lost, r.latency] : ['-', '-', '-']);
     const ratio = (a: PerfResult | undefined, b: PerfResult | undefined) => (a && b ? (a.qps / b.qps).toFixed(2) : '-');
+    const floor = (r: PerfResult | undefined) => [r ? r.qps.toFixed(0) : '-', ratio(r, knot)];
     const cost = ours && counting ? `${(100 * (1 - counting.qps / ours.qps)).toFixed(1)} %` : '-';
-    return [load.name, ...cells(ours), ...cells(knot), ratio(ours, knot), floor ? floor.qps.toFixed(0) : '-', ratio(floor, knot), counting ? counting.qps.toFixed(0) : '-', cost];
+    return [load.name, ...cells(ours), ...cells(knot), ratio(ours, knot), ...floor(dgram), ...floor(batched), counting ? counting.qps.toFixed(0) : '-', cost];
   });
+  const roundRows = LOADS.map((load) => [load.name, ...['zonehost', 'knotd', FLOORS.dgram.name, FLOORS.batched.name].map((name) => all(name, load))]);
   const dotRows = LOADS.map((load) => {
     const [ours, dnsdist] = [results.get(`DoT zonehost/${load.name}`), results.get(`DoT dnsdist+knotd/${load.name}`)];
     const cells = (r: PerfResult | undefined) => (r ? [r.qps.toFixed(0), r.lost, r.latency] : ['-', '-', '-']);
@@ -322,9 +339,13 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
         table(['load', 'zonehost qps', 'lost', 'avg latency s', 'dnsdist+knotd qps', 'lost', 'avg latency s', 'zonehost/dnsdist'], dotRows),
       ];
   return [
-    `DNS: dnsperf for ${seconds} s per load over UDP (median of ${rounds} alternating round${rounds > 1 ? 's' : ''}), ${records + 5}-record zone (answers, NXDOMAIN, MX with additional, TXT, CNAME, wildcard); knotd serves the zone exported from ours by AXFR, with its default workers`,
-    table(['load', 'zonehost qps', 'lost', 'avg latency s', 'knotd qps', 'lost', 'avg latency s', 'zonehost/knotd', 'Node.js floor qps', 'floor/knotd', 'zonehost RRL qps', 'RRL cost'], rows),
-    'Node.js floor: one Node.js thread sending every query straight back (bench/dns/udp-floor.mjs), no DNS work: the most any one-thread Node.js server answers here',
+    `DNS: dnsperf for ${seconds} s per load over UDP (median of ${rounds} alternating round${rounds > 1 ? 's' : ''}), ${records + 5}-record zone (answers, NXDOMAIN, MX with additional, TXT, CNAME, wildcard); zonehost with its default DNS threads and UDP batch, knotd serving the zone exported from ours by AXFR with its default workers`,
+    table(['load', 'zonehost qps', 'lost', 'avg latency s', 'knotd qps', 'lost', 'avg latency s', 'zonehost/knotd', 'dgram floor qps', 'floor/knotd', 'batched floor qps', 'floor/knotd', 'zonehost RRL qps', 'RRL cost'], rows),
+    "target: zonehost/knotd ≥ 1 (issue 28: at least knotd's rate, with 1 client and with 4)",
+    'rounds (qps):',
+    table(['load', 'zonehost', 'knotd', 'dgram floor', 'batched floor'], roundRows),
+    `Node.js floors: one Node.js thread sending every query straight back, no DNS work; dgram: one system call per packet (bench/dns/udp-floor.mjs), batched: native/udp-batch, ${DEFAULT_UDP_BATCH} per recvmmsg/sendmmsg (bench/dns/udp-floor-batched.mjs)`,
+    ...(existsSync(NATIVE_MODULE) ? [] : [`batched floor: skipped, the native module is not built (${NATIVE_MODULE} missing: npm run build:native)`]),
     'zonehost runs with --rrl-rate 0 (dnsperf is one address asking far faster than any client); "zonehost RRL" is a second, DNS-only zonehost on the same database with --rrl-rate 1000000: every answer counted in the shared table, none limited; RRL cost = 1 - its rate / zonehost\'s',
     '',
     ...dot,

@@ -61,10 +61,13 @@ acl:
 /** dnsperf with the DO bit: every query asks for signatures. */
 const signedPerf = (port: number, queries: string, seconds: number, load: Load) => dnsperf(port, queries, seconds, load, ['-D']);
 
-/** A zone as `port` transfers it: its records as master-file lines (one SOA) and the count of each type. */
+/**
+ * A zone as `port` transfers it: its records as master-file lines (one SOA) and the count of each type. One try:
+ * dig's retry after a connection closed would otherwise be timed as part of the first transfer.
+ */
 async function axfr(port: number, zone: string): Promise<{ text: string; types: Map<string, number>; ms: number }> {
   const t = performance.now();
-  const { stdout } = await run('dig', ['-p', String(port), '@127.0.0.1', '+onesoa', '+noall', '+answer', '+time=60', zone, 'AXFR'], { timeout: 600_000, maxBuffer: 1024 * 1024 * 1024 });
+  const { stdout } = await run('dig', ['-p', String(port), '@127.0.0.1', '+onesoa', '+noall', '+answer', '+time=60', '+tries=1', zone, 'AXFR'], { timeout: 600_000, maxBuffer: 1024 * 1024 * 1024 });
   const ms = performance.now() - t;
   const lines = stdout.split('\n').filter((l) => l.trim() !== '' && !l.startsWith(';'));
   if (lines.length < 2 || !/\sSOA\s/.test(lines[0] ?? '')) throw new Error(`AXFR of ${zone} from port ${port} failed:\n${stdout.slice(0, 2000)}`);
@@ -294,7 +297,7 @@ export async function dnssecBenchmark(opts: BenchOptions, log: (line: string) =>
       `DNSSEC, signed query rate: dnsperf -D (DO) for ${seconds} s per load over UDP (median of ${rounds} alternating round${rounds > 1 ? 's' : ''}, after a warm-up pass), ${ZONE}: ${small.records.length} records at ${small.names} names (A, AAAA, TXT, MX), a wildcard, a delegation; ${ALGORITHM}, NSEC3 (SHA-1, 0 iterations, no salt, no opt-out); knotd signs the zone exported from ours by AXFR (automatic signing, CSK, same NSEC3 parameters, default workers)`,
       `query mix: ${MIX.map((m) => `${m.kind} ${(m.share * 5).toFixed(0)} %`).join(', ')}`,
       table(['load', 'zonehost qps', 'lost', 'avg latency s', 'knotd qps', 'lost', 'avg latency s', 'zonehost/knotd', 'rounds zonehost / knotd'], qpsRows),
-      'target: zonehost/knotd ≥ 0.5',
+      'target: zonehost/knotd ≥ 1 (issue 28: at least knotd\'s rate, with 1 client and with 4)',
       '',
       'answers (one of each kind, rcode answer | authority):',
       table(['kind', 'query', 'zonehost', 'knotd'], shapeRows),
@@ -324,44 +327,49 @@ export async function dnssecBenchmark(opts: BenchOptions, log: (line: string) =>
     );
     if (fresh.some((f) => f.errors)) process.exitCode = 1;
 
-    // 3. Signing a 100,000-record zone.
-    log(`  ${BIG}: zonehost signing on, AXFR`);
-    let t = performance.now();
-    await v1(zh.url, key, 'PUT', `/domains/${bigId}/dnssec`, { enabled: true, algorithm: ALGORITHM });
-    const putMs = performance.now() - t;
-    const first = await axfr(zh.dnsPort, BIG);
-    const totalMs = performance.now() - t;
-    const second = await axfr(zh.dnsPort, BIG);
-    await zh.stop();
-    log(`  ${BIG}: knotd signing on load, then knotc -b zone-sign`);
-    t = performance.now();
-    const bigKnot = await startKnotSigner(bigKnotDir.path, { [BIG]: bigUnsigned.text });
-    stops.push(() => bigKnot.child.stop());
-    const loadedAt = await signedAnswer(bigKnot.port, BIG, bigKnot.child);
-    const knotLoadMs = loadedAt - t;
-    t = performance.now();
-    await run('knotc', ['-c', bigKnot.conf, '-b', '-t', '3600', 'zone-sign', BIG], { timeout: 3_600_000 });
-    const resignMs = performance.now() - t;
-    const knotAxfr = await axfr(bigKnot.port, BIG);
-    await bigKnot.child.stop();
-    const count = (m: Map<string, number>, type: string) => String(m.get(type) ?? 0);
-    const total = (m: Map<string, number>) => String([...m.values()].reduce((a, b) => a + b, 0));
-    out.push(
-      `DNSSEC, signing a ${big.records.length.toLocaleString('en')}-record zone (${BIG}, ${bigUnsigned.types.size} types, ${total(bigUnsigned.types)} records with the SOA and apex NS), ${ALGORITHM}, NSEC3; seconds (zonehost signs in its one thread, knotd with its default signing-threads: 1)`,
-      table(
-        ['server', 'what', 's', 'records / RRSIG / NSEC3 transferred'],
-        [
-          ['zonehost', 'PUT …/dnssec {"enabled": true} answered', secs(putMs), ''],
-          ['zonehost', 'then the first AXFR (dig), every RRset and the NSEC3 chain signed', secs(first.ms), `${total(first.types)} / ${count(first.types, 'RRSIG')} / ${count(first.types, 'NSEC3')}`],
-          ['zonehost', 'PUT to the end of the first signed AXFR', secs(totalMs), ''],
-          ['zonehost', 'a second AXFR (signatures cached)', secs(second.ms), ''],
-          ['zonehost', 'the unsigned AXFR (before signing on)', secs(bigUnsigned.ms), `${total(bigUnsigned.types)} / 0 / 0`],
-          ['knotd', 'start to the first signed answer (load, keys, sign)', secs(knotLoadMs), ''],
-          ['knotd', 'knotc -b zone-sign (full re-sign)', secs(resignMs), `${total(knotAxfr.types)} / ${count(knotAxfr.types, 'RRSIG')} / ${count(knotAxfr.types, 'NSEC3')}`],
-        ],
-      ),
-      `zonehost (first AXFR) / knotd (zone-sign): ${(first.ms / resignMs).toFixed(2)}`,
-    );
+    // 3. Signing a 100,000-record zone. A failure here (the transfer cut off) leaves the figures above standing.
+    try {
+      log(`  ${BIG}: zonehost signing on, AXFR`);
+      let t = performance.now();
+      await v1(zh.url, key, 'PUT', `/domains/${bigId}/dnssec`, { enabled: true, algorithm: ALGORITHM });
+      const putMs = performance.now() - t;
+      const first = await axfr(zh.dnsPort, BIG);
+      const totalMs = performance.now() - t;
+      const second = await axfr(zh.dnsPort, BIG);
+      await zh.stop();
+      log(`  ${BIG}: knotd signing on load, then knotc -b zone-sign`);
+      t = performance.now();
+      const bigKnot = await startKnotSigner(bigKnotDir.path, { [BIG]: bigUnsigned.text });
+      stops.push(() => bigKnot.child.stop());
+      const loadedAt = await signedAnswer(bigKnot.port, BIG, bigKnot.child);
+      const knotLoadMs = loadedAt - t;
+      t = performance.now();
+      await run('knotc', ['-c', bigKnot.conf, '-b', '-t', '3600', 'zone-sign', BIG], { timeout: 3_600_000 });
+      const resignMs = performance.now() - t;
+      const knotAxfr = await axfr(bigKnot.port, BIG);
+      await bigKnot.child.stop();
+      const count = (m: Map<string, number>, type: string) => String(m.get(type) ?? 0);
+      const total = (m: Map<string, number>) => String([...m.values()].reduce((a, b) => a + b, 0));
+      out.push(
+        `DNSSEC, signing a ${big.records.length.toLocaleString('en')}-record zone (${BIG}, ${bigUnsigned.types.size} types, ${total(bigUnsigned.types)} records with the SOA and apex NS), ${ALGORITHM}, NSEC3; seconds (zonehost signs in its one thread, knotd with its default signing-threads: 1)`,
+        table(
+          ['server', 'what', 's', 'records / RRSIG / NSEC3 transferred'],
+          [
+            ['zonehost', 'PUT …/dnssec {"enabled": true} answered', secs(putMs), ''],
+            ['zonehost', 'then the first AXFR (dig), every RRset and the NSEC3 chain signed', secs(first.ms), `${total(first.types)} / ${count(first.types, 'RRSIG')} / ${count(first.types, 'NSEC3')}`],
+            ['zonehost', 'PUT to the end of the first signed AXFR', secs(totalMs), ''],
+            ['zonehost', 'a second AXFR (signatures cached)', secs(second.ms), ''],
+            ['zonehost', 'the unsigned AXFR (before signing on)', secs(bigUnsigned.ms), `${total(bigUnsigned.types)} / 0 / 0`],
+            ['knotd', 'start to the first signed answer (load, keys, sign)', secs(knotLoadMs), ''],
+            ['knotd', 'knotc -b zone-sign (full re-sign)', secs(resignMs), `${total(knotAxfr.types)} / ${count(knotAxfr.types, 'RRSIG')} / ${count(knotAxfr.types, 'NSEC3')}`],
+          ],
+        ),
+        `zonehost (first AXFR) / knotd (zone-sign): ${(first.ms / resignMs).toFixed(2)}`,
+      );
+    } catch (e) {
+      out.push(`DNSSEC, signing a ${big.records.length.toLocaleString('en')}-record zone: failed: ${(e as Error).message.split('\n').slice(0, 3).join(' ')}`);
+      process.exitCode = 1;
+    }
     return out.join('\n');
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});
