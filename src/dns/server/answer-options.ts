@@ -8,7 +8,7 @@
  * Policy, as BIND's default (`require-server-cookie no`): a query with a client cookie alone, or with a server
  * cookie that is not valid (another server's, forged, older than an hour), is answered as usual with a new
  * server cookie; a valid one is sent back unchanged until it is half an hour old. BADCOOKIE is never answered on
- * this path (RFC 7873 5.2.3 leaves it to policy); `badCookie` is the answer for who wants one (RRL's slip).
+ * this path (RFC 7873 5.2.3 leaves it to policy); an answer RRL slips keeps its OPT record, so it carries a fresh cookie.
  */
 import { signingSecret, type CookieSecret } from '../../model/cookie-secret.js';
 import { addressBytes, ANSWER_COOKIE_BYTES, checkServerCookie, cookieKey, writeAnswerCookie, type CookieKey } from '../wire/cookie.js';
