@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDns } from '../../src/dns/server/server.js';
+import { dnsTcp } from '../../src/dns/server/tcp.js';
 import { eventually } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createDomain, createRecord, dig, rrs, udpExchange } from './support.js';
@@ -222,6 +223,27 @@ describe('TCP connections', () => {
       expect(events).toEqual([`answer 9`]);
     } finally {
       await dns.close();
+    }
+  });
+  it('keeps a connection open while its answer takes longer than the idle time, then closes it once idle', async () => {
+    // A handler as slow as signing a large zone for its first AXFR on a loaded machine: 3 idle times.
+    const slow = { handle: (msg: Buffer) => new Promise<Buffer[]>((r) => setTimeout(() => r([msg]), 600)) };
+    const tcp = dnsTcp(slow, pino({ level: 'silent' }), 200);
+    const tcpPort = await tcp.listen('127.0.0.1', 0);
+    try {
+      const q = query(`www.${ZONE}`, 'A', 12);
+      const events: string[] = [];
+      const started = Date.now();
+      await new Promise<void>((resolve) => {
+        const s = connect(tcpPort, '127.0.0.1', () => s.write(Buffer.concat([Buffer.from([0, q.length]), q])));
+        s.on('data', (d: Buffer) => events.push(`answer ${d.readUInt16BE(2)}`));
+        s.on('error', () => events.push('error'));
+        s.on('close', () => resolve());
+      });
+      expect(events).toEqual(['answer 12']);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(600 + 200);
+    } finally {
+      await tcp.close();
     }
   });
   it('closes a connection whose message stays unfinished, however often a byte of it arrives', async () => {

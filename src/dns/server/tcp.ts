@@ -24,6 +24,9 @@ const TCP_MAX_PER_CLIENT = 32;
 /** Messages read ahead (or, out of order, answered at once) on one connection before it is paused. */
 const TCP_MAX_QUEUED = 32;
 
+/** What a stream server needs of the DNS handler: the answers to one message. */
+export type StreamHandler = Pick<DnsHandler, 'handle'>;
+
 export interface DnsTcp {
   /** Listens on the address (port 0: any), resolving with the port; rejects when it cannot (the port is taken), and may then be asked again. */
   listen(host: string, port: number): Promise<number>;
@@ -49,7 +52,7 @@ export interface StreamOptions {
 }
 
 /** The DNS server's TCP side; `idleMs` is how long an idle connection stays open. */
-export function dnsTcp(handler: DnsHandler, log: Logger, idleMs = TCP_IDLE_MS): DnsTcp {
+export function dnsTcp(handler: StreamHandler, log: Logger, idleMs = TCP_IDLE_MS): DnsTcp {
   return dnsStreams(createServer(), handler, log, { idleMs, inOrder: true, ready: 'connection', name: 'TCP' });
 }
 
@@ -58,7 +61,7 @@ export function dnsTcp(handler: DnsHandler, log: Logger, idleMs = TCP_IDLE_MS): 
  * limits are counted on the TCP connections as they come, before any handshake, so a client that never
  * completes one still holds one of its slots only, and only until the handshake times out.
  */
-export function dnsStreams(server: Server, handler: DnsHandler, log: Logger, opts: StreamOptions): DnsTcp {
+export function dnsStreams(server: Server, handler: StreamHandler, log: Logger, opts: StreamOptions): DnsTcp {
   const sockets = new Set<Socket>();
   const perClient = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
@@ -107,9 +110,8 @@ function listenTcp(server: Server, host: string, port: number): Promise<number> 
  * Serves one connection: several length-framed messages, answered in order or as they are ready; closed when
  * idle, and when a message begun is not complete within TCP_MESSAGE_MS (every byte resets the idle timer).
  */
-function serveStream(socket: Socket, handler: DnsHandler, log: Logger, opts: StreamOptions): void {
+function serveStream(socket: Socket, handler: StreamHandler, log: Logger, opts: StreamOptions): void {
   socket.setNoDelay(true);
-  socket.setTimeout(opts.idleMs, () => socket.destroy());
   socket.on('error', (e) => log.debug({ err: e.message }, `DNS ${opts.name} connection error`));
   const remote = socket.remoteAddress ?? '';
   let buffered: Buffer = Buffer.alloc(0);
@@ -118,6 +120,10 @@ function serveStream(socket: Socket, handler: DnsHandler, log: Logger, opts: Str
   // One response's messages are written together (a transfer's are not interleaved with other answers).
   let writing: Promise<void> = Promise.resolve();
   let unfinished: NodeJS.Timeout | undefined;
+  // A connection waiting for an answer still being worked out (a large zone signed for its first AXFR on a
+  // loaded machine) is not idle: the timer starts over, and closes it only once nothing is left to answer.
+  const idle = () => (queued > 0 ? socket.setTimeout(opts.idleMs, idle) : socket.destroy());
+  socket.setTimeout(opts.idleMs, idle);
   /** Starts the clock of the message under way; stops it when there is none, or while we are not reading. */
   const clock = () => {
     clearTimeout(unfinished);
@@ -154,7 +160,7 @@ function serveStream(socket: Socket, handler: DnsHandler, log: Logger, opts: Str
 }
 
 /** The answers to one message, each through `finish`; none when answering failed (logged). */
-async function answers(handler: DnsHandler, log: Logger, msg: Buffer, remote: string, opts: StreamOptions): Promise<Buffer[]> {
+async function answers(handler: StreamHandler, log: Logger, msg: Buffer, remote: string, opts: StreamOptions): Promise<Buffer[]> {
   try {
     // Over TLS as over TCP: a connection, so the TCP rules hold (size, transfers).
     const out = await handler.handle(msg, remote, 'tcp');
