@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { DEFAULT_UDP_BATCH, RECV_BUFFER_BYTES } from '../../src/dns/server/udp.js';
+import { cpuCost } from './cpu-cost.js';
 import { freePort, haveProgram, ROOT, runCommand, spawnKnot, startChild, table, tempDir, waitFor, ZONEHOST_BIN, type BenchOptions, type Child } from '../support.js';
 
 /** The DoT port's certificate and key, made for the run (dnsperf does not check it). */
@@ -36,6 +37,8 @@ const SEED_CONCURRENCY = 16;
 interface Server {
   name: string;
   port: number;
+  /** The process answering (for its CPU time), where it is ours. */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -93,7 +96,7 @@ async function startZonehost(dir: string, records: number, log: (line: string) =
     await child.stop();
     throw e;
   }
-  return { name: 'zonehost', port, db, stop: () => child.stop() };
+  return { name: 'zonehost', port, pid: child.proc.pid, db, stop: () => child.stop() };
 }
 
 /** Answers over TLS yet? */
@@ -116,7 +119,7 @@ async function startCounting(db: string): Promise<Server> {
     await child.stop();
     throw e;
   }
-  return { name: 'zonehost, RRL counting', port: dns, stop: () => child.stop() };
+  return { name: 'zonehost, RRL counting', port: dns, pid: child.proc.pid, stop: () => child.stop() };
 }
 
 /** A DNS-only zonehost over the database `startZonehost` filled, serving DNS over TLS (--dot) too. */
@@ -279,6 +282,7 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
   };
   const dotMissing = ['dnsdist', 'openssl'].filter((p) => !haveProgram(p));
   let queries = '';
+  let costs = '';
   try {
     queries = queryFile(dir.path, records);
     const ours = await startZonehost(dir.path, records, log);
@@ -294,6 +298,19 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
           for (let round = 0; round < rounds; round++) {
             for (const server of servers) await measure(server, load, round, server.name);
           }
+        }
+        // RRL's and cookies' cost as CPU time per query at a fixed rate (cpu-cost.ts says why not as a rate).
+        if (ours.pid && counting.pid) {
+          const [base, rrl] = [{ port: ours.port, pid: ours.pid }, { port: counting.port, pid: counting.pid }];
+          costs = await cpuCost(
+            [
+              { name: 'RRL off (--rrl-rate 0), EDNS', ...base },
+              { name: 'RRL counting every answer (--rrl-rate 1000000), EDNS', ...rrl },
+              { name: 'RRL off, a client cookie in every query', ...base, cookie: true },
+              { name: 'RRL counting, a client cookie in every query', ...rrl, cookie: true },
+            ],
+            queries, opts.quick ? 2 : 10, rounds, log,
+          );
         }
         // DNS over TLS: a DNS-only zonehost over the same database with --dot, and dnsdist in front of the same knotd.
         if (dotMissing.length === 0) {
@@ -356,6 +373,7 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
     ...(existsSync(NATIVE_MODULE) ? [] : [`batched floor: skipped, the native module is not built (${NATIVE_MODULE} missing: npm run build:native)`]),
     'zonehost runs with --rrl-rate 0 (dnsperf is one address asking far faster than any client); "zonehost RRL" is a second, DNS-only zonehost on the same database with --rrl-rate 1000000: every answer counted in the shared table, none limited; RRL cost = 1 - its rate / zonehost\'s',
     '',
+    ...(costs ? [costs, ''] : []),
     ...dot,
   ].join('\n');
 }

@@ -14,6 +14,7 @@ import { signingSecret, type CookieSecret } from '../../model/cookie-secret.js';
 import { addressBytes, ANSWER_COOKIE_BYTES, checkServerCookie, cookieKey, writeAnswerCookie, type CookieKey } from '../wire/cookie.js';
 import { ednsOption, OPTION } from '../wire/edns-options.js';
 import type { Query } from '../wire/query.js';
+import type { UdpSender } from './udp-socket.js';
 
 /** The options of one answer, and what the query's cookie was. */
 export interface AnswerExtras {
@@ -49,11 +50,11 @@ export class AnswerOptions {
   }
 
   /**
-   * The options the answer to `q` carries for the client at `address` (a function: on the batched UDP path the
-   * address is read only when a cookie needs it; so is the clock, `now`), or null when it asks for none. Same
+   * The options the answer to `q` carries for the client at `address` (over UDP its sender's bytes, so no text is
+   * made per query; the clock, `now`, is read only when a cookie needs it), or null when it asks for none. Same
    * size whatever the cookie's verdict, so an answer's room is known before the cookie is checked.
    */
-  forQuery(q: Query, raw: Buffer, address: string | (() => string), now: () => number): AnswerExtras | null {
+  forQuery(q: Query, raw: Buffer, address: string | UdpSender, now: () => number): AnswerExtras | null {
     const edns = q.edns;
     if (!edns || (edns.cookieAt === 0 && !(edns.nsid && this.nsid))) return null;
     let validServerCookie = false;
@@ -62,7 +63,7 @@ export class AnswerOptions {
       cookie = Buffer.allocUnsafe(4 + ANSWER_COOKIE_BYTES);
       cookie.writeUInt16BE(OPTION.COOKIE, 0);
       cookie.writeUInt16BE(ANSWER_COOKIE_BYTES, 2);
-      validServerCookie = this.writeCookie(raw, edns.cookieAt, edns.cookieLength, typeof address === 'string' ? address : address(), now(), cookie, 4);
+      validServerCookie = this.writeCookie(raw, edns.cookieAt, edns.cookieLength, hashedAddress(address), now(), cookie, 4);
     }
     const nsid = edns.nsid ? this.nsid : null;
     const options = cookie && nsid ? Buffer.concat([cookie, nsid]) : ((cookie ?? nsid) as Buffer);
@@ -87,8 +88,7 @@ export class AnswerOptions {
   }
 
   /** Writes the answer's cookie data at `out[at]`; whether the query's server cookie was valid. */
-  private writeCookie(raw: Buffer, at: number, length: number, address: string, now: number, out: Buffer, outAt: number): boolean {
-    const addr = addressBytes(address);
+  private writeCookie(raw: Buffer, at: number, length: number, addr: Uint8Array, now: number, out: Buffer, outAt: number): boolean {
     const nowS = Math.floor(now / 1000);
     const verdict = length === ANSWER_COOKIE_BYTES ? checkServerCookie(raw, at, length, addr, nowS, this.keys) : 'invalid';
     if (verdict === 'valid') {
@@ -100,4 +100,13 @@ export class AnswerOptions {
     writeAnswerCookie(raw, at, addr, nowS, signing.key, out, outAt);
     return verdict === 'renew';
   }
+}
+
+/** The client's address as the cookie's hash takes it (wire/cookie.ts): a UdpSender's IPv4-mapped bytes as IPv4's 4. */
+function hashedAddress(client: string | UdpSender): Uint8Array {
+  if (typeof client === 'string') return addressBytes(client);
+  const { bytes, at } = client;
+  let mapped = bytes[at + 10] === 0xff && bytes[at + 11] === 0xff;
+  for (let i = 0; mapped && i < 10; i++) mapped = bytes[at + i] === 0;
+  return mapped ? bytes.subarray(at + 12, at + 16) : bytes.subarray(at, at + 16);
 }

@@ -23,6 +23,7 @@ import type { Zone } from '../zone/zone.js';
 import { answerQuery } from './answer.js';
 import type { AnswerExtras, AnswerOptions } from './answer-options.js';
 import { AnswerTooLarge, encodeResponse, udpLimit } from './response.js';
+import type { UdpSender } from './udp-socket.js';
 import type { CachedAnswer, ResponseCache } from './response-cache.js';
 import { answerClass, replyClass } from './rrl.js';
 import { checkTsig, type Signer } from './tsig-check.js';
@@ -109,9 +110,9 @@ export class DnsHandler {
   /**
    * Answers a plain query at once, with nothing to wait for (the hot path); null for anything else, and for a
    * query that fails here: handle() answers it again, logging why and sending SERVFAIL. `address` is the
-   * client's, asked for only when the query has a cookie.
+   * client's (over UDP its sender's bytes), read only when the query has a cookie.
    */
-  quickAnswer(raw: Buffer, transport: Transport, address: string | (() => string)): PlainAnswer | null {
+  quickAnswer(raw: Buffer, transport: Transport, address: string | UdpSender): PlainAnswer | null {
     try {
       const q = plainQuery(parseQuery(raw));
       if (!q || this.parts.zones.pendingFor(q.key)) return null;

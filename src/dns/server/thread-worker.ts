@@ -89,7 +89,7 @@ listenUdp(
       if (!q) return null;
       let hit;
       try {
-        const extras = options.forQuery(q, msg, from.address, Date.now);
+        const extras = options.forQuery(q, msg, from, Date.now);
         hit = cache.get(q, msg, udpLimit(q) - (extras ? extras.options.length : 0), from.receivedAt, extras);
       } catch {
         // `now` must not throw (the dgram path would take the thread down): the main thread answers instead.

@@ -86,7 +86,7 @@ function dgramUdp(opts: UdpOptions, serve: UdpServe): Promise<UdpEndpoint> {
 export function answerUdp(handler: DnsHandler, limiter: RateLimiter | null, log: Logger): UdpServe {
   return {
     now(msg, from) {
-      const a = handler.quickAnswer(msg, 'udp', from.address);
+      const a = handler.quickAnswer(msg, 'udp', from);
       if (!a || !limiter) return a?.response ?? null;
       return limiter.outgoing(a.response, a.cls, from, a.validServerCookie) ?? 'drop';
     },
