@@ -242,10 +242,14 @@ needsChromium.describe('control panel', { timeout: 120_000 }, () => {
     await form.getByRole('button', { name: 'Create zone mirror' }).click();
     await form.locator('.field-error').waitFor();
     await form.getByLabel('Primary servers').fill('127.0.0.1');
+    await form.getByLabel('Transfer over TLS').check();
     await form.getByRole('button', { name: 'Create zone mirror' }).click();
     const row = page.getByRole('row', { name: /mirror-e2e\.test/ });
     await row.waitFor();
-    expect(await row.innerText()).toMatch(/127\.0\.0\.1/);
+    expect(await row.innerText()).toMatch(/127\.0\.0\.1\s*TLS/);
+    const api = client(server.base, (await sessionKey()) ?? '');
+    const mirrors = (await api.get('/v1/zonemirrors')).body as { domain: string; tls: boolean }[];
+    expect(mirrors.find((m) => m.domain === 'mirror-e2e.test')?.tls).toBe(true);
     await shot(page, '06-zone-mirrors');
   });
 

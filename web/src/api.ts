@@ -150,6 +150,8 @@ export interface Mirror {
   masters: string[];
   status: 'active' | 'inactive';
   axfr: string[];
+  /** Transfers from the masters over TLS (port 853). */
+  tls: boolean;
   transfer: { serial: number | null; last_success: string | null; last_attempt: string | null; last_error: string | null };
 }
 

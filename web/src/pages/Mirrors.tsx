@@ -8,14 +8,16 @@ function CreateMirror({ onCreated }: { onCreated: () => void }) {
   const [domain, setDomain] = useState('');
   const [masters, setMasters] = useState('');
   const [axfr, setAxfr] = useState('');
-  const form = useSubmit<Mirror>(['domain', 'masters', 'axfr'], () => {
+  const [tls, setTls] = useState(false);
+  const form = useSubmit<Mirror>(['domain', 'masters', 'axfr', 'tls'], () => {
     setDomain('');
     setMasters('');
     setAxfr('');
+    setTls(false);
     onCreated();
   });
   const { byField, general } = form;
-  const submit = form.submitWith(() => api.post<Mirror>('/v1/zonemirrors', { domain: domain.trim(), masters: listOf(masters), axfr: listOf(axfr) }));
+  const submit = form.submitWith(() => api.post<Mirror>('/v1/zonemirrors', { domain: domain.trim(), masters: listOf(masters), axfr: listOf(axfr), tls }));
 
   return (
     <form onSubmit={submit} noValidate aria-label="Create a zone mirror" className="grid-form">
@@ -28,6 +30,9 @@ function CreateMirror({ onCreated }: { onCreated: () => void }) {
       </Field>
       <Field label="AXFR allow-list" errors={byField.axfr} hint="IP addresses allowed to transfer the mirrored zone from this server">
         {(p) => <input {...p} name="axfr" value={axfr} onChange={(e) => setAxfr(e.target.value)} autoComplete="off" />}
+      </Field>
+      <Field label="Transfer over TLS" errors={byField.tls} hint="Ask the primary servers over DNS over TLS (port 853, RFC 9103) instead of TCP; their certificate is not verified (a TSIG key authenticates the zone)">
+        {(p) => <input {...p} name="tls" type="checkbox" checked={tls} onChange={(e) => setTls(e.target.checked)} />}
       </Field>
       <div className="actions">
         <button type="submit" className="primary">
@@ -65,7 +70,10 @@ export function Mirrors() {
                 return (
                   <tr key={m.id}>
                     <th scope="row">{m.domain}</th>
-                    <td>{m.masters.join(', ')}</td>
+                    <td>
+                      {m.masters.join(', ')}
+                      {m.tls ? <span className="badge active">TLS</span> : null}
+                    </td>
                     <td>
                       <span className={`badge ${m.status}`}>{m.status}</span>
                     </td>
