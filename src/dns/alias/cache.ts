@@ -50,6 +50,8 @@ interface Entry {
   expiresAt: number;
   /** Why there are no records (or why the last resolution failed). */
   failure: ExtendedError | null;
+  /** The last resolution failed while `data` was kept: past `expiresAt` it is served stale. */
+  unreachable: boolean;
   settled: boolean;
   resolving: Promise<void> | null;
   timer: NodeJS.Timeout | undefined;
@@ -74,6 +76,8 @@ export class AliasCache {
     if (e.data === null) return e.settled ? { kind: 'failed', ede: e.failure ?? { code: EDE.OTHER, text: `${target} has no ${type.type} records` } } : { kind: 'waiting', done: this.fetch(e) };
     const now = this.now();
     if (now < e.expiresAt) return { kind: 'ready', items: e.items, ttl: e.ttl, until: e.expiresAt, stale: false };
+    // Run out while being resolved again (a TTL shorter than a resolution): served, but kept in no answer cache.
+    if (!e.unreachable) return { kind: 'ready', items: e.items, ttl: e.ttl, until: now, stale: false };
     return { kind: 'ready', items: e.items, ttl: Math.min(e.ttl, STALE_TTL), until: now + STALE_TTL * 1000, stale: true };
   }
 
@@ -82,7 +86,7 @@ export class AliasCache {
     const e = this.entry(target, type);
     if (!e.settled) await this.fetch(e);
     if (e.data === null) return null;
-    return { records: e.data, ttl: this.now() < e.expiresAt ? e.ttl : Math.min(e.ttl, STALE_TTL) };
+    return { records: e.data, ttl: this.now() >= e.expiresAt && e.unreachable ? Math.min(e.ttl, STALE_TTL) : e.ttl };
   }
 
   /** A zone uses `target` (both types): it is resolved from now on, and kept up to date until `release`. */
@@ -117,7 +121,7 @@ export class AliasCache {
     const key = entryKey(target, type);
     let e = this.entries.get(key);
     if (!e) {
-      e = { name: target, type, data: null, items: [], ttl: 0, expiresAt: 0, failure: null, settled: false, resolving: null, timer: undefined, users: 0 };
+      e = { name: target, type, data: null, items: [], ttl: 0, expiresAt: 0, failure: null, unreachable: false, settled: false, resolving: null, timer: undefined, users: 0 };
       this.entries.set(key, e);
     }
     return e;
@@ -143,14 +147,16 @@ export class AliasCache {
       e.ttl = r.ttl;
       e.expiresAt = now + r.ttl * 1000;
       e.failure = null;
+      e.unreachable = false;
       next = Math.max(MIN_REFRESH_MS, r.ttl * 750);
     } else if (r.kind === 'nxdomain') {
       e.data = null;
       e.failure = { code: EDE.OTHER, text: `the ALIAS target ${e.name} does not exist (NXDOMAIN from the resolver)` };
       next = NODATA_TTL * 1000;
-    } else if (e.data === null || now >= e.expiresAt + STALE_LIMIT_MS) {
+    } else {
+      e.unreachable = true;
       e.failure = { code: EDE.NETWORK_ERROR, text: `the ALIAS target ${e.name} could not be resolved: ${r.why}` };
-      e.data = null;
+      if (e.data !== null && now >= e.expiresAt + STALE_LIMIT_MS) e.data = null;
     }
     e.settled = true;
     clearTimeout(e.timer);
