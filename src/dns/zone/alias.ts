@@ -39,7 +39,8 @@ export function viaAlias(node: ZoneNode, qtype: number, r: Result, aliases: Alia
   }
   r.until = Math.min(r.until ?? Infinity, got.until);
   if (got.stale) r.ede = STALE;
-  return addressSet(alias, type, got.items, Math.min(alias.ttl, got.ttl));
+  // A target without addresses of the type: NODATA, as at any name without them.
+  return got.items.length === 0 ? undefined : addressSet(alias, type, got.items, Math.min(alias.ttl, got.ttl));
 }
 
 /** Whether the lookup must stop at what viaAlias left in `r`: an error, or a wait. */
