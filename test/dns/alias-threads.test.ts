@@ -59,9 +59,9 @@ describe.skipIf(singleThreadReason(UDP_BATCH) !== null)('ALIAS on several DNS th
     const post = async (path: string, body: unknown) => {
       const res = await fetch(`${node.base}/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
       expect(res.status, await res.clone().text()).toBe(201);
-      return res.json();
+      return (await res.json()) as { id: number };
     };
-    const domain = (await post('/domains', { domain: 'threads-alias.example', soa: 'h@threads-alias.example' })).id as number;
+    const domain = (await post('/domains', { domain: 'threads-alias.example', soa: 'h@threads-alias.example' })).id;
     await post(`/domains/${domain}/ALIAS`, { name: '', target: 'www.target.test' });
     // Twice: the second round is answered from the threads' caches.
     for (let twice = 0; twice < 2; twice++) expect(new Set(await round())).toEqual(new Set(['192.0.2.1']));
