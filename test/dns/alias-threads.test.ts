@@ -56,6 +56,7 @@ afterAll(async () => {
 describe.skipIf(singleThreadReason(UDP_BATCH) !== null)('ALIAS on several DNS threads', () => {
   needsKnot.it("answers the target's addresses on every thread, and its new ones within the TTL", async () => {
     expect(resolver, 'knotd (the resolver) did not start').toBeDefined();
+    expect(node.messages.some((m) => m.startsWith(`DNS listening (UDP on ${THREADS} threads, `))).toBe(true);
     const post = async (path: string, body: unknown) => {
       const res = await fetch(`${node.base}/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
       expect(res.status, await res.clone().text()).toBe(201);
