@@ -5,7 +5,11 @@
  */
 import { isServed } from '../model/domain.js';
 import { ALIASES_RESOLVED } from '../model/journal.js';
+import type { Actor } from './actor.js';
 import type { ZoneWriter } from './zone-writer.js';
+
+/** The server itself, in the zone owner's audit trail. */
+const resolverActor = (accountId: number): Actor => ({ accountId, username: '', keyLabel: 'ALIAS resolution', iface: 'system', remoteAddr: '' });
 
 export class AliasService {
   constructor(private readonly writer: ZoneWriter) {}
@@ -22,7 +26,7 @@ export class AliasService {
         value: undefined,
         change: { kind: 'records.changed', domainId, domain: domain.domain },
         // No record changed: the apex's SOA alone moves (zone-diff and the DNS server's patch read it so);
-        journal: [{ action: ALIASES_RESOLVED, objectId: null, before: null, after: null }],
+        journal: [{ action: ALIASES_RESOLVED, objectId: null, before: null, after: null, actor: resolverActor(domain.accountId) }],
       };
     });
   }
