@@ -156,8 +156,8 @@ describe('ALIAS', () => {
     expect(Date.now() - changed).toBeLessThan((TTL + 2) * 1000);
     await eventually('a new serial', async () => (await serial()) !== before, 5000);
     // Journaled like any change, in the owner's audit trail.
-    const events = (await v1('GET', '/events')).body as { action: string; serial: number }[];
-    expect(events.find((e) => e.action === 'record.aliases_resolved')?.serial).toBe(await serial());
+    const events = (await v1('GET', `/events?domain=${domainId}`)).body as { action: string; serial: number; interface: string }[];
+    expect(events.find((e) => e.action === 'record.aliases_resolved')).toMatchObject({ serial: await serial(), interface: 'system' });
     await eventually(`the secondary to follow\n${secondary?.log()}`, async () => (await kdigAt(secondary as Knot, ZONE, 'A')).answer[0]?.data === '192.0.2.20', 10_000);
   });
 
