@@ -89,12 +89,10 @@ describe('zonehost command line', () => {
     expect(res.stderr).toMatch(/--nsid must be at most 256 octets, not 258/);
   });
 
-  it('rejects a --resolver (and ZONEHOST_RESOLVER) that is not an address with a clear message', () => {
-    for (const [args, env] of [[['--resolver', 'resolver.example:53'], {}], [[], { ZONEHOST_RESOLVER: '127.0.0.1:99999' }]] as const) {
-      const res = run(['serve', ...args, '--db', db.url], undefined, env);
-      expect(res.status).toBe(1);
-      expect(res.stderr).toMatch(/--resolver must be/);
-    }
+  it('rejects a --resolver (here from ZONEHOST_RESOLVER) that is not an address with a clear message', () => {
+    const res = run(['serve', '--db', db.url], undefined, { ZONEHOST_RESOLVER: 'resolver.example:53' });
+    expect(res.status).toBe(1);
+    expect(res.stderr).toMatch(/--resolver must be an IP address with its port/);
   });
 
   it('takes the first usable nameserver of resolv.conf as the default resolver', () => {
