@@ -1,4 +1,5 @@
 /** Command-line flags and environment variables, turned into one typed configuration object. */
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { DnssecTimings } from './model/dnssec.js';
 import { isIPAddress, normalizeZoneName, zoneNameProblem } from './model/names.js';
@@ -39,6 +40,11 @@ export interface Config {
   rrl?: Partial<RrlSettings>;
   /** The name server identifier DNS answers to queries that ask for it (--nsid, RFC 5001); none when absent. */
   nsid?: string | null;
+  /**
+   * Where ALIAS targets are resolved (--resolver): a recursive resolver. Absent: the first `nameserver` of
+   * /etc/resolv.conf (systemResolver); null: none, so ALIAS records answer SERVFAIL.
+   */
+  resolver?: HostPort | null;
   /** `sqlite:PATH` or `postgres://…` (optional `?schema=NAME`). */
   db: string;
   /** PostgreSQL pool size and start-up wait (connection log lines go to the server's logger). */
@@ -136,6 +142,32 @@ export function parseHostPort(value: string, what: string): HostPort {
   const port = m ? Number(m[3]) : NaN;
   if (!m || port > 65535) throw new Error(`${what} must be HOST:PORT (for example 127.0.0.1:8080), not '${value}'`);
   return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
+}
+
+/** The --resolver address: HOST:PORT, or a bare address (port 53); absent: the system's (systemResolver). */
+export function parseResolver(value: string | undefined, resolvConf = '/etc/resolv.conf'): HostPort | null {
+  if (value === undefined || value.trim() === '') return systemResolver(resolvConf);
+  const bare = value.trim();
+  if (isIPAddress(bare)) return { host: bare, port: DNS_PORT };
+  const hp = parseHostPort(bare, '--resolver');
+  if (!isIPAddress(hp.host)) throw new Error(`--resolver must be an IP address with its port (for example 127.0.0.53:53), not '${value}'`);
+  return hp;
+}
+
+/** The first `nameserver` of a resolv.conf file (port 53), or null when there is none (or no such file). */
+export function systemResolver(resolvConf = '/etc/resolv.conf'): HostPort | null {
+  let text: string;
+  try {
+    text = readFileSync(resolvConf, 'utf8');
+  } catch {
+    return null;
+  }
+  for (const line of text.split('\n')) {
+    const m = /^\s*nameserver\s+(\S+)/.exec(line);
+    // A link-local IPv6 address's zone (fe80::1%eth0) is not something Node.js sockets take here: skipped.
+    if (m?.[1] && isIPAddress(m[1])) return { host: m[1], port: DNS_PORT };
+  }
+  return null;
 }
 
 export function parseNameservers(value: string): string[] {

@@ -1,7 +1,7 @@
 /** Starts the configured parts of one node (HTTP APIs, DNS) over one store, and stops them cleanly. */
 import type { FastifyBaseLogger } from 'fastify';
 import pino, { type Logger } from 'pino';
-import type { Config } from './config.js';
+import { systemResolver, type Config } from './config.js';
 import { startDns, type RunningDns } from './dns/server/server.js';
 import type { UdpPath } from './dns/server/udp-socket.js';
 import { axfrZoneSource, startTransfers, type RunningTransfers } from './dns/transfer/index.js';
@@ -46,7 +46,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const leadership = new Leadership(store, { info: (m) => logger.info(m), warn: (m) => logger.warn(m) });
   try {
     const transfers = await startBackground(config, services, store, leadership, logger, closers);
-    const dns = await startNodeDns(config, services, transfers, logger, closers);
+    const dns = await startNodeDns(config, services, transfers, leadership, logger, closers);
     // After DNS: building the HTTP app (compiling its schemas) takes a while, and answering DNS need not wait for it.
     const httpAddress = await startHttp(config, services, dns, logger, closers);
     return { services, leadership, httpAddress, dnsAddress: dns?.address ?? null, dotAddress: dns?.dotAddress ?? null, udpPath: dns?.udpPath ?? null, close: shutdown };
@@ -129,7 +129,7 @@ async function startBackground(config: Config, services: Services, store: Store,
 }
 
 /** DNS, when this node serves it. */
-async function startNodeDns(config: Config, services: Services, transfers: RunningTransfers, logger: Logger, closers: Closer[]): Promise<RunningDns | null> {
+async function startNodeDns(config: Config, services: Services, transfers: RunningTransfers, leadership: Leadership, logger: Logger, closers: Closer[]): Promise<RunningDns | null> {
   if (!config.dns) return null;
   const dns = await startDns(services, {
     host: config.dns.host,
@@ -142,6 +142,9 @@ async function startNodeDns(config: Config, services: Services, transfers: Runni
     ...(config.rrl ? { rrl: config.rrl } : {}),
     nsid: config.nsid ?? null,
     dot: config.dot && config.tls ? { ...config.dot, tls: config.tls } : null,
+    resolver: config.resolver === undefined ? systemResolver() : config.resolver,
+    // New serials for new ALIAS addresses, like NOTIFY, come from one node.
+    shouldAct: () => leadership.isLeader(),
   });
   closers.push(() => dns.close());
   return dns;

@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import { createInterface } from 'node:readline';
 import { DEFAULT_DNSSEC_TIMINGS } from '../model/dnssec.js';
-import { DEFAULTS, parseCatalog, parseCount, parseHostPort, parseNameservers, parseNsid, parseRrl, type Config } from '../config.js';
+import { DEFAULTS, parseCatalog, parseCount, parseHostPort, parseNameservers, parseNsid, parseResolver, parseRrl, type Config } from '../config.js';
 import { ValidationError } from '../model/errors.js';
 import { startServer } from '../server.js';
 import type { AccountControls, AccountSummary } from '../model/account.js';
@@ -32,6 +32,7 @@ interface ServeOptions extends DbOptions {
   rrlIpv6Prefix: string;
   rrlExempt?: string;
   nsid?: string;
+  resolver?: string;
   ns: string;
   logLevel: string;
   tlsCert?: string;
@@ -107,6 +108,7 @@ program
   .addOption(new Option('--rrl-ipv6-prefix <bits>', 'prefix length of the IPv6 client network --rrl-rate counts').env('ZONEHOST_RRL_IPV6_PREFIX').default(DEFAULTS.rrlIpv6Prefix))
   .addOption(new Option('--rrl-exempt <networks>', 'comma-separated CIDR networks whose answers are never rate-limited (your secondaries, monitoring)').env('ZONEHOST_RRL_EXEMPT'))
   .addOption(new Option('--nsid <text>', 'name server identifier (RFC 5001) answered to DNS queries that ask for it, e.g. this node\'s host name; none by default').env('ZONEHOST_NSID'))
+  .addOption(new Option('--resolver <host:port>', 'recursive resolver that ALIAS records\' targets are resolved through (default: the first nameserver of /etc/resolv.conf)').env('ZONEHOST_RESOLVER'))
   .addOption(dbOption())
   .addOption(dbPoolOption())
   .addOption(dbWaitOption())
@@ -139,6 +141,7 @@ program
       udpBatch: udpBatch(opts.udpBatch),
       rrl: parseRrl({ rate: opts.rrlRate, slip: opts.rrlSlip, ipv4Prefix: opts.rrlIpv4Prefix, ipv6Prefix: opts.rrlIpv6Prefix, exempt: opts.rrlExempt }),
       nsid: parseNsid(opts.nsid),
+      resolver: parseResolver(opts.resolver),
       db: opts.db,
       store: storeOptions(opts),
       nameservers: parseNameservers(opts.ns),

@@ -18,3 +18,9 @@ export interface StoredJournalEntry {
 }
 
 export type NewJournalEntry = Omit<StoredJournalEntry, 'id'>;
+
+/**
+ * The journal action of a new serial for new addresses of a zone's ALIAS targets (no record changed): a
+ * record change as IXFR and the DNS server's patches see it (`record.`), touching only the apex's SOA.
+ */
+export const ALIASES_RESOLVED = 'record.aliases_resolved';

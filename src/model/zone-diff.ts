@@ -6,8 +6,9 @@
  * make of each version, as AXFR sends it.
  */
 import type { StoredDomain } from './domain.js';
+import { ALIASES_RESOLVED } from './journal.js';
 import { absoluteName } from './names.js';
-import type { StoredRecord } from './records/index.js';
+import { recordType, type StoredRecord } from './records/index.js';
 import { dataKey, distinctData, rrsetKey } from './zone-rules.js';
 import { serialNewer, soaOf, withRRsetTtls, zoneContent, type ZoneRecord } from './zone.js';
 
@@ -40,6 +41,17 @@ export function recordChangesSince<R extends JournalRow>(domain: Pick<StoredDoma
   return later;
 }
 
+const isAlias = (r: StoredRecord): boolean => recordType(r.type)?.addressAlias === true;
+
+/**
+ * Whether the zone holds ALIAS records, or its changes touched one or its targets' addresses: transfers carry
+ * the addresses resolved at the time (dns/alias/transfer.ts), which the journal does not hold, so only the
+ * whole zone is sure to be right.
+ */
+function resolvesAliases(records: readonly StoredRecord[], later: readonly JournalRow[]): boolean {
+  return records.some(isAlias) || later.some((c) => c.action === ALIASES_RESOLVED || [...recordsOf(c.before), ...recordsOf(c.after)].some(isAlias));
+}
+
 /**
  * The IXFR difference sequences from `clientSerial` to the domain's serial, or null when the journal
  * cannot say (serial unknown to us, or a change other than to records in between) or when there are more
@@ -59,7 +71,7 @@ export function zoneDiff(
   zoneSize: number,
 ): ZoneRecord[] | null {
   const later = recordChangesSince(domain, changes, clientSerial);
-  if (!later || later.length > zoneSize) return null;
+  if (!later || later.length > zoneSize || resolvesAliases(records, later)) return null;
   const keyOfRecord = (r: StoredRecord) => rrsetKey({ name: absoluteName(r.name, domain.domain), type: r.type });
   // The records by RRset, as they stood at the client's serial: the current ones with every later change undone.
   const sets = new Map<string, Map<number, StoredRecord>>();

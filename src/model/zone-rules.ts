@@ -3,6 +3,7 @@
  * and next DNS UPDATE, zone-file imports and bulk changes) checks its result with these.
  *
  * - A CNAME is alone at its name (RFC 1034 3.6.2, RFC 2181 10.1), but for its DNSSEC records (RFC 4035 2.5).
+ * - An ALIAS stands beside no A or AAAA record (it answers for them), and a name holds one.
  * - No record twice: two records of a type are one when DNS would serve the same data (RFC 2181 5).
  * - An RRset fits one DNS message.
  * - A type that needs another at its name has it (DS only at a delegation: RFC 4034 5).
@@ -41,6 +42,8 @@ export function conflictAtName(rec: RecordData, others: readonly RecordData[], z
   if (recordType(rec.type)?.exclusive) return aliasBesideData(rec, others[0] as RecordData, zone);
   const exclusive = others.find((r) => recordType(r.type)?.exclusive);
   if (exclusive) return dataBesideAlias(rec, exclusive, zone);
+  const addresses = addressAliasConflict([rec, ...others], zone);
+  if (addresses) return addresses;
   const key = dataKey(rec);
   if (others.some((r) => r.type === rec.type && dataKey(r) === key)) return duplicate(rec, zone);
   const size = rrsetWireSize([...others.filter((r) => r.type === rec.type), rec], zone);
@@ -89,7 +92,27 @@ export function checkAtName(records: readonly RecordData[], zone: string): Confl
     keys.add(key);
     sizes.set(rec.type, size);
   }
-  return missingAtName(records, zone);
+  return addressAliasConflict(records, zone) ?? missingAtName(records, zone);
+}
+
+/**
+ * The records at one name hold an ALIAS (`addressAlias`) beside an address record (A, AAAA), which it answers
+ * for, or beside another ALIAS; null otherwise. The first record is the one a single write adds.
+ */
+export function addressAliasConflict(records: readonly RecordData[], zone: string): ConflictError | null {
+  const aliases = records.filter((r) => recordType(r.type)?.addressAlias);
+  if (aliases.length === 0) return null;
+  const first = records[0] as RecordData;
+  const owner = ownerLabel(first.name, zone);
+  const address = records.find((r) => recordType(r.type)?.address);
+  if (address) {
+    return new ConflictError(
+      'name',
+      `${owner} cannot hold both an ${(aliases[0] as RecordData).type} record and ${address.type} records: the ${(aliases[0] as RecordData).type} answers A and AAAA queries there with its target's addresses. Delete one of them first.`,
+    );
+  }
+  if (aliases.length > 1) return new ConflictError('name', `${owner} already has an ${(aliases[0] as RecordData).type} record; a name holds one (change its target instead).`);
+  return null;
 }
 
 /** The records at one name lack a type one of them requires (DS without NS), or null. */
@@ -166,7 +189,7 @@ export function checkZone(records: readonly RecordData[], zone: string): { kept:
     if (data.length > 1 && data.some((r) => recordType(r.type)?.exclusive)) {
       return { kept, error: `${ownerLabel(data[0]?.name ?? '', zone)}: a CNAME cannot share its name with other records (${data.map((r) => r.type).join(', ')})` };
     }
-    const missing = missingAtName(at, zone);
+    const missing = addressAliasConflict(at, zone) ?? missingAtName(at, zone);
     if (missing) return { kept, error: missing.message };
   }
   return { kept, error: null };

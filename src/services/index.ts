@@ -2,6 +2,7 @@
 import type { Store } from '../store/store.js';
 import { DEFAULT_LIMITS, type Limits } from './actor.js';
 import { AccountService } from './accounts.js';
+import { AliasService } from './aliases.js';
 import { AuditService } from './audit.js';
 import { CatalogService, type CatalogOptions } from './catalog.js';
 import { CookieSecretService } from './cookie-secrets.js';
@@ -51,6 +52,8 @@ export class Services {
   readonly cookieSecrets: CookieSecretService;
   /** Zone files: a master domain's export, and imports that make its records a file's. */
   readonly zonefiles: ZoneFileService;
+  /** New serials for new addresses of ALIAS targets (the DNS side resolves them). */
+  readonly aliases: AliasService;
 
   constructor(
     readonly store: Store,
@@ -80,5 +83,6 @@ export class Services {
     this.metrics = new Metrics(this.bus, now);
     this.cookieSecrets = new CookieSecretService(store, now);
     this.zonefiles = new ZoneFileService(store, this.writer, this.domains, limits, nameservers, transfers);
+    this.aliases = new AliasService(this.writer);
   }
 }

@@ -1,9 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parseResolver, systemResolver } from '../../src/config.js';
 import { installed } from '../support/peer-table.js';
 import { freshDatabase } from '../support/server.js';
 
@@ -86,6 +87,24 @@ describe('zonehost command line', () => {
     const res = run(['serve', '--nsid', 'é'.repeat(129), '--db', db.url]);
     expect(res.status).toBe(1);
     expect(res.stderr).toMatch(/--nsid must be at most 256 octets, not 258/);
+  });
+
+  it('rejects a --resolver (here from ZONEHOST_RESOLVER) that is not an address with a clear message', () => {
+    const res = run(['serve', '--db', db.url], undefined, { ZONEHOST_RESOLVER: 'resolver.example:53' });
+    expect(res.status).toBe(1);
+    expect(res.stderr).toMatch(/--resolver must be an IP address with its port/);
+  });
+
+  it('takes the first usable nameserver of resolv.conf as the default resolver', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zonehost-resolv-'));
+    const file = join(dir, 'resolv.conf');
+    writeFileSync(file, '# comment\nsearch example.org\nnameserver fe80::1%eth0\nnameserver 192.0.2.53\nnameserver 192.0.2.54\n');
+    expect(systemResolver(file)).toEqual({ host: '192.0.2.53', port: 53 });
+    expect(parseResolver(undefined, file)).toEqual({ host: '192.0.2.53', port: 53 });
+    expect(parseResolver('[2001:db8::53]:5353', file)).toEqual({ host: '2001:db8::53', port: 5353 });
+    expect(parseResolver('2001:db8::53', file)).toEqual({ host: '2001:db8::53', port: 53 });
+    expect(systemResolver(join(dir, 'missing'))).toBeNull();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('serves /healthz, answers the API with the created user, and stops on SIGTERM', { timeout: 90_000 }, async () => {

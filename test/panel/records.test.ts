@@ -24,6 +24,7 @@ const HEX64 = 'AB'.repeat(32);
 const RECORDS: [type: string, fields: Record<string, string>][] = [
   ['A', { Name: 'www', Address: '192.0.2.10' }],
   ['AAAA', { Name: 'www', Address: '2001:db8::10' }],
+  ['ALIAS', { Name: 'cdn', Target: 'cdn.example.net' }],
   ['CAA', { Tag: 'issue', Value: 'letsencrypt.org' }],
   ['CNAME', { Name: 'alias', Target: `www.${ZONE}` }],
   ['NS', { Name: 'sub', Nameserver: 'ns1.elsewhere.example' }],

@@ -82,6 +82,8 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     // Suites fire many requests from one address; the rate-limit tests set their own limits.
     rateLimits: { perAddress: 0, perKey: 0 },
     udpBatch: UDP_BATCH,
+    // ALIAS targets are resolved only where a test gives its own resolver: never the machine's.
+    resolver: null,
     ...(kek ? { keyEncryptionKeyFile: kek.file } : {}),
     ...overrides,
   };

@@ -38,6 +38,14 @@ const SAMPLES: Record<string, { create: object; shown: object; patch: object; pa
     replace: { name: 'alias2', target: 'x.example' },
     replaced: { name: 'alias2', target: 'x.example', ttl: 0 },
   },
+  ALIAS: {
+    create: { name: '', target: 'cdn.records.example.' },
+    shown: { name: '', target: 'cdn.records.example', ttl: 0 },
+    patch: { target: 'elsewhere.example' },
+    patched: { name: '', target: 'elsewhere.example', ttl: 0 },
+    replace: { name: 'alias3', target: 'x.example', ttl: 300 },
+    replaced: { name: 'alias3', target: 'x.example', ttl: 300 },
+  },
   MX: {
     create: { mail_server: 'mail.records.example' },
     shown: { name: '', priority: 10, mail_server: 'mail.records.example', ttl: 0 },

@@ -163,8 +163,8 @@ needsBind.describe('zone files over interface B', () => {
 
   it('imports an awkward file with every type as BIND reads it, and exports what BIND reads the same', async () => {
     const text = awkward(server.nameservers);
-    // The file covers every hosted type.
-    for (const t of RECORD_TYPE_NAMES) expect(text, t).toMatch(new RegExp(`\\s${t}\\s`));
+    // The file covers every hosted type BIND knows (not ALIAS: alias.test.ts and the test below read and write it).
+    for (const t of RECORD_TYPE_NAMES.filter((n) => n !== 'ALIAS')) expect(text, t).toMatch(new RegExp(`\\s${t}\\s`));
     expect(await checkzone(ZONE, text)).toBeNull();
     id = await createDomain(ZONE);
     const r = await put(id, text);

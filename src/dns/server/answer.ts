@@ -3,6 +3,7 @@
  * could not be loaded), NOTIMP for meta types we do not serve, else the zone's lookup (lookup.ts).
  */
 import { CLASS_IN, META_TYPE, RCODE } from '../wire/message.js';
+import type { AliasSource } from '../zone/alias.js';
 import { resolve } from '../zone/lookup.js';
 import type { Query } from '../wire/query.js';
 import { EDE } from '../wire/edns-options.js';
@@ -14,11 +15,11 @@ import type { ZoneCache } from './zone-cache.js';
 const NOT_LOADED = { code: EDE.NOT_READY, text: 'the zone could not be loaded; retrying' };
 const NOT_OURS = { code: EDE.NOT_AUTHORITATIVE, text: 'not a zone served here' };
 
-/** The answer to `q` and the zone it came from. */
-export function answerQuery(zones: ZoneCache, q: Query, now: number): { result: Result; zone: Zone | null } {
+/** The answer to `q` and the zone it came from; ALIAS targets' addresses from `aliases`. */
+export function answerQuery(zones: ZoneCache, q: Query, now: number, aliases?: AliasSource): { result: Result; zone: Zone | null } {
   if (q.qtype === META_TYPE.OPT) return { result: emptyResult(RCODE.FORMERR), zone: null };
   if (q.qtype === META_TYPE.MAILA || q.qtype === META_TYPE.MAILB) return { result: emptyResult(RCODE.NOTIMP), zone: null };
   const zone = q.qclass === CLASS_IN ? zones.find(q.key, now) : null;
   if (!zone && q.qclass === CLASS_IN && zones.unavailable(q.key)) return { result: errorResult(RCODE.SERVFAIL, NOT_LOADED), zone: null };
-  return { result: zone ? resolve(zone, q) : errorResult(RCODE.REFUSED, NOT_OURS), zone };
+  return { result: zone ? resolve(zone, q, aliases) : errorResult(RCODE.REFUSED, NOT_OURS), zone };
 }

@@ -11,6 +11,7 @@ import { SuspendedError } from '../../model/errors.js';
 import type { Services } from '../../services/index.js';
 import { secure } from '../dnssec/secure.js';
 import { SigningError, type SignatureCache } from '../dnssec/sign.js';
+import type { AliasCache } from '../alias/cache.js';
 import { handleNotify, handleTransfer, type NotifyTarget, type TransferRequest } from '../transfer/index.js';
 import { decodeStrict } from '../transfer/wire.js';
 import { EDE, optRecordAt, withEdnsOptions } from '../wire/edns-options.js';
@@ -60,6 +61,13 @@ export interface HandlerParts {
   log: Logger;
   /** Where NOTIFY accepted for a zone mirror goes; without it, it is acknowledged only. */
   notifyTarget: NotifyTarget | undefined;
+  /** ALIAS targets' addresses, for answers and transfers; without it ALIAS records answer nothing. */
+  aliases?: AliasCache;
+}
+
+/** An answer that cannot be made before this settles (an ALIAS target's first resolution). */
+interface Waiting {
+  wait: Promise<unknown>;
 }
 
 export class DnsHandler {
@@ -117,7 +125,8 @@ export class DnsHandler {
       const q = plainQuery(parseQuery(raw));
       if (!q || this.parts.zones.pendingFor(q.key)) return null;
       const extras = this.parts.options.forQuery(q, raw, address, this.services.now);
-      return this.answer(q, raw, (transport === 'udp' ? udpLimit(q) : TCP_MAX) - (extras ? extras.options.length : 0), extras);
+      const a = this.answer(q, raw, (transport === 'udp' ? udpLimit(q) : TCP_MAX) - (extras ? extras.options.length : 0), extras);
+      return 'wait' in a ? null : a;
     } catch {
       return null;
     }
@@ -165,7 +174,13 @@ export class DnsHandler {
     if (q.opcode !== OPCODE.QUERY) return classed([notImplemented(q)]);
     const pending = this.parts.zones.pendingFor(q.key);
     if (pending) await pending;
-    const a = this.answer(q, raw, limit, null);
+    let a = this.answer(q, raw, limit, null);
+    // A first resolution settles once (resolved or failed): the answer made after it no longer waits.
+    for (let i = 0; 'wait' in a && i < 2; i++) {
+      await a.wait;
+      a = this.answer(q, raw, limit, null);
+    }
+    if ('wait' in a) throw new Error('an ALIAS target is still being resolved');
     return { outs: [a.response], cls: a.cls, verifiedClient: false };
   }
 
@@ -173,15 +188,16 @@ export class DnsHandler {
    * A standard query's answer: from the response cache, else looked up, signed when asked for, and cached;
    * `extras` (made room for in `limit`) appended.
    */
-  private answer(q: Query, raw: Buffer, limit: number, extras: AnswerExtras | null): PlainAnswer {
+  private answer(q: Query, raw: Buffer, limit: number, extras: AnswerExtras | null): PlainAnswer | Waiting {
     const { zones, responses } = this.parts;
     const now = this.services.now();
     let answer = responses.get(q, raw, limit, now, extras);
     if (!answer) {
-      const { result, zone } = answerQuery(zones, q, now);
+      const { result, zone } = answerQuery(zones, q, now, this.parts.aliases);
+      if (result.wait) return { wait: result.wait };
       const signed = zone && q.edns?.dnssecOk ? zones.signed(zone) : undefined;
-      // A signed answer is kept only until its signatures are due to be made anew.
-      const staleAt = zone && signed ? secure(zone, signed, result, Math.floor(now / 1000)) * 1000 : Infinity;
+      // A signed answer is kept only until its signatures are due to be made anew, one with an ALIAS's addresses until they run out.
+      const staleAt = Math.min(zone && signed ? secure(zone, signed, result, Math.floor(now / 1000)) * 1000 : Infinity, result.until ?? Infinity);
       const shared = this.encode(q, result, zone, limit);
       const cls = answerClass(q, result, zone, shared);
       responses.put(q, shared, limit, { zone, staleAt, cls });
@@ -212,8 +228,8 @@ export class DnsHandler {
     } catch {
       return null;
     }
-    const { nameservers, signatures } = this.parts;
-    return { services: this.services, query, raw, remoteAddress, transport, nameservers, key: signer?.key ?? null, keyName: signer?.secret.name ?? null, signatures };
+    const { nameservers, signatures, aliases } = this.parts;
+    return { services: this.services, query, raw, remoteAddress, transport, nameservers, key: signer?.key ?? null, keyName: signer?.secret.name ?? null, signatures, aliases: aliases ?? null };
   }
 }
 

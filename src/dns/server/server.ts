@@ -9,6 +9,9 @@ import { randomBytes } from 'node:crypto';
 import type { TlsFiles } from '../../config.js';
 import { COOKIE_SECRET_BYTES, cookiePeriod, type CookieSecret } from '../../model/cookie-secret.js';
 import type { Services } from '../../services/index.js';
+import { AliasCache } from '../alias/cache.js';
+import type { ResolverAddress } from '../alias/resolver.js';
+import { AliasUsers } from '../alias/users.js';
 import { SignatureCache } from '../dnssec/sign.js';
 import type { NotifyTarget } from '../transfer/index.js';
 import { AnswerOptions } from './answer-options.js';
@@ -46,6 +49,10 @@ export interface DnsOptions {
   cookieRefreshMs?: number;
   /** DNS over TLS: where it listens (port 0: any) and with which certificate; none without. */
   dot?: { host: string; port: number; tls: TlsFiles } | null;
+  /** Where ALIAS targets are resolved (`--resolver`); null: nowhere, their queries get SERVFAIL. */
+  resolver?: ResolverAddress | null;
+  /** Whether this node gives zones new serials for new ALIAS addresses (only the cluster leader should); default always. */
+  shouldAct?: () => boolean;
 }
 
 /**
@@ -73,7 +80,7 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
   let threads: DnsThreads | null = null;
   const cookies = await startCookieSecrets(services, opts, (secrets) => threads?.setSecrets(secrets));
   const memory = await startZones(services, opts, () => threads?.changed());
-  const { zones, responses, signatures } = memory;
+  const { zones, responses, signatures, aliases } = memory;
   const options = new AnswerOptions(cookies.setup);
   cookies.use(options);
   const rrl = rrlTable({ ...DEFAULT_RRL, ...opts.rrl });
@@ -84,7 +91,7 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
     cookies.stop();
     offCounters();
   };
-  const handler = new DnsHandler(services, { zones, responses, signatures, options, nameservers: opts.nameservers, log: opts.log, notifyTarget: opts.notifyTarget });
+  const handler = new DnsHandler(services, { zones, responses, signatures, options, nameservers: opts.nameservers, log: opts.log, notifyTarget: opts.notifyTarget, aliases });
   const idleMs = opts.tcpIdleMs ?? TCP_IDLE_MS;
   const tcp = dnsTcp(handler, opts.log, idleMs);
   const tls = opts.dot ? dnsTls(handler, opts.log, opts.dot.tls, idleMs) : null;
@@ -141,15 +148,12 @@ function udpPathText(batch: number): string {
 async function startZones(services: Services, opts: DnsOptions, changed: () => void) {
   const responses = new ResponseCache();
   const signatures = new SignatureCache();
-  const zones = new ZoneCache(services, {
-    nameservers: opts.nameservers,
-    log: opts.log,
-    changed: () => {
-      responses.clear();
-      changed();
-    },
-    signatures,
-  });
+  const dropAnswers = () => {
+    responses.clear();
+    changed();
+  };
+  const { aliases, users } = startAliases(services, opts, dropAnswers);
+  const zones = new ZoneCache(services, { nameservers: opts.nameservers, log: opts.log, changed: dropAnswers, signatures, aliases: users });
   await zones.start();
   // The bus hears each write right after it commits, before its answer: the young-generation pause goes there,
   // not on the queries for what the write changed.
@@ -159,12 +163,26 @@ async function startZones(services: Services, opts: DnsOptions, changed: () => v
     zones,
     responses,
     signatures,
+    aliases,
     stop() {
       zones.stop();
+      users.stop();
+      aliases.stop();
       offGauges();
       offGc();
     },
   };
+}
+
+/**
+ * ALIAS targets' addresses (dns/alias/): resolved while a zone in memory uses them; when they change, the
+ * answers made with them go (`dropAnswers`) and the zones using them take a new serial.
+ */
+function startAliases(services: Services, opts: DnsOptions, dropAnswers: () => void) {
+  const aliases = new AliasCache(opts.resolver ?? null, services.now);
+  aliases.onChange(dropAnswers);
+  const users = new AliasUsers(aliases, { bump: (id) => services.aliases.resolved(id), shouldAct: opts.shouldAct ?? (() => true), log: opts.log }, services.now);
+  return { aliases, users };
 }
 
 /**

@@ -12,6 +12,7 @@ import type { ZoneEvent } from '../../model/zone-event.js';
 import { keyOf, parentKey } from '../../model/labels.js';
 import type { Services } from '../../services/index.js';
 import type { ServedZone, ZoneBatch, ZoneDelta } from '../../services/zones.js';
+import type { AliasUsers } from '../alias/users.js';
 import type { SignedView } from '../dnssec/secure.js';
 import type { SignatureCache } from '../dnssec/sign.js';
 import type { Zone } from '../zone/zone.js';
@@ -45,6 +46,8 @@ export interface ZoneCacheOptions {
   changed?: () => void;
   /** Where our signed zones' signatures are made and kept (shared with transfers). */
   signatures: SignatureCache;
+  /** Told of the zones' ALIAS records (their targets are resolved while in use). */
+  aliases?: AliasUsers;
 }
 
 /**
@@ -94,7 +97,7 @@ export class ZoneCache {
     private readonly services: Services,
     private readonly opts: ZoneCacheOptions,
   ) {
-    this.versions = new ZoneVersions(opts.signatures, opts.log);
+    this.versions = new ZoneVersions(opts.signatures, opts.log, opts.aliases);
   }
 
   /**
@@ -207,7 +210,7 @@ export class ZoneCache {
     if (zone) {
       this.byId.set(id, zone);
       this.byKey.set(zone.key, zone);
-    }
+    } else this.opts.aliases?.forget(id);
     this.release(done);
   }
 

@@ -6,6 +6,7 @@
 import { dnssecApex, type ZoneSigning } from '../../model/dnssec.js';
 import type { ZoneContent } from '../../model/zone.js';
 import type { ServedZone, ZoneDelta } from '../../services/zones.js';
+import type { AliasUsers } from '../alias/users.js';
 import { signZone } from '../dnssec/online.js';
 import { presigned } from '../dnssec/presigned.js';
 import type { SignedView } from '../dnssec/secure.js';
@@ -22,6 +23,8 @@ export class ZoneVersions {
     /** Where our signed zones' signatures are made and kept (shared with transfers). */
     private readonly signatures: SignatureCache,
     private readonly log: { warn(obj: object, msg: string): void },
+    /** Told of each version's ALIAS records, whose targets are resolved while a zone has them. */
+    private readonly aliases?: AliasUsers,
   ) {}
 
   /** The signed view of a zone version, when the zone is signed. */
@@ -35,6 +38,7 @@ export class ZoneVersions {
    */
   build(z: ServedZone | null, before: Zone | undefined): Zone | null {
     if (!z) return null;
+    this.aliases?.update(z.domain.id, z.content.answers);
     return this.view(z, buildZone(z.domain.id, this.served(z), z.expiresAt, this.skip(z)), before);
   }
 
@@ -47,6 +51,7 @@ export class ZoneVersions {
     const next: ServedZone = delta.signing === undefined ? { ...delta, signing: this.signings.get(before) ?? null } : delta;
     const cut = cutAmong(before, delta.names);
     const zone = patchZone(before, this.served(next), delta.names, this.skip(next));
+    this.aliases?.update(next.domain.id, next.content.answers, delta.names);
     return this.view(next, zone, before, cut || cutAmong(zone, delta.names) ? undefined : delta.names);
   }
 

@@ -13,6 +13,8 @@ import { serialNewer, withRRsetTtls } from '../../model/zone.js';
 import type { Services } from '../../services/index.js';
 import { EDE } from '../wire/edns-options.js';
 import { RCODE } from '../wire/message.js';
+import type { AliasCache } from '../alias/cache.js';
+import { withResolvedAliases } from '../alias/transfer.js';
 import { signedRecords } from '../dnssec/online.js';
 import type { SignatureCache } from '../dnssec/sign.js';
 import { addressIn, response, responses } from './wire.js';
@@ -30,6 +32,8 @@ export interface TransferRequest {
   keyName: string | null;
   /** Signatures of signed zones, shared with answers. */
   signatures: SignatureCache;
+  /** ALIAS targets' addresses, which transfers carry in place of the ALIAS records. */
+  aliases: AliasCache | null;
 }
 
 /**
@@ -68,7 +72,8 @@ export async function handleTransfer(req: TransferRequest): Promise<Buffer[]> {
   const snapshot = await services.zones.snapshot(domain, req.nameservers, clientSerial);
   if (!snapshot) return [response(query, RCODE.SERVFAIL)];
   // With the TTLs queries get, whatever the stored records (or a mirror's master) gave each record of a set.
-  const content = { soa: snapshot.content.soa, answers: withRRsetTtls(snapshot.content.answers) };
+  const resolved = await withResolvedAliases(snapshot.content, req.aliases);
+  const content = { soa: resolved.soa, answers: withRRsetTtls(resolved.answers) };
   const current = soaData(content.soa).serial;
 
   if (clientSerial !== null) {

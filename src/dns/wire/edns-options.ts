@@ -10,7 +10,7 @@ import { META_TYPE } from './message.js';
 export const OPTION = { NSID: 3, COOKIE: 10, EDE: 15 } as const;
 
 /** The Extended DNS Error codes zonehost answers (RFC 8914 4; IANA's registry). */
-export const EDE = { RRSIGS_MISSING: 10, NOT_READY: 14, PROHIBITED: 18, NOT_AUTHORITATIVE: 20 } as const;
+export const EDE = { OTHER: 0, STALE_ANSWER: 3, RRSIGS_MISSING: 10, NOT_READY: 14, PROHIBITED: 18, NOT_AUTHORITATIVE: 20, NETWORK_ERROR: 23 } as const;
 
 /** An Extended DNS Error: its INFO-CODE and, for the person debugging, EXTRA-TEXT. */
 export interface ExtendedError {

@@ -6,6 +6,7 @@
 import { isWithin, keyOf, splitName } from '../../model/labels.js';
 import { CNAME } from '../../model/records/index.js';
 import { addAdditional } from './additional.js';
+import { aliasStopped, viaAlias, type AliasSource } from './alias.js';
 import { closestEncloser, referral } from './closest.js';
 import { META_TYPE, RCODE } from '../wire/message.js';
 import { nodata, nxdomain } from './negative.js';
@@ -17,8 +18,8 @@ import { aliasTarget, setOf, type Zone, type ZoneNode } from './zone.js';
 /** Longest CNAME chain followed inside a zone. */
 const MAX_CHAIN = 16;
 
-/** Answers a QUERY for a name inside `zone`. */
-export function resolve(zone: Zone, q: Query): Result {
+/** Answers a QUERY for a name inside `zone`; A and AAAA at an ALIAS from `aliases`. */
+export function resolve(zone: Zone, q: Query, aliases?: AliasSource): Result {
   const r = emptyResult(RCODE.NOERROR, true);
   let labels: readonly string[] = q.labels;
   let key = q.key;
@@ -60,10 +61,11 @@ export function resolve(zone: Zone, q: Query): Result {
     if (q.qtype === META_TYPE.ANY) {
       for (let set = node; set; set = set.next) r.answer.push({ set, owner: labels });
     } else {
-      const set = setOf(node, q.qtype);
+      const set = setOf(node, q.qtype) ?? viaAlias(node, q.qtype, r, aliases);
       if (set) r.answer.push({ set, owner: labels });
     }
     if (r.answer.length === start) {
+      if (aliasStopped(r)) return r;
       prove(r, wildcard === null ? { kind: 'nodata', name: key } : { kind: 'wildcard-nodata', name: key, encloser: wildcard });
       return nodata(zone, r);
     }

@@ -37,6 +37,10 @@ export interface Result {
   denial?: Denial[];
   /** Why an error, for a client that speaks EDNS (RFC 8914). */
   ede?: ExtendedError;
+  /** An ALIAS target not resolved yet: the answer is made again once this settles (zone/alias.ts). */
+  wait?: Promise<unknown>;
+  /** Epoch ms after which the answer may not be reused: it holds an ALIAS target's addresses, which run out then. */
+  until?: number;
 }
 
 /** An answer with this rcode and no records (yet). */

@@ -7,6 +7,7 @@ import { WireError } from '../labels.js';
 import { relativeName } from '../names.js';
 import { A } from './a.js';
 import { AAAA } from './aaaa.js';
+import { ALIAS } from './alias.js';
 import { CAA } from './caa.js';
 import { CDS } from './cds.js';
 import { CNAME } from './cname.js';
@@ -43,7 +44,7 @@ export { nsec3Data, type Nsec3Fields } from './nsec3.js';
 export type { RrsigFields } from './rrsig.js';
 
 /** The types customers can host, in the order interfaces list them. */
-export const RECORD_TYPES: readonly RecordType[] = [A, AAAA, CNAME, MX, NS, TXT, SRV, CAA, TLSA, SSHFP, PTR, NAPTR, DS, SVCB, HTTPS];
+export const RECORD_TYPES: readonly RecordType[] = [A, AAAA, CNAME, MX, NS, TXT, SRV, CAA, TLSA, SSHFP, PTR, NAPTR, DS, SVCB, HTTPS, ALIAS];
 
 /**
  * The types the service writes and customers never create (`hosted: false`): SOA, which each zone has, and
@@ -73,6 +74,10 @@ export const recordTypeByCode = (code: number): RecordType | undefined => byCode
 
 /** The types the DNS server singles out by name (delegations, aliases, DNSSEC's), for their `code`. */
 export { CDNSKEY, CDS, CNAME, DNSKEY, DS, NS, NSEC, NSEC3, NSEC3PARAM, RRSIG };
+
+/** The type that stands for its target's addresses (ALIAS), and the address types it answers for (A, AAAA). */
+export const ADDRESS_ALIAS_TYPE = RECORD_TYPES.find((t) => t.addressAlias) as RecordType;
+export const ADDRESS_TYPES: readonly RecordType[] = RECORD_TYPES.filter((t) => t.address);
 
 /** SOA: every zone's first record, which the service writes. */
 export const SOA_TYPE: RecordType = SOA;

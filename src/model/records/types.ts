@@ -120,6 +120,12 @@ export interface RecordType {
   readonly dnssec?: true;
   /** A CNAME-like type that cannot share its owner name with any other data. */
   readonly exclusive?: boolean;
+  /**
+   * Stands for its target's addresses (ALIAS): A and AAAA queries at its name are answered with them, resolved
+   * when served, and zone transfers carry them in its place. No address record (`address`) or CNAME may share
+   * its name, and a name holds one.
+   */
+  readonly addressAlias?: true;
   /** An address of its owner name (A, AAAA): what a host name in NS, MX or SRV data resolves to. */
   readonly address?: boolean;
   /**
