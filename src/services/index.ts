@@ -7,6 +7,7 @@ import { CatalogService, type CatalogOptions } from './catalog.js';
 import { CookieSecretService } from './cookie-secrets.js';
 import { BulkChangeService } from './bulk-changes.js';
 import { DnssecService, type DnssecOptions } from './dnssec.js';
+import { DomainCopyService } from './domain-copies.js';
 import { DomainService } from './domains.js';
 import { Metrics } from './metrics.js';
 import { ZoneEventBus } from './zone-events.js';
@@ -51,6 +52,8 @@ export class Services {
   readonly cookieSecrets: CookieSecretService;
   /** Zone files: a master domain's export, and imports that make its records a file's. */
   readonly zonefiles: ZoneFileService;
+  /** New domains made from existing zones: a clone of one of the account's, an import by AXFR. */
+  readonly copies: DomainCopyService;
 
   constructor(
     readonly store: Store,
@@ -80,5 +83,6 @@ export class Services {
     this.metrics = new Metrics(this.bus, now);
     this.cookieSecrets = new CookieSecretService(store, now);
     this.zonefiles = new ZoneFileService(store, this.writer, this.domains, limits, nameservers, transfers);
+    this.copies = new DomainCopyService(this.domains, this.records, this.changes, this.zonefiles);
   }
 }
