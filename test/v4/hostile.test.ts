@@ -133,7 +133,20 @@ describe('API keys with scopes', () => {
     expectErrors(await ro.post(`/v4/domains/${aliceDomain.id}/records`, { type: 'A', name: 'x', target: '192.0.2.1' }), 403);
     expectErrors(await ro.post(`/v4/domains/${aliceDomain.id}/clone`, { domain: 'ro-clone.example' }), 403);
     expectErrors(await ro.del(`/v4/domains/${aliceDomain.id}`), 403);
+    expectErrors(await ro.post('/v4/domains/import', { domain: 'ro-import.example', remote_nameserver: '192.0.2.53' }), 403);
+    const record = await createRecord(alice, aliceDomain.id, { type: 'A', name: 'ro', target: '192.0.2.5' });
+    expectErrors(await ro.put(`/v4/domains/${aliceDomain.id}/records/${record.id}`, { target: '192.0.2.6' }), 403);
+    expectErrors(await ro.del(`/v4/domains/${aliceDomain.id}/records/${record.id}`), 403);
+    expect((await ro.get(`/v4/domains/${aliceDomain.id}/records/${record.id}`)).body).toEqual(record);
+    expect((await ro.get(`/v4/domains/${aliceDomain.id}/zone-file`)).status).toBe(200);
     expect((await alice.get('/v4/domains')).body.results).toBe(1);
+    expect((await alice.del(`/v4/domains/${aliceDomain.id}/records/${record.id}`)).status).toBe(200);
+  });
+
+  it('a key limited to other networks fails as a wrong key does', async () => {
+    const elsewhere = await scopedKey({ subnets: ['192.0.2.0/24'] });
+    expectErrors(await elsewhere.get('/v4/domains'), 401);
+    expectErrors(await elsewhere.post('/v4/domains', { domain: 'net.example', type: 'master', soa_email: 'a@net.example' }), 401);
   });
 
   it('a key limited to some domains sees only those, and cannot create domains', async () => {
@@ -142,6 +155,9 @@ describe('API keys with scopes', () => {
     expect((await limited.get('/v4/domains')).body.data.map((d: any) => d.id)).toEqual([aliceDomain.id]);
     expectErrors(await limited.get(`/v4/domains/${other.id}`), 404);
     expectErrors(await limited.get(`/v4/domains/${other.id}/records`), 404);
+    expectErrors(await limited.get(`/v4/domains/${other.id}/zone-file`), 404);
+    expectErrors(await limited.post(`/v4/domains/${other.id}/clone`, { domain: 'limited-clone.example' }), 404);
+    expectErrors(await limited.del(`/v4/domains/${other.id}`), 404);
     expectErrors(await limited.post('/v4/domains', { domain: 'new.example', type: 'master', soa_email: 'a@new.example' }), 403);
     expect((await limited.post(`/v4/domains/${aliceDomain.id}/records`, { type: 'A', name: 'in', target: '192.0.2.1' })).status).toBe(200);
     expect((await alice.del(`/v4/domains/${other.id}`)).status).toBe(200);
