@@ -54,9 +54,11 @@ export class DomainService {
     return this.store.listDomains(actor.accountId, ids ? { ...filter, ids } : filter);
   }
 
-  /** When each of the actor's domains was made and last changed (Linode's v4 shows it), by id. */
-  times(actor: Actor): Promise<Map<number, Timestamps>> {
-    return this.store.domainTimes(actor.accountId);
+  /** When each of the actor's domains (those its key sees) was made and last changed (Linode's v4 shows it), by id. */
+  async times(actor: Actor): Promise<Map<number, Timestamps>> {
+    const times = await this.store.domainTimes(actor.accountId);
+    const scope = scopeOf(actor);
+    return scope.domains ? new Map([...times].filter(([id]) => seesDomain(scope, id))) : times;
   }
 
   async create(actor: Actor, input: DomainInput): Promise<StoredDomain> {

@@ -73,6 +73,9 @@ describe('times', () => {
     const domains = await services.domains.times(alice);
     expect(domains.get(d.id)).toEqual({ created: 1_700_000_000_000, updated: 1_700_000_060_000 });
     expect(await services.domains.times(bob)).toEqual(new Map());
+    const other = await services.domains.create(alice, { domain: 'other.example', kind: 'master', soaEmail: 'h@other.example' });
+    const scoped: Actor = { ...alice, key: { id: 1, scope: { domains: [other.id] }, expiresAt: null } };
+    expect([...(await services.domains.times(scoped)).keys()]).toEqual([other.id]);
     const records = await services.records.times(alice, d.id);
     expect(records.get((www as { id: number }).id)).toEqual({ created: 1_700_000_000_000, updated: 1_700_000_060_000 });
     expect(records.size).toBe(2);
