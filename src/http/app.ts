@@ -1,4 +1,4 @@
-/** The HTTP side: one Fastify app serving interface A at / and /api/, interface B at /v1/. */
+/** The HTTP side: one Fastify app serving interface A at / and /api/, interface B at /v1/, the Linode API v4 door at /v4/. */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { METHODS, type ServerOptions } from 'node:http';
 import type { TlsFiles } from '../config.js';
@@ -9,6 +9,8 @@ import type { Socket } from 'node:net';
 import { MAX_TXT_BYTES } from '../model/records/txt.js';
 import { isV3Target, v3ClientErrorResponse, v3LimitedReply, v3Routes } from './v3/plugin.js';
 import { isV1Path, v1Routes } from './v1/plugin.js';
+import { v4LimitedReply } from './v4/errors.js';
+import { isV4Path, v4Routes } from './v4/plugin.js';
 import { problem, v1LimitedReply } from './v1/problem.js';
 import { redactTarget, requestLogSerializers } from './log.js';
 import { installMetrics } from './metrics.js';
@@ -61,10 +63,13 @@ function clientError(err: Error & { code?: string; rawPacket?: unknown }, socket
   if (target === undefined || isV3Target(target)) response = v3ClientErrorResponse(target ?? '');
   else {
     const [status, text] = err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : [400, 'Bad Request'];
-    // Interface B answers in problem+json even here (an unknown method, say).
+    // Interface B answers in problem+json even here (an unknown method, say), the v4 door in Linode's errors.
+    const unreadable = 'The request could not be read (unknown method, malformed request line or headers too large).';
     const [type, body] = isV1Path(target)
-      ? ['application/problem+json', JSON.stringify(problem(status, 'The request could not be read (unknown method, malformed request line or headers too large).'))]
-      : ['application/json', JSON.stringify({ error: text, message: 'Client Error', statusCode: status })];
+      ? ['application/problem+json', JSON.stringify(problem(status, unreadable))]
+      : isV4Path(target)
+        ? ['application/json', JSON.stringify({ errors: [{ reason: unreadable }] })]
+        : ['application/json', JSON.stringify({ error: text, message: 'Client Error', statusCode: status })];
     response = `HTTP/1.1 ${status} ${text}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
   }
   if (socket.writable) socket.end(response);
@@ -126,7 +131,7 @@ export async function buildApp(services: Services, opts: HttpOptions): Promise<F
   });
   app.addHook('onClose', async () => clearTimeout(forceClose));
 
-  installRateLimits(app, opts.rateLimits ?? DEFAULT_RATE_LIMITS, (req) => (isV1Path(req.url) ? v1LimitedReply : v3LimitedReply));
+  installRateLimits(app, opts.rateLimits ?? DEFAULT_RATE_LIMITS, (req) => (isV1Path(req.url) ? v1LimitedReply : isV4Path(req.url) ? v4LimitedReply : v3LimitedReply));
   // Before the routes are registered, so that every route's answers are counted.
   installMetrics(app, services.metrics);
 
@@ -141,6 +146,8 @@ export async function buildApp(services: Services, opts: HttpOptions): Promise<F
   await app.register(v3Routes(services), { prefix: '/api' });
   // Interface B at /v1 and its documentation page at /docs.
   await app.register(v1Routes(services));
+  // The Linode API v4 door at /v4.
+  await app.register(v4Routes(services));
   // DNS over HTTPS, when the node serves DNS.
   if (opts.dnsQuery) await app.register(dnsQueryRoutes(opts.dnsQuery));
   // The control panel at /manager/ (a client of interface B).

@@ -14,6 +14,11 @@ export const DOMAIN_STATUSES: readonly DomainStatus[] = [0, 1, 2];
 export type StatusName = 'active' | 'inactive';
 export const statusName = (s: DomainStatus): StatusName => (s === 0 ? 'inactive' : 'active');
 export const statusFromName = (s: StatusName): DomainStatus => (s === 'inactive' ? 0 : 1);
+/** Linode API v4's status names (the v4 door); v4's fourth, `has_errors`, is Linode's own finding, never set here. */
+export type V4StatusName = 'disabled' | 'active' | 'edit_mode';
+export const V4_STATUS_NAMES: readonly V4StatusName[] = ['disabled', 'active', 'edit_mode'];
+export const v4StatusName = (s: DomainStatus): V4StatusName => V4_STATUS_NAMES[s] ?? 'active';
+export const statusFromV4Name = (s: V4StatusName): DomainStatus => V4_STATUS_NAMES.indexOf(s) as DomainStatus;
 /** Whether the DNS server answers for a domain in this status. */
 export const isServed = (s: DomainStatus): boolean => s !== 0;
 /** Whether we are the primary of a domain's zone as served: a master, served (the zone DNS UPDATE may change). */
@@ -22,6 +27,10 @@ export const isServedMaster = (d: { kind: DomainKind; status: DomainStatus }): b
 export const MAX_ADDRESS_LIST = 32;
 export const MAX_DESCRIPTION = 253;
 export const MAX_DISPLAY_GROUP = 50;
+/** Linode's tag rules: 3 to 50 characters each; at most this many on one domain. */
+export const MAX_TAGS = 100;
+export const MIN_TAG_LENGTH = 3;
+export const MAX_TAG_LENGTH = 50;
 
 export interface DomainData {
   domain: string;
@@ -41,6 +50,8 @@ export interface DomainData {
   masterTsig: TsigKeyRef | null;
   /** A zone mirror asks its masters over TLS (RFC 9103: SOA queries and transfers, on port 853); false: over UDP and TCP. */
   masterTls: boolean;
+  /** Labels for the owner's own grouping (Linode API v4's `tags`), sorted, without duplicates; nothing else reads them. */
+  tags: string[];
 }
 
 export interface StoredDomain extends DomainData {
@@ -62,6 +73,7 @@ export const DOMAIN_DEFAULTS: Omit<DomainData, 'domain' | 'kind'> = {
   displayGroup: '',
   masterTsig: null,
   masterTls: false,
+  tags: [],
 };
 
 /** A domain as the audit trail keeps it: a mirror's master key by name and algorithm, never its secret. */
@@ -118,5 +130,10 @@ export function checkDomain(d: DomainData): Problems {
   }
   if (d.description.length > MAX_DESCRIPTION) p.add('description', `The description must be at most ${MAX_DESCRIPTION} characters long.`);
   if (d.displayGroup.length > MAX_DISPLAY_GROUP) p.add('displayGroup', `The display group must be at most ${MAX_DISPLAY_GROUP} characters long.`);
+  d.tags = [...new Set(d.tags)].sort();
+  for (const tag of d.tags) {
+    if (tag.length < MIN_TAG_LENGTH || tag.length > MAX_TAG_LENGTH) p.add('tags', `The tag '${tag}' must be ${MIN_TAG_LENGTH} to ${MAX_TAG_LENGTH} characters long.`);
+  }
+  if (d.tags.length > MAX_TAGS) p.add('tags', `A domain may have at most ${MAX_TAGS} tags.`);
   return p;
 }

@@ -1,6 +1,7 @@
 /** Domain (master zone) and zone-mirror (slave zone) use cases, with ownership checks. */
 import { checkDomain, DOMAIN_DEFAULTS, withoutSecrets, type DomainData, type StoredDomain } from '../model/domain.js';
 import { ConflictError, LimitError, NotFoundError } from '../model/errors.js';
+import type { Timestamps } from '../model/timestamps.js';
 import { checkCreateDomain, checkManage, seesDomain } from '../model/key-scope.js';
 import type { DomainFilter, DomainStore } from '../store/domains.js';
 import { UniqueViolation } from '../store/store.js';
@@ -32,7 +33,7 @@ const duplicate = (name: string) =>
 
 export class DomainService {
   constructor(
-    private readonly store: Pick<DomainStore, 'domain' | 'listDomains'>,
+    private readonly store: Pick<DomainStore, 'domain' | 'listDomains' | 'domainTimes'>,
     private readonly writer: ZoneWriter,
     private readonly limits: Limits,
     /** The catalog zone, whose name and the names inside it no domain may take. */
@@ -51,6 +52,13 @@ export class DomainService {
   list(actor: Actor, filter: DomainFilter = {}): Promise<StoredDomain[]> {
     const ids = scopeOf(actor).domains;
     return this.store.listDomains(actor.accountId, ids ? { ...filter, ids } : filter);
+  }
+
+  /** When each of the actor's domains (those its key sees) was made and last changed (Linode's v4 shows it), by id. */
+  async times(actor: Actor): Promise<Map<number, Timestamps>> {
+    const times = await this.store.domainTimes(actor.accountId);
+    const scope = scopeOf(actor);
+    return scope.domains ? new Map([...times].filter(([id]) => seesDomain(scope, id))) : times;
   }
 
   async create(actor: Actor, input: DomainInput): Promise<StoredDomain> {

@@ -8,6 +8,7 @@ import { CatalogService, type CatalogOptions } from './catalog.js';
 import { CookieSecretService } from './cookie-secrets.js';
 import { BulkChangeService } from './bulk-changes.js';
 import { DnssecService, type DnssecOptions } from './dnssec.js';
+import { DomainCopyService } from './domain-copies.js';
 import { DomainService } from './domains.js';
 import { Metrics } from './metrics.js';
 import { ZoneEventBus } from './zone-events.js';
@@ -54,6 +55,8 @@ export class Services {
   readonly zonefiles: ZoneFileService;
   /** New serials for new addresses of ALIAS targets (the DNS side resolves them). */
   readonly aliases: AliasService;
+  /** New domains made from existing zones: a clone of one of the account's, an import by AXFR. */
+  readonly copies: DomainCopyService;
 
   constructor(
     readonly store: Store,
@@ -84,5 +87,6 @@ export class Services {
     this.cookieSecrets = new CookieSecretService(store, now);
     this.zonefiles = new ZoneFileService(store, this.writer, this.domains, limits, nameservers, transfers);
     this.aliases = new AliasService(this.writer);
+    this.copies = new DomainCopyService(this.domains, this.records, this.changes, this.zonefiles);
   }
 }

@@ -1,5 +1,6 @@
 /** Record use cases: ownership, cross-record rules (CNAME exclusivity, duplicates, name-server addresses), limits. */
 import type { StoredDomain } from '../model/domain.js';
+import type { Timestamps } from '../model/timestamps.js';
 import { LimitError, NotFoundError, ValidationError } from '../model/errors.js';
 import { checkRecord, mainField, recordType, recordTypeOrThrow, type RecordContext, type RecordData, type StoredRecord } from '../model/records/index.js';
 import { conflictAtName, missingAtName } from '../model/zone-rules.js';
@@ -77,7 +78,7 @@ export class RecordService {
   private readonly lists = new ZoneListCache(LIST_CACHE_RECORDS);
 
   constructor(
-    private readonly store: Pick<RecordStore, 'listRecords' | 'recordById' | 'record'> & Pick<DomainStore, 'domain'>,
+    private readonly store: Pick<RecordStore, 'listRecords' | 'recordById' | 'record' | 'recordTimes'> & Pick<DomainStore, 'domain'>,
     private readonly writer: ZoneWriter,
     private readonly domains: DomainService,
     private readonly limits: Limits,
@@ -94,6 +95,12 @@ export class RecordService {
   async get(actor: Actor, domainId: number, id: number): Promise<StoredRecord> {
     await this.domains.owned(this.store, actor, domainId);
     return this.owned(this.store, domainId, id);
+  }
+
+  /** When each record of the actor's domain was made and last changed (Linode's v4 shows it), by id. */
+  async times(actor: Actor, domainId: number): Promise<Map<number, Timestamps>> {
+    await this.domains.owned(this.store, actor, domainId);
+    return this.store.recordTimes(domainId);
   }
 
   /** The domain a record of the actor's belongs to (NotFoundError when the record is not the actor's). */

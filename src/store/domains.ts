@@ -1,6 +1,7 @@
 /** Domains (zones and mirrors): their settings, serials, and the locks that queue writers on one zone. */
 import type { Kysely, Selectable } from 'kysely';
 import type { DomainData, DomainKind, DomainStatus, StoredDomain } from '../model/domain.js';
+import type { Timestamps } from '../model/timestamps.js';
 import type { TsigKeyRef } from '../model/tsig-key.js';
 import { countRows, num, raisedSerial } from './columns.js';
 import type { DialectSql } from './dialect-sql.js';
@@ -30,6 +31,8 @@ export interface DomainStore {
   /** The domains with ids `firstId`..`lastId`, by id (the DNS server's start-up load, a batch at a time). */
   domainsInRange(firstId: number, lastId: number): Promise<StoredDomain[]>;
   countDomains(accountId: number): Promise<number>;
+  /** When each domain of this account was made and last changed, by id (StoredDomain leaves them out). */
+  domainTimes(accountId: number): Promise<Map<number, Timestamps>>;
   updateDomain(id: number, d: DomainData, now: number): Promise<void>;
   deleteDomain(id: number): Promise<void>;
   /**
@@ -68,6 +71,8 @@ function toDomain(row: Selectable<DomainsTable>): StoredDomain {
     displayGroup: row.display_group,
     masterTsig: row.master_tsig ? (JSON.parse(row.master_tsig) as TsigKeyRef) : null,
     masterTls: num(row.master_tls) === 1,
+    // A database not yet migrated to 017 (a test of older migrations) has no tags.
+    tags: JSON.parse(row.tags ?? '[]') as string[],
     serial: num(row.serial),
   };
 }
@@ -88,6 +93,7 @@ function domainColumns(d: DomainData) {
     display_group: d.displayGroup,
     master_tsig: d.masterTsig && JSON.stringify(d.masterTsig),
     master_tls: d.masterTls ? 1 : 0,
+    tags: JSON.stringify(d.tags),
   };
 }
 
@@ -145,6 +151,11 @@ export class KyselyDomainStore implements DomainStore {
 
   countDomains(accountId: number): Promise<number> {
     return countRows(this.db.selectFrom('domains').where('account_id', '=', accountId));
+  }
+
+  async domainTimes(accountId: number): Promise<Map<number, Timestamps>> {
+    const rows = await this.db.selectFrom('domains').select(['id', 'created_at', 'updated_at']).where('account_id', '=', accountId).execute();
+    return new Map(rows.map((r) => [num(r.id), { created: num(r.created_at), updated: num(r.updated_at) }]));
   }
 
   async updateDomain(id: number, d: DomainData, now: number): Promise<void> {

@@ -1,6 +1,7 @@
 /** Records: each zone's resource records, their type's fields in one JSON column. */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { RecordData, StoredRecord } from '../model/records/index.js';
+import type { Timestamps } from '../model/timestamps.js';
 import { countRows, num } from './columns.js';
 import type { DialectSql } from './dialect-sql.js';
 import { recordColumns } from './record-insert.js';
@@ -21,6 +22,8 @@ export interface RecordStore {
   /** Records of the domain whose owner is one of `names` (relative, lower case), case-insensitively. */
   recordsAtNames(domainId: number, names: readonly string[]): Promise<StoredRecord[]>;
   countRecords(domainId: number): Promise<number>;
+  /** When each record of the domain was made and last changed, by id (a StoredRecord leaves them out). */
+  recordTimes(domainId: number): Promise<Map<number, Timestamps>>;
   /** Records in the whole store (for metrics and consistency checks). */
   countAllRecords(): Promise<number>;
   updateRecord(id: number, r: RecordData, now: number): Promise<void>;
@@ -100,6 +103,11 @@ export class KyselyRecordStore implements RecordStore {
 
   countRecords(domainId: number): Promise<number> {
     return countRows(this.db.selectFrom('records').where('domain_id', '=', domainId));
+  }
+
+  async recordTimes(domainId: number): Promise<Map<number, Timestamps>> {
+    const rows = await this.db.selectFrom('records').select(['id', 'created_at', 'updated_at']).where('domain_id', '=', domainId).execute();
+    return new Map(rows.map((r) => [num(r.id), { created: num(r.created_at), updated: num(r.updated_at) }]));
   }
 
   countAllRecords(): Promise<number> {

@@ -45,6 +45,8 @@ export interface DomainsTable {
   master_tsig: string | null;
   /** 1: a zone mirror asks its masters over TLS. */
   master_tls: number;
+  /** JSON array of the domain's tags (Linode API v4's). */
+  tags: Generated<string>;
   serial: number;
   created_at: number;
   updated_at: number;

@@ -1,6 +1,6 @@
 /**
- * Runs the python drivers in this folder: Debian's v3 clients (lexicon, libcloud, certbot-dns-linode) pointed at
- * a test server's interface A. Always async (never spawnSync: the server runs in this process).
+ * Runs the python drivers in this folder: Debian's Linode clients (lexicon, libcloud, certbot-dns-linode) pointed at
+ * a test server's interface A or its v4 door. Always async (never spawnSync: the server runs in this process).
  */
 import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -17,11 +17,15 @@ export interface PyResult {
   json: any;
 }
 
-/** Runs `script` from test/clients with `args`, the client pointed at `endpoint` (e.g. http://127.0.0.1:1234/api/). */
-export function py(script: string, args: string[], endpoint: string): Promise<PyResult> {
+/**
+ * Runs `script` from test/clients with `args`, the client pointed at `endpoint` (e.g. http://127.0.0.1:1234/api/);
+ * `v4Endpoint` (e.g. http://127.0.0.1:1234/v4/) points the clients of Linode's API v4 at the v4 door.
+ */
+export function py(script: string, args: string[], endpoint: string, v4Endpoint?: string): Promise<PyResult> {
   const env = {
     ...process.env,
     ZONEHOST_V3_ENDPOINT: endpoint,
+    ...(v4Endpoint ? { ZONEHOST_V4_ENDPOINT: v4Endpoint } : {}),
     // Loopback only: a proxy from the environment must never see the test traffic.
     NO_PROXY: '127.0.0.1,localhost',
     no_proxy: '127.0.0.1,localhost',
@@ -42,8 +46,8 @@ export function py(script: string, args: string[], endpoint: string): Promise<Py
 }
 
 /** A successful run's JSON output; fails with the client's own output otherwise. */
-export async function pyOk(script: string, args: string[], endpoint: string): Promise<any> {
-  const r = await py(script, args, endpoint);
+export async function pyOk(script: string, args: string[], endpoint: string, v4Endpoint?: string): Promise<any> {
+  const r = await py(script, args, endpoint, v4Endpoint);
   if (r.code !== 0) throw new Error(`${script} ${args.join(' ')} exited ${r.code}\n${r.stdout}\n${r.stderr}`);
   return r.json;
 }

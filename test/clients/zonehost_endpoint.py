@@ -1,7 +1,8 @@
-"""Points Debian's v3 clients at a zonehost node instead of https://api.linode.com.
+"""Points Debian's Linode clients at a zonehost node instead of https://api.linode.com.
 
-The URL of interface A comes from ZONEHOST_V3_ENDPOINT (e.g. http://127.0.0.1:8080/api/). Lexicon's linode
-provider has no option for its endpoint (it is set in Provider.__init__), so that is the one thing patched;
+The URL of interface A comes from ZONEHOST_V3_ENDPOINT (e.g. http://127.0.0.1:8080/api/), that of the v4 door
+from ZONEHOST_V4_ENDPOINT (e.g. http://127.0.0.1:8080/v4/), when set. Lexicon's linode and linode4 providers
+have no option for their endpoint (each sets it in Provider.__init__), so that is the one thing patched;
 libcloud takes host and port as driver arguments and needs nothing here. Lexicon's command line also splits
 the domain with tldextract, which would download the public suffix list: it uses its bundled copy instead.
 """
@@ -9,19 +10,25 @@ import os
 from urllib.parse import urlsplit
 
 import tldextract
-from lexicon.providers import linode
+from lexicon.providers import linode, linode4
 
 ENDPOINT = os.environ["ZONEHOST_V3_ENDPOINT"]
-
-_lexicon_init = linode.Provider.__init__
-
-
-def _init(self, config):
-    _lexicon_init(self, config)
-    self.api_endpoint = ENDPOINT
+V4_ENDPOINT = os.environ.get("ZONEHOST_V4_ENDPOINT")
 
 
-linode.Provider.__init__ = _init
+def _point(provider, endpoint):
+    original = provider.Provider.__init__
+
+    def _init(self, config):
+        original(self, config)
+        self.api_endpoint = endpoint
+
+    provider.Provider.__init__ = _init
+
+
+_point(linode, ENDPOINT)
+if V4_ENDPOINT:
+    _point(linode4, V4_ENDPOINT)
 
 _tldextract_init = tldextract.TLDExtract.__init__
 

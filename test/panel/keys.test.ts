@@ -114,6 +114,17 @@ needsChromium.describe('keys page', { timeout: 120_000 }, () => {
     expect(await page.getByRole('row', { name: /monitoring/ }).innerText()).toContain('read-only');
   });
 
+  it("shows each API's base URL on this server and where the key goes", async () => {
+    // Still on the keys page, signed in, from the tests before.
+    const table = page.getByRole('table', { name: /Where to use a key/ });
+    const rows = await table.getByRole('row').allInnerTexts();
+    expect(rows.slice(1).map((r) => r.split('\t').map((c) => c.trim()))).toEqual([
+      ['zonehost API (interface B)', `${server.base}/v1/`, 'Authorization: Bearer <key>'],
+      ['Linode API v3 (interface A)', `${server.base}/api/`, 'api_key=<key>'],
+      ['Linode API v4', `${server.base}/v4/`, 'Authorization: Bearer <key>'],
+    ]);
+  });
+
   it('logged no script errors, and the only failed request is the refused key', () => {
     expect(browser.errors()).toEqual([]);
     expect(failedRequests).toEqual(['POST /v1/keys 400']);

@@ -2,7 +2,7 @@ import * as ip from '@leichtgewicht/ip-codec';
 import { Type } from '@sinclair/typebox';
 import { WireError } from '../labels.js';
 import { isIPv4Address, isIPv6Address } from '../names.js';
-import { fromColumns, nameField, ttlField, v3Columns } from './common.js';
+import { fromColumns, nameField, ttlField, v3Columns, v4Columns } from './common.js';
 import { PresentationError } from './presentation.js';
 import type { RecordType, V3Mapping } from './types.js';
 
@@ -38,6 +38,7 @@ export const A: RecordType = {
   apexAllowed: true,
   address: true,
   v3: addressV3('A', 4),
+  v4: v4Columns(addressV3('A', 4)),
   v1Fields: {
     name: nameField,
     address: Type.String({ format: 'ipv4', description: 'IPv4 address' }),

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { WireError } from '../labels.js';
 import { canonicalIPv6, isIPv6Address } from '../names.js';
 import { addressV3 } from './a.js';
-import { nameField, ttlField } from './common.js';
+import { nameField, ttlField, v4Columns } from './common.js';
 import { PresentationError } from './presentation.js';
 import type { RecordType } from './types.js';
 
@@ -20,6 +20,7 @@ export const AAAA: RecordType = {
   apexAllowed: true,
   address: true,
   v3: addressV3('AAAA', 6),
+  v4: v4Columns(addressV3('AAAA', 6)),
   v1Fields: {
     name: nameField,
     address: Type.String({ format: 'ipv6', description: 'IPv6 address; stored and shown in RFC 5952 canonical text (2001:DB8:0::1 becomes 2001:db8::1)' }),

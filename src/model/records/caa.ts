@@ -7,9 +7,9 @@ import { Type } from '@sinclair/typebox';
 import type { Problems } from '../errors.js';
 import { emailProblem, hostnameProblem } from '../names.js';
 import { WireError } from '../labels.js';
-import { fromColumns, nameField, ttlField, v3Columns } from './common.js';
+import { fromColumns, nameField, ttlField, v3Columns, v4Columns } from './common.js';
 import { noMore, parseUint, PresentationError, quoteString, unescape } from './presentation.js';
-import type { RecordFields, RecordType } from './types.js';
+import type { RecordFields, RecordType, V3Mapping } from './types.js';
 
 /** The tags customers may create (Linode's list). */
 const TAGS = ['issue', 'issuewild', 'iodef'] as const;
@@ -86,16 +86,20 @@ function validateCustomer(data: RecordFields, p: Problems): void {
   if (problem) p.add('value', problem);
 }
 
+/** Interface A's columns of CAA (Linode API v4 keeps them). */
+const CAA_COLUMNS: V3Mapping = {
+  // Linode exposes no flags: customers' records have 0.
+  fromV3: (cols) => fromColumns('CAA', cols, { flags: 0, tag: cols.tag, value: cols.target }),
+  toV3: (rec) => v3Columns(rec, { tag: String(rec.data.tag), target: String(rec.data.value), priority: Number(rec.data.flags) }),
+};
+
 export const CAA: RecordType = {
   type: 'CAA',
   code: 257,
   description: 'Certification authorities allowed to issue certificates for the name (RFC 8659)',
   apexAllowed: true,
-  v3: {
-    // Linode exposes no flags: customers' records have 0.
-    fromV3: (cols) => fromColumns('CAA', cols, { flags: 0, tag: cols.tag, value: cols.target }),
-    toV3: (rec) => v3Columns(rec, { tag: String(rec.data.tag), target: String(rec.data.value), priority: Number(rec.data.flags) }),
-  },
+  v3: CAA_COLUMNS,
+  v4: v4Columns(CAA_COLUMNS, { tag: true }),
   v1Fields: {
     name: nameField,
     tag: Type.Union(

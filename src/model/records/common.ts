@@ -5,7 +5,7 @@ import { WireError } from '../labels.js';
 import { absoluteName, hostnameProblem, MAX_NAME_LENGTH, normalizeTarget } from '../names.js';
 import { MAX_TTL, roundTtl, ttlProblem } from '../ttl.js';
 import { parseName, parseUint, presentName, PresentationError, type Token } from './presentation.js';
-import { V3_DEFAULTS, type RdataReader, type RecordContext, type RecordData, type RecordFields, type RecordType, type V3Columns } from './types.js';
+import { V3_DEFAULTS, type RdataReader, type RecordContext, type RecordData, type RecordFields, type RecordType, type V3Columns, type V3Mapping, type V4Mapping } from './types.js';
 
 /** Owner name (relative, "" = apex): a host name that may hold `_` labels and a leading `*`. */
 export function validateOwner(rec: RecordData, zone: string, p: Problems): void {
@@ -107,6 +107,18 @@ export const v3Columns = (rec: RecordData, own: Partial<V3Columns>): V3Columns =
 
 /** A record of `type` from interface A's columns: owner and TTL as given, `data` the type's own fields. */
 export const fromColumns = (type: string, cols: V3Columns, data: RecordFields): RecordData => ({ type, name: cols.name, ttl: cols.ttl, data });
+
+/**
+ * Linode API v4's mapping of a type whose columns map as interface A's do (Linode kept v3's columns in v4):
+ * the same rules both ways, through `columns`; `tag` when the type shows v4's `tag` (CAA), which is null on others.
+ */
+export const v4Columns = (columns: V3Mapping, shows: { tag?: true } = {}): V4Mapping => ({
+  fromV4: (cols, ctx, p, previous) => columns.fromV3(cols, ctx, p, previous),
+  toV4(rec) {
+    const c = columns.toV3(rec);
+    return { ...c, service: null, protocol: null, tag: shows.tag ? c.tag : null };
+  },
+});
 
 /** The master-file form of a host-name field. */
 export const presentHost = (name: unknown): string => presentName(String(name));

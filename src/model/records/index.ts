@@ -33,7 +33,7 @@ import { TLSA } from './tlsa.js';
 import { TXT } from './txt.js';
 import type { RecordContext, RecordData, RecordFields, RecordType } from './types.js';
 
-export type { RecordContext, RecordData, RecordFields, RecordType, StoredRecord, V3Columns, RdataWriter, RdataReader } from './types.js';
+export type { RecordContext, RecordData, RecordFields, RecordType, StoredRecord, V3Columns, V4Columns, V4Fields, RdataWriter, RdataReader } from './types.js';
 export { V3_DEFAULTS } from './types.js';
 export { PresentationError } from './presentation.js';
 export { emailOfRname, negativeTtl, rnameOf, soaData, type Soa } from './soa.js';
@@ -100,6 +100,9 @@ export const RECORD_TYPE_NAMES: readonly string[] = RECORD_TYPES.map((t) => t.ty
 
 /** The types interface A knows (those the real Linode API had), which it creates and lists. */
 export const V3_TYPES: readonly RecordType[] = RECORD_TYPES.filter((t) => t.v3);
+
+/** The types Linode's API v4 has (the v4 door creates and lists them). */
+export const V4_TYPES: readonly RecordType[] = RECORD_TYPES.filter((t) => t.v4);
 
 /**
  * Normalises and checks a record for a zone: owner name made relative, TTL rounded, then the type's

@@ -1,6 +1,12 @@
-import { fromColumns, hostField, nameField, presentHost, ttlField, uint16Field, v3Columns, validateHost, validateUint } from './common.js';
+import { fromColumns, hostField, nameField, presentHost, ttlField, uint16Field, v3Columns, v4Columns, validateHost, validateUint } from './common.js';
 import { noMore, parseName, parseUint } from './presentation.js';
-import type { RecordType } from './types.js';
+import type { RecordType, V3Mapping } from './types.js';
+
+/** Interface A's columns of MX (Linode API v4 keeps them). */
+const MX_COLUMNS: V3Mapping = {
+  fromV3: (cols) => fromColumns('MX', cols, { priority: cols.priority, mail_server: cols.target }),
+  toV3: (rec) => v3Columns(rec, { target: String(rec.data.mail_server), priority: Number(rec.data.priority) }),
+};
 
 export const MX: RecordType = {
   type: 'MX',
@@ -8,10 +14,8 @@ export const MX: RecordType = {
   description: 'Mail server for the name',
   apexAllowed: true,
   additionalTarget: (data) => String(data.mail_server),
-  v3: {
-    fromV3: (cols) => fromColumns('MX', cols, { priority: cols.priority, mail_server: cols.target }),
-    toV3: (rec) => v3Columns(rec, { target: String(rec.data.mail_server), priority: Number(rec.data.priority) }),
-  },
+  v3: MX_COLUMNS,
+  v4: v4Columns(MX_COLUMNS),
   v1Fields: {
     name: nameField,
     priority: uint16Field('Preference; lower is tried first', 10),

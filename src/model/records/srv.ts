@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { relativeName } from '../names.js';
 import { fromColumns, hostField, nameField, presentHost, ttlField, uint16Field, v3Columns, validateHost, validateUint } from './common.js';
 import { noMore, parseName, parseUint } from './presentation.js';
-import type { RecordData, RecordType, V3Columns } from './types.js';
+import type { RecordData, RecordType, V3Columns, V3Mapping, V4Mapping } from './types.js';
 
 const PROTOCOL = /^[a-z0-9][a-z0-9-]{0,30}$/i;
 const DEFAULT_PROTOCOL = 'tcp';
@@ -32,30 +32,53 @@ function foldProtocol(cols: V3Columns, previous?: RecordData): string {
   return [svc, `_${protocol}`, ...rest].join('.');
 }
 
+/** Interface A's columns of SRV. */
+const SRV_COLUMNS: V3Mapping = {
+  fromV3(cols, ctx, _p, previous) {
+    const data = { priority: cols.priority, weight: cols.weight, port: cols.port, target: cols.target };
+    // Relative first, so the zone's own name in any spelling is the apex and the zone's labels are never
+    // taken for _service._proto. A name outside the zone is left as sent, for checkRecord to report.
+    const name = relativeName(cols.name, ctx.zone);
+    if (name === null || name === '') return fromColumns('SRV', { ...cols, name: name ?? cols.name }, data);
+    return fromColumns('SRV', { ...cols, name: foldProtocol({ ...cols, name }, previous) }, data);
+  },
+  toV3: (rec) =>
+    v3Columns(rec, {
+      target: String(rec.data.target),
+      priority: Number(rec.data.priority),
+      weight: Number(rec.data.weight),
+      port: Number(rec.data.port),
+      protocol: splitSrvName(rec.name)?.protocol.toLowerCase() ?? '',
+    }),
+};
+
+/**
+ * Linode API v4's SRV: `service` and `protocol` name the record (its `name` is unused there, Linode's docs say),
+ * `_` added to each; a host below them, as a name read back from v4 carries it (`_sip._tcp.sub`), stays. Without
+ * a service, the name is read as interface A reads it. Shown with the service and protocol apart.
+ */
+const SRV_V4: V4Mapping = {
+  fromV4(cols, ctx, p, previous) {
+    const service = cols.service.trim().replace(/^_/, '');
+    if (service === '') return SRV_COLUMNS.fromV3(cols, ctx, p, previous);
+    const protocol = (cols.protocol.trim() || DEFAULT_PROTOCOL).replace(/^_/, '').toLowerCase();
+    const host = splitSrvName(relativeName(cols.name, ctx.zone) ?? '')?.host ?? '';
+    return SRV_COLUMNS.fromV3({ ...cols, name: [`_${service}`, `_${protocol}`, ...(host ? [host] : [])].join('.') }, ctx, p, previous);
+  },
+  toV4(rec) {
+    const parts = splitSrvName(rec.name);
+    return { ...SRV_COLUMNS.toV3(rec), service: parts?.service ?? null, protocol: parts?.protocol.toLowerCase() ?? null, tag: null };
+  },
+};
+
 export const SRV: RecordType = {
   type: 'SRV',
   code: 33,
   description: 'Location of a service: _service._protocol name, priority, weight, port and target host',
   apexAllowed: true, // the name rule below already rules out the apex
   additionalTarget: (data) => String(data.target),
-  v3: {
-    fromV3(cols, ctx, _p, previous) {
-      const data = { priority: cols.priority, weight: cols.weight, port: cols.port, target: cols.target };
-      // Relative first, so the zone's own name in any spelling is the apex and the zone's labels are never
-      // taken for _service._proto. A name outside the zone is left as sent, for checkRecord to report.
-      const name = relativeName(cols.name, ctx.zone);
-      if (name === null || name === '') return fromColumns('SRV', { ...cols, name: name ?? cols.name }, data);
-      return fromColumns('SRV', { ...cols, name: foldProtocol({ ...cols, name }, previous) }, data);
-    },
-    toV3: (rec) =>
-      v3Columns(rec, {
-        target: String(rec.data.target),
-        priority: Number(rec.data.priority),
-        weight: Number(rec.data.weight),
-        port: Number(rec.data.port),
-        protocol: splitSrvName(rec.name)?.protocol.toLowerCase() ?? '',
-      }),
-  },
+  v3: SRV_COLUMNS,
+  v4: SRV_V4,
   v1Fields: {
     service: Type.String({ pattern: '^_?[A-Za-z0-9][A-Za-z0-9-]{0,62}$', description: 'Service name, e.g. "sip" (a leading "_" is optional)' }),
     protocol: Type.String({ pattern: '^_?[A-Za-z0-9][A-Za-z0-9-]{0,30}$', description: 'Protocol, e.g. "tcp" or "udp" (a leading "_" is optional)' }),

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { Problems } from '../errors.js';
 import { WireError } from '../labels.js';
-import { fromColumns, nameField, ttlField, v3Columns } from './common.js';
+import { fromColumns, nameField, ttlField, v3Columns, v4Columns } from './common.js';
 import { PresentationError, quoteString, unescape } from './presentation.js';
-import type { RecordData, RecordFields, RecordType } from './types.js';
+import type { RecordData, RecordFields, RecordType, V3Mapping } from './types.js';
 
 /**
  * Longest value accepted, in UTF-8 bytes. One such record, split into 255-byte strings, still fits a
@@ -83,17 +83,21 @@ function customerStrings(strings: Buffer[], p: Problems): void {
 /** Interface A's Target: the text of a one-string record, the master-file form of a record of several. */
 const v3Target = (data: RecordFields): string => (Array.isArray(data.strings) ? TXT.present(data) : String(data.text));
 
+/** Interface A's columns of TXT (Linode API v4 keeps them). */
+const TXT_COLUMNS: V3Mapping = {
+  // A Target given back as listed keeps the record's strings; any other Target is one string, as always.
+  fromV3: (cols, _ctx, _p, previous?: RecordData) =>
+    fromColumns('TXT', cols, previous?.type === 'TXT' && cols.target === v3Target(previous.data) ? previous.data : { text: cols.target }),
+  toV3: (rec) => v3Columns(rec, { target: v3Target(rec.data) }),
+};
+
 export const TXT: RecordType = {
   type: 'TXT',
   code: 16,
   description: 'Text',
   apexAllowed: true,
-  v3: {
-    // A Target given back as listed keeps the record's strings; any other Target is one string, as always.
-    fromV3: (cols, _ctx, _p, previous?: RecordData) =>
-      fromColumns('TXT', cols, previous?.type === 'TXT' && cols.target === v3Target(previous.data) ? previous.data : { text: cols.target }),
-    toV3: (rec) => v3Columns(rec, { target: v3Target(rec.data) }),
-  },
+  v3: TXT_COLUMNS,
+  v4: v4Columns(TXT_COLUMNS),
   v1Fields: {
     name: nameField,
     text: Type.Union(

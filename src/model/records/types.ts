@@ -100,6 +100,27 @@ export interface V3Mapping {
   toV3(rec: RecordData): V3Columns;
 }
 
+/** A record as Linode's API v4 shows it (the v4 door): interface A's columns, and the fields v4 adds, null where the type has none. */
+export interface V4Fields extends Omit<V3Columns, 'protocol' | 'tag'> {
+  /** SRV's service, without its `_`. */
+  service: string | null;
+  protocol: string | null;
+  tag: string | null;
+}
+
+/** What a v4 request gives a type's mapping: interface A's columns (with its defaults), and SRV's service ("" when not given). */
+export interface V4Columns extends V3Columns {
+  service: string;
+}
+
+/** Linode API v4's mapping of a type that API has (the v4 door). */
+export interface V4Mapping {
+  /** As V3Mapping.fromV3, from a v4 body's fields. */
+  fromV4(cols: V4Columns, ctx: RecordContext, p: Problems, previous?: RecordData): RecordData;
+  /** The fields a v4 answer shows for a record. */
+  toV4(rec: RecordData): V4Fields;
+}
+
 export interface RecordType {
   /** Canonical upper-case mnemonic. */
   readonly type: string;
@@ -155,6 +176,8 @@ export interface RecordType {
 
   /** Interface A's mapping; absent for types the real API never had, which interface A does not show. */
   readonly v3?: V3Mapping;
+  /** Linode API v4's mapping (the v4 door); absent for types that API does not have, which the door does not show. */
+  readonly v4?: V4Mapping;
 
   /** Interface B: the type's own fields (without `id`), with formats and ranges; `name` and `ttl` included. */
   readonly v1Fields: TProperties;

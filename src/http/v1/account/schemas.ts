@@ -69,7 +69,7 @@ export const Event = Type.Object(
     serial: Type.Integer({ description: 'The zone serial after the change (0 for a deletion of the domain)' }),
     key_label: Type.String({ description: 'Label of the API key used (for DNS UPDATE: the TSIG key\'s name)' }),
     key_id: Type.Union([Type.Integer(), Type.Null()], { description: 'Id of the API key used; null when no API key was (DNS UPDATE, the command line, the server itself)' }),
-    interface: Type.String({ description: 'v3 (interface A), v1 (interface B), cli, dns, or system (the server itself, e.g. a timed DNSSEC step)' }),
+    interface: Type.String({ description: 'v3 (interface A), v1 (interface B), v4 (the Linode API v4 door), cli, dns, or system (the server itself, e.g. a timed DNSSEC step)' }),
     remote_addr: Type.String({ description: 'Client address of the request' }),
     before: Type.Unknown({ description: 'The object before the change (canonical storage form), or null' }),
     after: Type.Unknown({ description: 'The object after the change (canonical storage form), or null' }),
