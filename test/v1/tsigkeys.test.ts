@@ -227,7 +227,7 @@ describe('/v1/zonemirrors tsig', () => {
     expect(g.body.tsig).toEqual({ name: 'transfer.master.example.', algorithm: 'hmac-sha256' });
     expect(g.text).not.toContain(SECRET16);
     // Stored for the puller, with its secret.
-    expect((await server.services.domains.get({ accountId: aliceAccount, username: 'alice', keyLabel: '', iface: 'cli', remoteAddr: '' }, id)).masterTsig).toEqual({
+    expect((await server.services.domains.get({ accountId: aliceAccount, userId: aliceAccount, role: 'owner', username: 'alice', keyLabel: '', iface: 'cli', remoteAddr: '' }, id)).masterTsig).toEqual({
       name: 'transfer.master.example',
       algorithm: 'hmac-sha256',
       secret: SECRET16,
