@@ -70,6 +70,7 @@ needsChromium.describe('members page', { timeout: 120_000 }, () => {
     await page.getByRole('link', { name: 'Sign in' }).click();
 
     await signIn(page, server.base, 'pat', MEMBER_PASSWORD);
+    await page.getByRole('main').getByText('shared-members.test').first().waitFor();
     const domains = await page.getByRole('main').innerText();
     expect(domains).toContain('shared-members.test');
     expect(domains).not.toContain('hidden-members.test');
