@@ -190,13 +190,18 @@ export class AccountService {
   }
 
   /**
-   * The account's active keys the actor's key could have made (those whose scope is within its own): every
-   * member's for owners and admins, their own for editors and viewers.
+   * The account's active keys that can do no more than the actor's key can now (each judged as it acts: its
+   * own scope within its member's rights): every member's for owners and admins, their own for editors and
+   * viewers.
    */
   async listKeys(actor: Actor): Promise<ApiKeyRow[]> {
     const scope = scopeOf(actor);
     const all = managesAccount(actor.role);
-    return (await this.store.listKeys(actor.accountId, this.now())).filter((k) => (all || k.userId === actor.userId) && widens(k.scope, scope) === null);
+    const members = new Map((await this.store.listUsers(actor.accountId)).map((m) => [m.id, m]));
+    return (await this.store.listKeys(actor.accountId, this.now())).filter((k) => {
+      const member = members.get(k.userId);
+      return member !== undefined && (all || k.userId === actor.userId) && widens(intersectScopes(k.scope, memberScope(member)), scope) === null;
+    });
   }
 
   /**

@@ -125,6 +125,10 @@ describe('interface B', () => {
     for (const w of ['owner', 'admin'] as const) expect(await owners(w)).toEqual(new Set(['test', 'adm-key', 'ed-key', 'vw-key', 'lim-key']));
     const edKey = (await api.owner.get('/v1/keys')).body.find((k: { label: string }) => k.label === 'ed-key');
     expectV1(await api.viewer.del(`/v1/keys/${edKey.id}`), 'refused', 'viewer revokes the editor\'s key');
+    // A viewer signs out (revokes its own key), as the panel does.
+    const session = (await client(server.base).post('/v1/keys', { username: 'vw', password: PASSWORD, label: 'vw-session' })).body;
+    expect((await client(server.base, session.key).del(`/v1/keys/${session.id}`)).status).toBe(204);
+    expectV1(await api.admin.del(`/v1/keys/${(await api.owner.get('/v1/keys')).body.find((k: { label: string }) => k.label === 'test').id}`), 'refused', "admin revokes the owner's key");
   });
 
   it('members: managed by owners and admins only; admins cannot touch owners nor make one; the last owner stays', async () => {
