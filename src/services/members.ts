@@ -135,9 +135,13 @@ export class MemberService {
     return { role: rights.role ?? 'viewer', domains: rights.domains ?? null };
   }
 
-  /** A member's rights may not exceed the actor's own (a member limited to some domains invites no one wider). */
+  /**
+   * A member's rights may not exceed the actor's own (a member limited to some domains invites no one wider):
+   * compared on what a role can say (domains, writing); a key's record and network limits are not a member's.
+   */
   private checkWithin(actor: Actor, rights: MemberRights): void {
-    const wider = widens(memberScope(rights), scopeOf(actor));
+    const { domains, read_only } = scopeOf(actor);
+    const wider = widens(memberScope(rights), { ...(domains ? { domains } : {}), ...(read_only ? { read_only } : {}) });
     if (wider) throw new ScopeError(wider, `You cannot give or change a member's ${wider === 'read_only' ? 'right to write' : wider} beyond your own (scope.${wider}).`);
   }
 
