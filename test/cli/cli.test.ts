@@ -45,7 +45,8 @@ describe('zonehost command line', () => {
     expect(empty.stderr).toMatch(/password must not be empty/);
   });
 
-  it('adds a member to an account with --account and --role, counted by account list; refuses an unknown account, role or a taken name', async () => {
+  // Seven runs of the command, a Node.js process each: slow on a loaded machine.
+  it('adds a member to an account with --account and --role, counted by account list; refuses an unknown account, role or a taken name', { timeout: 120_000 }, async () => {
     const ok = run(['user', 'add', 'mia', '--account', 'carol', '--role', 'viewer', '--db', db.url], 'pw-m\n');
     expect(ok.status, ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/added member mia \(viewer\) to account carol/);
