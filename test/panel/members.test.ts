@@ -38,7 +38,7 @@ panelHooks(() => browser, async () => server?.close());
 
 async function openMembers(username: string, password: string): Promise<void> {
   await signIn(page, server.base, username, password);
-  await page.getByRole('link', { name: 'Members' }).click();
+  await page.getByRole('link', { name: 'Members', exact: true }).click();
   await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor();
 }
 
@@ -75,7 +75,7 @@ needsChromium.describe('members page', { timeout: 120_000 }, () => {
     expect(domains).toContain('shared-members.test');
     expect(domains).not.toContain('hidden-members.test');
     // A viewer may read the members, not invite: the server's refusal is shown.
-    await page.getByRole('link', { name: 'Members' }).click();
+    await page.getByRole('link', { name: 'Members', exact: true }).click();
     const invite = page.getByRole('form', { name: 'Invite a member' });
     await invite.getByLabel('User name').fill('sneaky');
     await invite.getByRole('button', { name: 'Invite' }).click();
