@@ -5,6 +5,7 @@
  * Then what happens to a member's existing keys: narrowed at the next request when the member is narrowed,
  * refused at once when the member is removed.
  */
+import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateClient } from '../dns/support.js';
 import { peers } from '../support/peers.js';
@@ -12,6 +13,7 @@ import { startTestServer, v3, type TestServer } from '../support/server.js';
 import { client, createDomain, type Client, type Reply } from '../v1/support.js';
 
 const needsNsupdate = peers('nsupdate');
+const needsNsupdateAndDig = peers('nsupdate', 'dig');
 const PASSWORD = 'correct horse battery staple';
 const SECRET = Buffer.alloc(32, 9).toString('base64');
 
@@ -215,21 +217,29 @@ describe('DNS UPDATE with a TSIG key the member made', () => {
 });
 
 describe("a member's existing keys follow the member", () => {
-  needsNsupdate.it('narrowing a member narrows its API key and TSIG key at the next request', async () => {
+  needsNsupdateAndDig.it('narrowing a member narrows its API key and TSIG key (updates and transfers) at the next request', async () => {
     const m = await member(unique('narrow'), 'editor');
     const key = client(server.base, m.key);
-    const tsig = await key.post('/v1/tsigkeys', { name: `${unique('nk')}.upd.example`, secret: SECRET, domains: [ids.other], update: true });
+    const tsig = await key.post('/v1/tsigkeys', { name: `${unique('nk')}.upd.example`, secret: SECRET, domains: [ids.other], update: true, transfer: true });
     expect(tsig.status, tsig.text).toBe(201);
     const name = String(tsig.body.name).replace(/\.$/, '');
     const nsupdate = () => updateClient(server, [], 'nsupdate', `hmac-sha256:${name}:${SECRET}`, ['zone other.example', `update add ${unique('n')}.other.example 60 TXT "x"`]);
+    /** dig's output for an AXFR of other.example signed with the member's key. */
+    const axfr = () =>
+      new Promise<string>((resolve) => {
+        const argv = ['-p', String(server.dnsAddress?.port), '@127.0.0.1', '+time=2', '+tries=1', '-y', `hmac-sha256:${name}:${SECRET}`, 'other.example', 'AXFR'];
+        execFile('dig', argv, { timeout: 15_000 }, (_e, stdout, stderr) => resolve(`${stdout}${stderr}`));
+      });
     expectV1(await key.get(`/v1/domains/${ids.other}`), 'ok', 'before');
     expect((await nsupdate()).ok).toBe(true);
+    expect(await axfr()).toMatch(/other\.example\.\s+\d+\s+IN\s+SOA/);
     expect((await owner.patch(`/v1/members/${m.id}`, { domains: [ids.main] })).status).toBe(200);
     expectV1(await key.get(`/v1/domains/${ids.other}`), 'notfound', 'narrowed: other');
     expectV1(await key.get(`/v1/domains/${ids.main}`), 'ok', 'narrowed: main');
     expectV1(await key.post('/v1/domains', { domain: `${unique('n')}.example`, soa: 'hostmaster@example.net' }), 'refused', 'narrowed: create');
     expectV3(await v3(server.base, { api_key: m.key, api_action: 'domain.resource.list', DomainID: ids.other }), 'notfound', 'narrowed: v3');
     expect((await nsupdate()).ok).toBe(false);
+    expect(await axfr()).toMatch(/Transfer failed|REFUSED/);
     expect((await owner.patch(`/v1/members/${m.id}`, { role: 'viewer', domains: null })).status).toBe(200);
     expectV1(await key.post(`/v1/domains/${ids.other}/TXT`, { name: 'v', text: 'no' }), 'refused', 'made viewer: write');
     expectV1(await key.get(`/v1/domains/${ids.other}`), 'ok', 'made viewer: read');

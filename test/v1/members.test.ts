@@ -104,6 +104,24 @@ describe('changes and removal', () => {
   });
 });
 
+describe('no member gives more than they have', () => {
+  it('an admin limited to one domain invites and changes members only within it', async () => {
+    const other = await createDomain(owner, 'elsewhere.example');
+    const invited = await owner.post('/v1/members', { username: 'lim-admin', role: 'admin', domains: [domainId] });
+    await anonymous().post('/v1/invitations', { token: invited.body.invitation, password: PASSWORD });
+    const admin = client(server.base, (await signIn('lim-admin')).body.key);
+    expect(fieldsOf(await admin.post('/v1/members', { username: 'wide', role: 'editor' }))).toEqual(['scope.domains']);
+    expect(fieldsOf(await admin.post('/v1/members', { username: 'wide', role: 'editor', domains: [other] }))).toEqual(['scope.domains']);
+    const narrow = await admin.post('/v1/members', { username: 'narrow', role: 'editor', domains: [domainId] });
+    expect(narrow.status, narrow.text).toBe(201);
+    expect(fieldsOf(await admin.patch(`/v1/members/${narrow.body.id}`, { domains: null }))).toEqual(['scope.domains']);
+    // A member with every domain is beyond this admin: not changed, not removed.
+    const everywhere = await owner.post('/v1/members', { username: 'everywhere', role: 'viewer' });
+    expect(fieldsOf(await admin.del(`/v1/members/${everywhere.body.id}`))).toEqual(['scope.domains']);
+    expect((await admin.del(`/v1/members/${narrow.body.id}`)).status).toBe(204);
+  });
+});
+
 describe('the audit trail', () => {
   it('names the member and key behind every change, and lists member and key changes themselves', async () => {
     const invited = await owner.post('/v1/members', { username: 'erin', role: 'editor' });
