@@ -101,6 +101,9 @@ describe('changes and removal', () => {
     expect((await client(server.base, key).get('/v1/domains')).status).toBe(401);
     expect((await signIn('dave')).status).toBe(401);
     expect((await owner.get('/v1/keys')).body.map((k: { label: string }) => k.label)).not.toContain('dave laptop');
+    // Keys name the member who made them.
+    const mine = (await owner.get('/v1/keys')).body.find((k: { label: string }) => k.label === 'test');
+    expect(mine.member_id).toBe((await owner.get('/v1/members')).body.find((m: { username: string }) => m.username === 'acme').id);
   });
 });
 

@@ -15,6 +15,7 @@ const v1Key = (k: ApiKeyRow): Static<typeof ApiKey> => ({
   expires: isoTime(k.expiresAt),
   prefix: k.prefix,
   scope: k.scope,
+  member_id: k.userId,
 });
 
 const v1Event = (c: StoredJournalEntry): Static<typeof Event> => ({

@@ -50,6 +50,7 @@ const keyFields = {
   expires: timestamp('When the key stops working; null for never'),
   prefix: Type.String({ description: 'The first characters of the key, to recognise it by' }),
   scope: KeyScope,
+  member_id: Type.Integer({ minimum: 1, description: 'The member who made the key (GET /v1/members): it never does more than that member may at each request' }),
 };
 export const ApiKey = Type.Object(keyFields, { additionalProperties: false, title: 'ApiKey' });
 export const NewApiKey = Type.Object(
