@@ -62,7 +62,7 @@ async function startZonehost(db: string, secret: string): Promise<Server> {
   try {
     const services = new Services(store);
     const account = await services.accounts.createUser('bench', PASSWORD);
-    const actor: Actor = { accountId: account.id, username: 'bench', keyLabel: 'bench', iface: 'cli', remoteAddr: '' };
+    const actor: Actor = { accountId: account.id, userId: account.id, role: 'owner', username: 'bench', keyLabel: 'bench', iface: 'cli', remoteAddr: '' };
     const domain = await services.domains.create(actor, { domain: ZONE, kind: 'master', soaEmail: `hostmaster@${ZONE}` });
     await services.tsigKeys.create(actor, { name: KEY_NAME, algorithm: 'hmac-sha256', secret, domains: [domain.id], update: true });
   } finally {

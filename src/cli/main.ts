@@ -7,6 +7,7 @@ import { ValidationError } from '../model/errors.js';
 import { startServer } from '../server.js';
 import type { AccountControls, AccountSummary } from '../model/account.js';
 import { DEFAULT_LIMITS } from '../services/actor.js';
+import { ROLES } from '../model/roles.js';
 import { Services } from '../services/index.js';
 import type { AccountHoldings } from '../services/operator.js';
 import { openStore, type StoreOptions } from '../store/open.js';
@@ -192,17 +193,34 @@ async function withServices<T>(opts: DbOptions, fn: (services: Services) => Prom
   }
 }
 
-const user = program.command('user').description('manage accounts');
+const user = program.command('user').description('manage accounts and their members');
+
+/** A member's domains as given: comma-separated ids. */
+function domainList(value: string): number[] {
+  if (!/^\d+(,\d+)*$/.test(value)) throw new Error(`--domains must be domain ids separated by commas, not '${value}'`);
+  return value.split(',').map(Number);
+}
 
 user
   .command('add')
-  .description('create an account; the password is read from standard input (or prompted for on a terminal)')
+  .description('create an account with NAME its owner; with --account, add NAME as a member of that account instead. The password is read from standard input (or prompted for on a terminal)')
   .argument('<name>', 'user name')
+  .option('--account <owner>', 'add a member to this account (its name: the user who made it) instead of creating an account')
+  .addOption(new Option('--role <role>', "the member's role (with --account)").choices([...ROLES]).default('editor'))
+  .option('--domains <ids>', 'limit the member to these domain ids, separated by commas (with --account; default: every domain)')
   .addOption(dbOption())
   .addOption(dbPoolOption())
   .addOption(dbWaitOption())
-  .action(async (name: string, opts: DbOptions) => {
+  .action(async (name: string, opts: DbOptions & { account?: string; role: string; domains?: string }) => {
+    const domains = opts.domains === undefined ? undefined : domainList(opts.domains);
+    if (!opts.account && domains) throw new Error('--domains needs --account: an account\'s owner has every domain');
     const password = await readPassword();
+    if (opts.account) {
+      const owner = opts.account;
+      const member = await withServices(opts, (s) => s.members.addWithPassword(owner, name, password, { role: opts.role, ...(domains ? { domains } : {}) }));
+      process.stdout.write(`added member ${member.username} (${member.role}) to account ${owner}\n`);
+      return;
+    }
     const account = await withServices(opts, (s) => s.accounts.createUser(name, password));
     process.stdout.write(`created user ${account.username} (account ${account.id})\n`);
   });

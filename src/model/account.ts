@@ -28,7 +28,7 @@ export interface AccountSummary {
   id: number;
   /** The account's name: the user who made it. */
   name: string;
-  /** Its users; one today, the user who made it. */
+  /** Its members (users), the one who made it among them. */
   members: number;
   domains: number;
   records: number;
@@ -45,4 +45,6 @@ export interface ApiKeyRow {
   createdAt: number;
   expiresAt: number | null;
   scope: KeyScope;
+  /** The member who made the key. */
+  userId: number;
 }

@@ -1,4 +1,7 @@
-/** The change journal (table `changes`): one entry per change a write made to a zone, with its images before and after. */
+/**
+ * The change journal (table `changes`): one entry per change a write made to a zone, with its images before and
+ * after; and the account's own changes (members, API and TSIG keys), with domain id 0 and serial 0.
+ */
 
 export interface StoredJournalEntry {
   id: number;
@@ -11,6 +14,9 @@ export interface StoredJournalEntry {
   keyLabel: string;
   /** The API key that made the change; null when none did (DNS UPDATE names its TSIG key in keyLabel). */
   keyId: number | null;
+  /** The member behind the change (their user name as it was then); null and '' for the server itself. */
+  userId: number | null;
+  username: string;
   iface: string;
   remoteAddr: string;
   before: unknown;

@@ -162,5 +162,38 @@ export function widens(inner: KeyScope, outer: KeyScope): string | null {
   return null;
 }
 
+/**
+ * What both scopes allow: a key used by a member does no more than the member may (model/roles.ts
+ * memberScope) nor than the key itself. Domains meet (an empty list sees nothing), read-only wins; record
+ * and subnet limits are taken from whichever side has them, and from both each entry the other covers.
+ */
+export function intersectScopes(a: KeyScope, b: KeyScope): KeyScope {
+  const out: KeyScope = {};
+  if (a.domains || b.domains) out.domains = a.domains && b.domains ? a.domains.filter((d) => b.domains?.includes(d)) : (a.domains ?? b.domains);
+  if (a.read_only || b.read_only) out.read_only = true;
+  const records = a.records && b.records ? bothRecords(a.records, b.records) : (a.records ?? b.records);
+  if (records) out.records = records;
+  if (a.subnets || b.subnets) {
+    const [na, nb] = [networks(a), networks(b)];
+    out.subnets =
+      a.subnets && b.subnets
+        ? [...a.subnets.filter((_, i) => subnetWithin(na[i] as Cidr, nb)), ...b.subnets.filter((_, i) => subnetWithin(nb[i] as Cidr, na))]
+        : ((a.subnets ?? b.subnets) as string[]);
+  }
+  return out;
+}
+
+function bothRecords(a: NonNullable<KeyScope['records']>, b: NonNullable<KeyScope['records']>): NonNullable<KeyScope['records']> {
+  const out: NonNullable<KeyScope['records']> = {};
+  if (a.names || b.names) {
+    out.names =
+      a.names && b.names
+        ? [...new Set([...a.names.filter((n) => b.names?.some((q) => patternWithin(n, q))), ...b.names.filter((n) => a.names?.some((q) => patternWithin(n, q)))])]
+        : (a.names ?? b.names);
+  }
+  if (a.types || b.types) out.types = a.types && b.types ? a.types.filter((t) => b.types?.includes(t)) : (a.types ?? b.types);
+  return out;
+}
+
 /** The scope of a caller without a key (the command line, the server itself) or of a key without limits. */
 export const UNRESTRICTED: KeyScope = Object.freeze({});

@@ -3,6 +3,7 @@
  * found by its name alone (the TSIG record carries nothing else), so names are unique in the service.
  */
 import type { AccountStatus } from './account.js';
+import type { MemberRights } from './roles.js';
 import { Problems } from './errors.js';
 import { hostnameProblem } from './names.js';
 import { checkScopeNames, checkScopeTypes, nameCovered } from './name-scope.js';
@@ -48,12 +49,18 @@ export interface StoredTsigKey extends TsigKeyData {
   /** The shared secret, base64; never shown again after creation. */
   secret: string;
   createdAt: number;
+  /** The member who made the key: it never does more than they may (model/roles.ts). */
+  userId: number;
 }
 
-/** A key as a DNS message names it: with its account's name and status, judged once its signature checked out. */
+/**
+ * A key as a DNS message names it: with its account's name and status, judged once its signature checked
+ * out, and its member's name and rights as they are at this message.
+ */
 export interface NamedTsigKey extends StoredTsigKey {
   account: string;
   accountStatus: AccountStatus;
+  member: MemberRights & { id: number; username: string };
 }
 
 /** A key name as a client writes it: trimmed, one trailing dot dropped, lower case (names compare so on the wire). */

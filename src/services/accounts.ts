@@ -1,16 +1,24 @@
-/** Accounts and API keys. */
+/** Accounts, sign-in (every member's, with their own password) and API keys. */
 import { AuthError, LimitError, ScopeError, SuspendedError, ValidationError } from '../model/errors.js';
-import { allowsAddress, checkKeyScope, checkManage, widens, type KeyScope } from '../model/key-scope.js';
+import { allowsAddress, checkKeyScope, checkManage, intersectScopes, widens, type KeyScope } from '../model/key-scope.js';
 import type { ApiKeyRow } from '../model/account.js';
+import { checkMemberChange, managesAccount, memberScope } from '../model/roles.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { ApiKeyStore } from '../store/api-keys.js';
 import type { DomainStore } from '../store/domains.js';
+import type { JournalStore } from '../store/journal.js';
 import { UniqueViolation, type Transactions } from '../store/store.js';
+import type { SignInUser, UserStore } from '../store/users.js';
 
 /** What accounts and their API keys need of the store. */
-type AccountsStore = AccountStore & ApiKeyStore & Pick<DomainStore, 'domain'> & Transactions<AccountStore & ApiKeyStore>;
+type AccountsStore = AccountStore &
+  UserStore &
+  ApiKeyStore &
+  Pick<DomainStore, 'domain'> &
+  Transactions<AccountStore & UserStore & ApiKeyStore & JournalStore>;
 import { scopeOf, type Actor, type Limits } from './actor.js';
 import { generateKey, hashKey, KEY_PREFIX_LENGTH } from './api-key-material.js';
+import { accountChange } from './audit.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { LoginThrottle } from './throttle.js';
 
@@ -18,6 +26,33 @@ export const MAX_KEY_HOURS = 8760;
 export const DEFAULT_KEY_HOURS = 168;
 export const MAX_LABEL = 100;
 const USERNAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+
+/** A new user name (an account's owner or a member: one name space for the whole service). */
+export function checkUsername(username: string): void {
+  if (!USERNAME.test(username)) {
+    throw ValidationError.one('username', 'The user name must be 1 to 64 letters, digits, dots, hyphens, underscores or @, starting with a letter or digit.');
+  }
+}
+
+/** A password someone sets (a new account's, an invited member's). */
+export function checkNewPassword(password: string): void {
+  if (password.length === 0) throw ValidationError.one('password', 'The password must not be empty.');
+  if (password.length > 1024) throw ValidationError.one('password', 'The password must be at most 1024 characters long.');
+}
+
+/** An API key as the audit trail shows it (it holds no secret). */
+export const auditedKey = (k: ApiKeyRow) => ({ id: k.id, label: k.label, prefix: k.prefix, scope: k.scope, expires_at: k.expiresAt, user_id: k.userId });
+
+/** The actor a sign-in acts as, before it has a key (for the audit trail of the key it makes). */
+const signedIn = (u: SignInUser, iface: Actor['iface'], remoteAddr: string, keyLabel: string): Actor => ({
+  accountId: u.accountId,
+  userId: u.id,
+  role: u.role,
+  username: u.username,
+  keyLabel,
+  iface,
+  remoteAddr,
+});
 
 export interface IssuedKey extends ApiKeyRow {
   key: string;
@@ -32,16 +67,22 @@ export class AccountService {
     private readonly throttle: LoginThrottle = new LoginThrottle(),
   ) {}
 
+  /**
+   * Makes an account with its first member, the owner: the user is inserted first and the account takes its
+   * id, so an owner's user id is the account's id (store/migrations/014_members.ts).
+   */
   async createUser(username: string, password: string): Promise<{ id: number; username: string }> {
-    if (!USERNAME.test(username)) {
-      throw ValidationError.one('username', 'The user name must be 1 to 64 letters, digits, dots, hyphens, underscores or @, starting with a letter or digit.');
-    }
-    if (password.length === 0) throw ValidationError.one('password', 'The password must not be empty.');
-    if (password.length > 1024) throw ValidationError.one('password', 'The password must be at most 1024 characters long.');
+    checkUsername(username);
+    checkNewPassword(password);
     const hash = await hashPassword(password);
+    const now = this.now();
     try {
-      const account = await this.store.createAccount(username, hash, this.now());
-      return { id: account.id, username: account.username };
+      return await this.store.transaction(async (tx) => {
+        const owner = await tx.insertUser(0, { username, passwordHash: hash, role: 'owner', domains: null, invitationHash: null, invitationExpiresAt: null }, now);
+        const account = await tx.createAccount(username, hash, now, owner.id);
+        await tx.setUserAccount(owner.id, account.id);
+        return { id: account.id, username: account.username };
+      });
     } catch (e) {
       if (e instanceof UniqueViolation) throw ValidationError.one('username', `The user '${username}' already exists.`);
       throw e;
@@ -49,21 +90,22 @@ export class AccountService {
   }
 
   /**
-   * Checks a user name and password; throws AuthError on any mismatch (unknown user included),
+   * Checks a member's user name and password; throws AuthError on any mismatch (unknown user included),
    * RateLimitedError once too many attempts failed for this user or from this address, and SuspendedError
    * for the right password of a suspended account (every sign-in, on every door, comes here).
    */
-  async checkPassword(username: string, password: string, remoteAddr = ''): Promise<{ id: number; username: string }> {
+  async checkPassword(username: string, password: string, remoteAddr = ''): Promise<SignInUser> {
     await this.throttle.check(username, remoteAddr);
-    const account = await this.store.accountByName(username);
-    const ok = await verifyPassword(password, account?.passwordHash);
-    if (!ok || !account) {
+    const user = await this.store.userByName(username);
+    // A member yet to accept an invitation has no password: checked against the dummy, as an unknown user is.
+    const ok = await verifyPassword(password, user?.passwordHash || undefined);
+    if (!ok || !user) {
       await this.throttle.failed(username, remoteAddr);
       throw new AuthError();
     }
     await this.throttle.succeeded(username);
-    if (account.status === 'suspended') throw new SuspendedError(account.username);
-    return { id: account.id, username: account.username };
+    if (user.accountStatus === 'suspended') throw new SuspendedError(user.accountName);
+    return user;
   }
 
   /**
@@ -74,7 +116,7 @@ export class AccountService {
   async issueKey(
     username: string,
     password: string,
-    opts: { label?: string; expiresHours?: number; remoteAddr?: string; scope?: unknown; creator?: Actor } = {},
+    opts: { label?: string; expiresHours?: number; remoteAddr?: string; scope?: unknown; creator?: Actor; iface?: Actor['iface'] } = {},
   ): Promise<IssuedKey> {
     const hours = opts.expiresHours ?? DEFAULT_KEY_HOURS;
     if (!Number.isInteger(hours) || hours < 0 || hours > MAX_KEY_HOURS) {
@@ -88,13 +130,13 @@ export class AccountService {
       checked.problems.throwIfAny();
       scope = checked.scope;
     }
-    const account = await this.checkPassword(username, password, opts.remoteAddr);
+    const user = await this.checkPassword(username, password, opts.remoteAddr);
     const now = this.now();
     let expiresAt = hours === 0 ? null : now + hours * 3_600_000;
     const creator = opts.creator;
     if (creator) {
-      // The key sent along is the account's own: a key of another account proves nothing here.
-      if (creator.accountId !== account.id) throw new AuthError();
+      // The key sent along is the member's own: another member's or account's key proves nothing here.
+      if (creator.accountId !== user.accountId || creator.userId !== user.id) throw new AuthError();
       const limit = scopeOf(creator);
       if (opts.scope === undefined) scope = limit;
       const wider = widens(scope, limit);
@@ -102,47 +144,79 @@ export class AccountService {
       const until = creator.key?.expiresAt ?? null;
       if (until !== null && (expiresAt === null || expiresAt > until)) expiresAt = until;
     }
-    // Domains asked for now must be the account's; inherited ones were checked when the creator was made.
+    // Domains asked for now must be the account's and the member's; inherited ones were checked when the creator was made.
     if (opts.scope !== undefined && scope.domains) {
       const missing: number[] = [];
-      for (const id of scope.domains) if (!(await this.store.domain(account.id, id))) missing.push(id);
+      for (const id of scope.domains) if (!(await this.store.domain(user.accountId, id)) || !(user.domains ?? [id]).includes(id)) missing.push(id);
       if (missing.length) throw ValidationError.one('scope.domains', `There is no domain with id ${missing.join(', ')} in this account.`);
     }
     const key = generateKey();
+    const actor = signedIn(user, opts.creator?.iface ?? opts.iface ?? 'v1', opts.remoteAddr ?? '', label);
     const row = await this.store.transaction(async (tx) => {
-      await tx.lockAccount(account.id);
-      if ((await tx.countActiveKeys(account.id, now)) >= this.limits.keysPerAccount) {
+      await tx.lockAccount(user.accountId);
+      if ((await tx.countActiveKeys(user.accountId, now)) >= this.limits.keysPerAccount) {
         throw new LimitError('keys', `The number of active API keys is limited to ${this.limits.keysPerAccount}; revoke one first.`);
       }
-      return tx.insertKey(account.id, hashKey(key), key.slice(0, KEY_PREFIX_LENGTH), label, now, expiresAt, scope);
+      const made = await tx.insertKey(user.accountId, hashKey(key), key.slice(0, KEY_PREFIX_LENGTH), label, now, expiresAt, scope, user.id);
+      await tx.appendJournal([accountChange({ ...actor, key: { id: made.id, scope, expiresAt } }, now, 'key.create', made.id, null, auditedKey(made))]);
+      return made;
     });
-    return { ...row, key, username: account.username };
+    return { ...row, key, username: user.username };
   }
 
   /**
-   * The actor for an API key; throws AuthError for unknown or expired keys, and for a key used from an
-   * address outside its scope's subnets (as for a wrong key: the caller learns nothing of the key);
-   * SuspendedError for a key of a suspended account. Read on every request, never cached, so a suspension
-   * holds from the next request on, on every node.
+   * The actor for an API key; throws AuthError for unknown or expired keys, for a key whose member is gone,
+   * and for a key used from an address outside its scope's subnets (as for a wrong key: the caller learns
+   * nothing of the key); SuspendedError for a key of a suspended account. The key acts within its own scope
+   * and its member's rights as they are now (intersected). Read on every request, never cached, so a
+   * suspension or a member narrowed holds from the next request on, on every node.
    */
   async authenticate(key: string, iface: Actor['iface'], remoteAddr: string): Promise<Actor> {
     if (key.length === 0 || key.length > 256) throw new AuthError();
     const row = await this.store.keyByHash(hashKey(key), this.now());
     if (!row || !allowsAddress(row.scope, remoteAddr)) throw new AuthError();
     if (row.accountStatus === 'suspended') throw new SuspendedError(row.username);
-    return { accountId: row.accountId, username: row.username, keyLabel: row.label, key: { id: row.id, scope: row.scope, expiresAt: row.expiresAt }, iface, remoteAddr };
+    const scope = intersectScopes(row.scope, memberScope(row.member));
+    return {
+      accountId: row.accountId,
+      userId: row.userId,
+      role: row.member.role,
+      username: row.member.username,
+      keyLabel: row.label,
+      key: { id: row.id, scope, expiresAt: row.expiresAt },
+      iface,
+      remoteAddr,
+    };
   }
 
-  /** The account's active keys the actor's key could have made: those whose scope is within its own. */
+  /**
+   * The account's active keys that can do no more than the actor's key can now (each judged as it acts: its
+   * own scope within its member's rights): every member's for owners and admins, their own for editors and
+   * viewers.
+   */
   async listKeys(actor: Actor): Promise<ApiKeyRow[]> {
     const scope = scopeOf(actor);
-    return (await this.store.listKeys(actor.accountId, this.now())).filter((k) => widens(k.scope, scope) === null);
+    const all = managesAccount(actor.role);
+    const members = new Map((await this.store.listUsers(actor.accountId)).map((m) => [m.id, m]));
+    return (await this.store.listKeys(actor.accountId, this.now())).filter((k) => {
+      const member = members.get(k.userId);
+      return member !== undefined && (all || k.userId === actor.userId) && widens(intersectScopes(k.scope, memberScope(member)), scope) === null;
+    });
   }
 
-  /** Revokes one of the keys the actor sees; false when there is no such key. Any key may revoke itself (signing out). */
+  /**
+   * Revokes one of the keys the actor sees; false when there is no such key. Any key may revoke itself
+   * (signing out); another member's key only an owner or admin may, and an owner's only an owner.
+   */
   async revokeKey(actor: Actor, keyId: number): Promise<boolean> {
     if (actor.key?.id !== keyId) checkManage(scopeOf(actor), 'API keys');
-    if (!(await this.listKeys(actor)).some((k) => k.id === keyId)) return false;
-    return this.store.deleteKey(actor.accountId, keyId);
+    const key = (await this.listKeys(actor)).find((k) => k.id === keyId);
+    if (!key) return false;
+    if (key.userId !== actor.userId) checkMemberChange(actor.role, (await this.store.user(actor.accountId, key.userId))?.role ?? null);
+    return this.store.transaction(async (tx) => {
+      const done = await tx.deleteKey(actor.accountId, keyId);
+      if (done) await tx.appendJournal([accountChange(actor, this.now(), 'key.revoke', keyId, auditedKey(key), null)]);
+      return done;
+    });
   }
 }

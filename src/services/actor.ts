@@ -1,19 +1,39 @@
 import { UNRESTRICTED, type KeyScope } from '../model/key-scope.js';
+import type { Role } from '../model/roles.js';
 import type { AccountStore } from '../store/accounts.js';
 
 /** Who is making a request: every service call carries one, for ownership checks and the audit trail. */
 export interface Actor {
   accountId: number;
+  /** The member acting (users.id; an account's first owner has the account's id); the owner for the command line and the server itself. */
+  userId: number;
+  /** The member's role now (model/roles.ts); 'owner' for the command line and the server itself. */
+  role: Role;
+  /** The member's user name ('' for the server itself). */
   username: string;
   /** Label of the API key used ("" when none, e.g. the command line). */
   keyLabel: string;
-  /** The API key used, with its scope; absent for callers without one (command line, DNS, the server itself). */
+  /**
+   * The API key used, with its scope: what the key itself allows within what its member may now (the two
+   * intersected, model/key-scope.ts); absent for callers without one (command line, DNS, the server itself).
+   */
   key?: { id: number; scope: KeyScope; expiresAt: number | null };
   /** 'system': the server itself, e.g. a timed DNSSEC step (the zone owner's account, for the audit trail). */
   iface: 'v3' | 'v1' | 'v4' | 'cli' | 'dns' | 'system';
   /** Client address as the HTTP layer determined it. */
   remoteAddr: string;
 }
+
+/** A caller the service trusts as the account's first owner: the command line, the server itself. */
+export const ownerActor = (accountId: number, username: string, iface: Actor['iface'], keyLabel = '', remoteAddr = ''): Actor => ({
+  accountId,
+  userId: accountId,
+  role: 'owner',
+  username,
+  keyLabel,
+  iface,
+  remoteAddr,
+});
 
 /** What the actor's key allows (every service checks its calls against it; model/key-scope.ts). */
 export const scopeOf = (actor: Actor): KeyScope => actor.key?.scope ?? UNRESTRICTED;

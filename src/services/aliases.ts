@@ -5,11 +5,11 @@
  */
 import { isServed } from '../model/domain.js';
 import { ALIASES_RESOLVED } from '../model/journal.js';
-import type { Actor } from './actor.js';
+import { ownerActor, type Actor } from './actor.js';
 import type { ZoneWriter } from './zone-writer.js';
 
 /** The server itself, in the zone owner's audit trail. */
-const resolverActor = (accountId: number): Actor => ({ accountId, username: '', keyLabel: 'ALIAS resolution', iface: 'system', remoteAddr: '' });
+const resolverActor = (accountId: number): Actor => ownerActor(accountId, '', 'system', 'ALIAS resolution');
 
 export class AliasService {
   constructor(private readonly writer: ZoneWriter) {}

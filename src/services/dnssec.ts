@@ -37,7 +37,7 @@ import { ConflictError, NotFoundError } from '../model/errors.js';
 import type { DnssecStore } from '../store/dnssec.js';
 import type { DomainStore } from '../store/domains.js';
 import { checkManage } from '../model/key-scope.js';
-import { scopeOf, type Actor } from './actor.js';
+import { ownerActor, scopeOf, type Actor } from './actor.js';
 import type { DomainService } from './domains.js';
 import type { ZoneEventBus } from './zone-events.js';
 import type { JournalEntry, ZoneWriter } from './zone-writer.js';
@@ -82,7 +82,7 @@ function image(zone: DnssecZoneState | undefined, keys: readonly StoredDnssecKey
 const noChange = <T>(value: T) => ({ value, change: null, journal: [] });
 
 /** The timed steps run by the server itself: they go into the zone owner's audit trail as such. */
-const timerActor = (accountId: number): Actor => ({ accountId, username: '', keyLabel: 'dnssec timer', iface: 'system', remoteAddr: '' });
+const timerActor = (accountId: number): Actor => ownerActor(accountId, '', 'system', 'dnssec timer');
 
 export class DnssecService {
   readonly timings: DnssecTimings;

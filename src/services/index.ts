@@ -10,6 +10,7 @@ import { BulkChangeService } from './bulk-changes.js';
 import { DnssecService, type DnssecOptions } from './dnssec.js';
 import { DomainCopyService } from './domain-copies.js';
 import { DomainService } from './domains.js';
+import { MemberService } from './members.js';
 import { Metrics } from './metrics.js';
 import { ZoneEventBus } from './zone-events.js';
 import { MirrorService } from './mirrors.js';
@@ -30,6 +31,8 @@ export class Services {
   readonly bus = new ZoneEventBus();
   readonly writer: ZoneWriter;
   readonly accounts: AccountService;
+  /** An account's members: invitations, roles and domains, removal. */
+  readonly members: MemberService;
   /** The operator's controls over accounts: list, suspend and resume, limits, delete (the command line). */
   readonly operator: OperatorService;
   readonly domains: DomainService;
@@ -72,6 +75,7 @@ export class Services {
   ) {
     this.writer = new ZoneWriter(store, this.bus, now);
     this.accounts = new AccountService(store, limits, now);
+    this.members = new MemberService(store, now);
     this.operator = new OperatorService(store, this.writer, now);
     this.catalog = catalog && new CatalogService(store, this.bus, catalog);
     this.domains = new DomainService(store, this.writer, limits, this.catalog);

@@ -7,20 +7,29 @@ import { randomBytes } from 'node:crypto';
 import { ConflictError, LimitError, NotFoundError, SuspendedError, type Problems } from '../model/errors.js';
 import { checkTsigKey, DEFAULT_TSIG_ALGORITHM, normalizeKeyName, SECRET_BYTES, type NamedTsigKey, type StoredTsigKey, type TsigKeyData } from '../model/tsig-key.js';
 import { checkManage, seesDomain } from '../model/key-scope.js';
+import { checkMemberChange, managesAccount } from '../model/roles.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { DomainStore } from '../store/domains.js';
+import type { JournalStore } from '../store/journal.js';
 import { pageLimit, type Page } from '../store/page.js';
 import { UniqueViolation, type Transactions } from '../store/store.js';
 import type { TsigKeyStore } from '../store/tsig-keys.js';
+import type { UserStore } from '../store/users.js';
 import { scopeOf, type Actor, type Limits } from './actor.js';
+import { accountChange } from './audit.js';
 import type { DomainService } from './domains.js';
 import type { Precondition, PreconditionReads } from './zone-writer.js';
 
 /** What TSIG keys need of the store; their writes hold the account's lock and run the caller's precondition. */
-type TsigKeysStore = TsigKeyStore & Pick<DomainStore, 'domain'> & Transactions<TsigKeyStore & Pick<DomainStore, 'domain'> & Pick<AccountStore, 'lockAccount'> & PreconditionReads>;
+type TsigKeysStore = TsigKeyStore &
+  Pick<DomainStore, 'domain'> &
+  Transactions<TsigKeyStore & Pick<DomainStore, 'domain'> & Pick<AccountStore, 'lockAccount'> & Pick<UserStore, 'user'> & JournalStore & PreconditionReads>;
 
 /** A new key: only the name is required; `secret` (base64) is generated when absent. */
 export type TsigKeyInput = Partial<TsigKeyData> & Pick<TsigKeyData, 'name'> & { secret?: string };
+
+/** A key as the audit trail shows it: everything but its secret. */
+const audited = ({ secret: _s, ...rest }: StoredTsigKey) => rest;
 
 const taken = (name: string) => new ConflictError('name', `The key name '${name}.' is taken; key names are unique in the whole service.`);
 
@@ -53,7 +62,9 @@ export class TsigKeyService {
           throw new LimitError('tsigkeys', `An account may hold at most ${this.limits.tsigKeysPerAccount} TSIG keys; delete one first.`);
         }
         if (await tx.tsigKeyByName(fields.name)) throw taken(fields.name);
-        return tx.insertTsigKey(actor.accountId, fields, secret, this.now());
+        const made = await tx.insertTsigKey(actor.accountId, fields, secret, this.now(), actor.userId);
+        await tx.appendJournal([accountChange(actor, made.createdAt, 'tsigkey.create', made.id, null, audited(made))]);
+        return made;
       });
       return { key };
     } catch (e) {
@@ -63,9 +74,12 @@ export class TsigKeyService {
     }
   }
 
-  /** The actor's keys; an API key limited to some domains sees only the TSIG keys for those domains alone. */
+  /**
+   * The actor's keys: every member's for owners and admins, their own for editors and viewers; an API key
+   * limited to some domains sees only the TSIG keys for those domains alone.
+   */
   async list(actor: Actor, page?: Page): Promise<StoredTsigKey[]> {
-    if (!scopeOf(actor).domains) return this.store.listTsigKeys(actor.accountId, page);
+    if (!scopeOf(actor).domains && managesAccount(actor.role)) return this.store.listTsigKeys(actor.accountId, page);
     // At most tsigKeysPerAccount keys: filtered and paged in memory.
     const all = (await this.store.listTsigKeys(actor.accountId, { limit: this.limits.tsigKeysPerAccount + 1 })).filter((k) => this.sees(actor, k));
     return all.filter((k) => k.id > (page?.after ?? 0)).slice(0, pageLimit(page?.limit));
@@ -88,8 +102,9 @@ export class TsigKeyService {
         await tx.lockAccount(actor.accountId);
         const current = await this.owned(tx, actor, id);
         checkManage(scopeOf(actor), 'TSIG keys');
+        await this.checkOthers(tx, actor, current);
         await precondition?.(current, tx);
-        const { id: _id, accountId: _a, secret: _s, createdAt: _c, ...before } = current;
+        const { id: _id, accountId: _a, secret: _s, createdAt: _c, userId: _u, ...before } = current;
         const data: TsigKeyData = { ...before, ...patch };
         if (patch.domains) data.domains = [...new Set(patch.domains)];
         const p = checkTsigKey(data);
@@ -99,7 +114,9 @@ export class TsigKeyService {
         name = data.name;
         if (data.name !== current.name && (await tx.tsigKeyByName(data.name))) throw taken(data.name);
         await tx.updateTsigKey(id, data);
-        return { ...current, ...data };
+        const after = { ...current, ...data };
+        await tx.appendJournal([accountChange(actor, this.now(), 'tsigkey.update', id, audited(current), audited(after))]);
+        return after;
       });
     } catch (e) {
       if (e instanceof UniqueViolation) throw taken(name);
@@ -113,8 +130,10 @@ export class TsigKeyService {
       await tx.lockAccount(actor.accountId);
       const current = await this.owned(tx, actor, id);
       checkManage(scopeOf(actor), 'TSIG keys');
+      await this.checkOthers(tx, actor, current);
       await precondition?.(current, tx);
       await tx.deleteTsigKey(actor.accountId, id);
+      await tx.appendJournal([accountChange(actor, this.now(), 'tsigkey.delete', id, audited(current), null)]);
     });
   }
 
@@ -134,16 +153,24 @@ export class TsigKeyService {
     if (key.accountStatus === 'suspended') throw new SuspendedError(key.account);
   }
 
+  /** Another member's key: an owner or admin may change it, an owner's only an owner (model/roles.ts). */
+  private async checkOthers(ops: Pick<UserStore, 'user'>, actor: Actor, k: StoredTsigKey): Promise<void> {
+    if (k.userId !== actor.userId) checkMemberChange(actor.role, (await ops.user(actor.accountId, k.userId))?.role ?? null);
+  }
+
   private async owned(ops: Pick<TsigKeyStore, 'tsigKey'>, actor: Actor, id: number): Promise<StoredTsigKey> {
     const k = Number.isSafeInteger(id) && id > 0 ? await ops.tsigKey(actor.accountId, id) : undefined;
     if (!k || !this.sees(actor, k)) throw new NotFoundError('tsigkey');
     return k;
   }
 
-  /** Whether the actor's API key sees the TSIG key: every domain it acts on is one the API key sees. */
+  /**
+   * Whether the actor sees the TSIG key: every domain it acts on is one the API key sees, and it is the
+   * actor's own unless the actor manages the account (model/roles.ts).
+   */
   private sees(actor: Actor, k: StoredTsigKey): boolean {
     const scope = scopeOf(actor);
-    return k.domains.every((d) => seesDomain(scope, d));
+    return (managesAccount(actor.role) || k.userId === actor.userId) && k.domains.every((d) => seesDomain(scope, d));
   }
 
   /** Each id must be one of the actor's domains or mirrors; another account's is reported like a missing one. */

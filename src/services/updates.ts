@@ -7,7 +7,8 @@
 import { isServedMaster, type StoredDomain } from '../model/domain.js';
 import { keyOf } from '../model/labels.js';
 import { checkRecord, recordType, type RecordData } from '../model/records/index.js';
-import { updatesName, updatesRecord, type StoredTsigKey } from '../model/tsig-key.js';
+import { memberWrites } from '../model/roles.js';
+import { updatesName, updatesRecord, type NamedTsigKey, type StoredTsigKey } from '../model/tsig-key.js';
 import { ConflictError, LimitError, ValidationError } from '../model/errors.js';
 import { checkPrerequisites, opName, planUpdate, PrerequisiteFailed, type AtName, type Prerequisite, type UpdateOp } from '../model/update.js';
 import { zoneContent } from '../model/zone.js';
@@ -42,7 +43,7 @@ export const tsigKeyLabel = (key: StoredTsigKey): string => `tsig:${key.name}.`;
 const MAX_GROUP = 100;
 
 interface Queued {
-  key: StoredTsigKey;
+  key: NamedTsigKey;
   req: UpdateRequest;
   resolve: () => void;
   reject: (e: unknown) => void;
@@ -62,7 +63,17 @@ interface GroupZone {
   apex: StoredRecord[] | null;
 }
 
-const actorOf = (q: Queued): Actor => ({ accountId: q.key.accountId, username: '', keyLabel: tsigKeyLabel(q.key), iface: 'dns', remoteAddr: q.req.remoteAddr });
+/** The member who made the key acts: the journal names them with the key. */
+const actorOf = (q: Queued): Actor => ({
+  accountId: q.key.accountId,
+  userId: q.key.member.id,
+  role: q.key.member.role,
+  username: q.key.member.username,
+  keyLabel: tsigKeyLabel(q.key),
+  iface: 'dns',
+  remoteAddr: q.req.remoteAddr,
+});
+
 
 export class UpdateService {
   /** Per zone name, the messages waiting for the write under way. */
@@ -79,7 +90,7 @@ export class UpdateService {
    * would make them wait in turn anyway), each in its own savepoint, so each is applied whole or not at all and
    * answered with its own outcome, in the order they came, each with its own journal entry naming its key.
    */
-  apply(key: StoredTsigKey, req: UpdateRequest): Promise<void> {
+  apply(key: NamedTsigKey, req: UpdateRequest): Promise<void> {
     return new Promise((resolve, reject) => {
       const item = { key, req, resolve, reject };
       const queue = this.queues.get(req.zone);
@@ -153,11 +164,13 @@ export class UpdateService {
    * savepoint needed) unless it changes the apex name servers, which the stored zone judges after the writes
    * inside a savepoint.
    */
-  private async applyOne(tx: RecordStore & SavepointStore & Pick<AccountStore, 'accountById'>, now: number, key: StoredTsigKey, req: UpdateRequest, zone: GroupZone): Promise<JournalEntry | null> {
+  private async applyOne(tx: RecordStore & SavepointStore & Pick<AccountStore, 'accountById'>, now: number, key: NamedTsigKey, req: UpdateRequest, zone: GroupZone): Promise<JournalEntry | null> {
     const { domain } = zone;
     if (domain.accountId !== key.accountId || !key.domains.includes(domain.id) || key.update === false) {
       throw new UpdateRefused(`the key ${key.name}. may not update ${req.zone}`);
     }
+    // The key never does more than its member may at the time of the update (model/roles.ts).
+    if (!memberWrites(key.member, domain.id)) throw new UpdateRefused(`the member ${key.member.username} who made the key ${key.name}. may not update ${req.zone}`);
     for (const p of req.prerequisites) {
       if (!updatesName(key.update, p.name)) throw new UpdateRefused(`the key ${key.name}. may not look at ${p.name || '@'}`);
     }

@@ -95,6 +95,8 @@ export class ZoneWriter {
           objectId: j.objectId,
           keyLabel: who?.keyLabel ?? '',
           keyId: who?.key?.id ?? null,
+          userId: who?.userId ?? null,
+          username: who?.username ?? '',
           iface: who?.iface ?? 'dns',
           remoteAddr: who?.remoteAddr ?? '',
           before: j.before,

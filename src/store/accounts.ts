@@ -6,7 +6,8 @@ import type { DialectSql } from './dialect-sql.js';
 import type { AccountsTable, Database } from './schema.js';
 
 export interface AccountStore {
-  createAccount(username: string, passwordHash: string, now: number): Promise<Account>;
+  /** `id`: the owner's user id, which a new account takes (UserStore.insertUser); absent, the next free one. */
+  createAccount(username: string, passwordHash: string, now: number, id?: number): Promise<Account>;
   accountByName(username: string): Promise<Account | undefined>;
   accountById(id: number): Promise<Account | undefined>;
   /** Inside a transaction: holds the account's row until commit (serialises changes to its key and domain lists; see DialectSql.lockRow). */
@@ -17,7 +18,7 @@ export interface AccountStore {
   /**
    * Deletes the account with everything it holds: its domains (with their records, mirror states and DNSSEC
    * keys) and its API and TSIG keys by the foreign keys, and the journal entries of its domains and of its
-   * users, which no foreign key holds: the audit trail goes with the account.
+   * users, which no foreign key holds: the audit trail goes with the account; and its members.
    */
   deleteAccount(id: number): Promise<void>;
 }
@@ -38,10 +39,10 @@ export class KyselyAccountStore implements AccountStore {
     private readonly dialect: DialectSql,
   ) {}
 
-  async createAccount(username: string, passwordHash: string, now: number): Promise<Account> {
+  async createAccount(username: string, passwordHash: string, now: number, id?: number): Promise<Account> {
     const row = await this.db
       .insertInto('accounts')
-      .values({ username, password_hash: passwordHash, created_at: now })
+      .values({ ...(id === undefined ? {} : { id }), username, password_hash: passwordHash, created_at: now })
       .returningAll()
       .executeTakeFirstOrThrow()
       .catch(this.dialect.mapError);
@@ -68,6 +69,7 @@ export class KyselyAccountStore implements AccountStore {
     const rows = await q
       .select(['accounts.id', 'accounts.username', 'accounts.status', 'accounts.max_domains', 'accounts.max_records'])
       .select((eb) => [
+        eb.selectFrom('users').whereRef('users.account_id', '=', 'accounts.id').select(eb.fn.countAll().as('n')).as('members'),
         eb.selectFrom('domains').whereRef('domains.account_id', '=', 'accounts.id').select(eb.fn.countAll().as('n')).as('domains'),
         eb
           .selectFrom('records')
@@ -81,7 +83,7 @@ export class KyselyAccountStore implements AccountStore {
     return rows.map((r) => ({
       id: num(r.id),
       name: r.username,
-      members: 1,
+      members: num(r.members ?? 0),
       domains: num(r.domains ?? 0),
       records: num(r.records ?? 0),
       status: r.status as AccountStatus,
@@ -104,6 +106,8 @@ export class KyselyAccountStore implements AccountStore {
       .deleteFrom('changes')
       .where((eb) => eb.or([eb('account_id', '=', id), eb('domain_id', 'in', eb.selectFrom('domains').select('id').where('account_id', '=', id))]))
       .execute();
+    // No foreign key holds users (an owner is inserted before its account).
+    await this.db.deleteFrom('users').where('account_id', '=', id).execute();
     await this.db.deleteFrom('accounts').where('id', '=', id).execute();
   }
 }

@@ -2,21 +2,27 @@
 import type { Kysely } from 'kysely';
 import type { AccountStatus, ApiKeyRow } from '../model/account.js';
 import type { KeyScope } from '../model/key-scope.js';
+import type { MemberRights, Role } from '../model/roles.js';
 import { countRows, num, numOrNull } from './columns.js';
 import type { DialectSql } from './dialect-sql.js';
 import type { Database } from './schema.js';
 
 export interface ApiKeyStore {
-  insertKey(accountId: number, keyHash: string, prefix: string, label: string, now: number, expiresAt: number | null, scope?: KeyScope): Promise<ApiKeyRow>;
-  /** The key and its account (name and status) when the hash matches a key that has not expired at `now`. */
-  keyByHash(keyHash: string, now: number): Promise<(ApiKeyRow & { username: string; accountStatus: AccountStatus }) | undefined>;
+  /** `userId`: the member making the key (absent: the account's owner of the same id, as before members). */
+  insertKey(accountId: number, keyHash: string, prefix: string, label: string, now: number, expiresAt: number | null, scope?: KeyScope, userId?: number): Promise<ApiKeyRow>;
+  /**
+   * The key, its account (name and status) and the member who made it (name and rights, as they are now)
+   * when the hash matches a key that has not expired at `now`.
+   */
+  keyByHash(keyHash: string, now: number): Promise<(ApiKeyRow & { username: string; accountStatus: AccountStatus; member: MemberRights & { username: string } }) | undefined>;
   listKeys(accountId: number, now: number): Promise<ApiKeyRow[]>;
   countActiveKeys(accountId: number, now: number): Promise<number>;
   deleteKey(accountId: number, keyId: number): Promise<boolean>;
 }
 
-function toKey(row: { id: unknown; account_id: unknown; prefix: string; label: string; created_at: unknown; expires_at: unknown; scope: string }): ApiKeyRow {
+function toKey(row: { id: unknown; account_id: unknown; prefix: string; label: string; created_at: unknown; expires_at: unknown; scope: string; user_id: unknown }): ApiKeyRow {
   return {
+    userId: num(row.user_id ?? row.account_id),
     scope: JSON.parse(row.scope) as KeyScope,
     id: num(row.id),
     accountId: num(row.account_id),
@@ -41,10 +47,10 @@ export class KyselyApiKeyStore implements ApiKeyStore {
     private readonly dialect: DialectSql,
   ) {}
 
-  async insertKey(accountId: number, keyHash: string, prefix: string, label: string, now: number, expiresAt: number | null, scope: KeyScope = {}): Promise<ApiKeyRow> {
+  async insertKey(accountId: number, keyHash: string, prefix: string, label: string, now: number, expiresAt: number | null, scope: KeyScope = {}, userId = accountId): Promise<ApiKeyRow> {
     const row = await this.db
       .insertInto('api_keys')
-      .values({ account_id: accountId, key_hash: keyHash, prefix, label, created_at: now, expires_at: expiresAt, scope: JSON.stringify(scope) })
+      .values({ account_id: accountId, user_id: userId, key_hash: keyHash, prefix, label, created_at: now, expires_at: expiresAt, scope: JSON.stringify(scope) })
       .returningAll()
       .executeTakeFirstOrThrow()
       .catch(this.dialect.mapError);
@@ -55,12 +61,21 @@ export class KyselyApiKeyStore implements ApiKeyStore {
     const row = await this.db
       .selectFrom('api_keys')
       .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+      // A key whose member is gone is no key (removing a member deletes their keys too).
+      .innerJoin('users', (j) => j.onRef('users.id', '=', 'api_keys.user_id').onRef('users.account_id', '=', 'api_keys.account_id'))
       .selectAll('api_keys')
-      .select(['accounts.username', 'accounts.status'])
+      .select(['accounts.username', 'accounts.status', 'users.username as member', 'users.role', 'users.domains'])
       .where('api_keys.key_hash', '=', keyHash)
       .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', now)]))
       .executeTakeFirst();
-    return row && { ...toKey(row), username: row.username, accountStatus: row.status as AccountStatus };
+    return (
+      row && {
+        ...toKey(row),
+        username: row.username,
+        accountStatus: row.status as AccountStatus,
+        member: { username: row.member, role: row.role as Role, domains: row.domains === null ? null : (JSON.parse(row.domains) as number[]) },
+      }
+    );
   }
 
   async listKeys(accountId: number, now: number): Promise<ApiKeyRow[]> {

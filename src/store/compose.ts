@@ -16,12 +16,14 @@ import { KyselySavepointStore } from './savepoints.js';
 import type { Database } from './schema.js';
 import type { StoreOps } from './store.js';
 import { KyselyTsigKeyStore } from './tsig-keys.js';
+import { KyselyUserStore } from './users.js';
 
 type Part = new (db: Kysely<Database>, dialect: DialectSql) => object;
 
 /** The aggregates, each a class whose prototype methods are exactly its interface's (helpers are module functions). */
 const PARTS: Part[] = [
   KyselyAccountStore,
+  KyselyUserStore,
   KyselyApiKeyStore,
   KyselyTsigKeyStore,
   KyselyDomainStore,

@@ -12,7 +12,7 @@ export interface JournalStore {
   listJournal(filter: JournalFilter): Promise<StoredJournalEntry[]>;
 }
 
-/** Rows per INSERT of appendJournal: 12 parameters each, far below SQLite's (32766) and PostgreSQL's (65535) limits. */
+/** Rows per INSERT of appendJournal: 14 parameters each, far below SQLite's (32766) and PostgreSQL's (65535) limits. */
 const ENTRIES_PER_INSERT = 500;
 
 export class KyselyJournalStore implements JournalStore {
@@ -33,6 +33,8 @@ export class KyselyJournalStore implements JournalStore {
             object_id: c.objectId,
             key_label: c.keyLabel,
             key_id: c.keyId,
+            user_id: c.userId,
+            username: c.username,
             iface: c.iface,
             remote_addr: c.remoteAddr,
             before: JSON.stringify(c.before ?? null),
@@ -62,6 +64,8 @@ export class KyselyJournalStore implements JournalStore {
       objectId: numOrNull(r.object_id),
       keyLabel: r.key_label,
       keyId: numOrNull(r.key_id),
+      userId: numOrNull(r.user_id),
+      username: r.username,
       iface: r.iface,
       remoteAddr: r.remote_addr,
       before: JSON.parse(r.before) as unknown,

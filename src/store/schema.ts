@@ -23,6 +23,25 @@ export interface ApiKeysTable {
   expires_at: number | null;
   /** JSON of the key's scope (model/key-scope.ts); '{}' when it has none. */
   scope: string;
+  /** The member who made the key (users.id); null only in rows no release since 014_members writes. */
+  user_id: number | null;
+}
+
+/** An account's members (model/roles.ts); an owner's id is its account's id. */
+export interface UsersTable {
+  id: Generated<number>;
+  account_id: number;
+  /** Unique in the whole service: sign-in names only the user. */
+  username: string;
+  /** '' until the invitation is accepted. */
+  password_hash: string;
+  role: string;
+  /** JSON array of domain ids, or null for every domain. */
+  domains: string | null;
+  created_at: number;
+  /** sha256 of the pending invitation's token, and when it expires; null when none is pending. */
+  invitation_hash: string | null;
+  invitation_expires_at: number | null;
 }
 
 export interface DomainsTable {
@@ -76,6 +95,9 @@ export interface ChangesTable {
   key_label: string;
   /** The API key that made the change; null when none did. */
   key_id: number | null;
+  /** The member behind the change (users.id, and the name as it was); null and '' for the server itself. */
+  user_id: Generated<number | null>;
+  username: Generated<string>;
   iface: string;
   remote_addr: string;
   /** JSON of the object before and after the change ("null" when absent). */
@@ -107,6 +129,8 @@ export interface TsigKeysTable {
   /** 0 or 1 (a boolean on both backends). */
   transfer: number;
   created_at: number;
+  /** The member who made the key (users.id). */
+  user_id: number | null;
 }
 
 export interface DnssecZonesTable {
@@ -154,6 +178,7 @@ export interface Database {
   cookie_secrets: CookieSecretsTable;
   mirror_state: MirrorStateTable;
   accounts: AccountsTable;
+  users: UsersTable;
   api_keys: ApiKeysTable;
   domains: DomainsTable;
   records: RecordsTable;

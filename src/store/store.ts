@@ -1,5 +1,5 @@
 /**
- * The store: one narrow interface per aggregate (accounts.ts, api-keys.ts, tsig-keys.ts, domains.ts, records.ts,
+ * The store: one narrow interface per aggregate (accounts.ts, users.ts, api-keys.ts, tsig-keys.ts, domains.ts, records.ts,
  * mirrors.ts, dnssec.ts, journal.ts, catalog.ts, events.ts, savepoints.ts, cookie-secrets.ts), each with its Kysely implementation
  * beside it, composed here. A service asks for the interfaces it uses. What differs between SQLite and PostgreSQL
  * is in sqlite/ and postgres/ (each: dialect.ts, sql.ts, open.ts); open.ts chooses between them.
@@ -17,9 +17,11 @@ import type { MirrorStore } from './mirrors.js';
 import type { RecordStore } from './records.js';
 import type { SavepointStore } from './savepoints.js';
 import type { TsigKeyStore } from './tsig-keys.js';
+import type { UserStore } from './users.js';
 
 /** Every aggregate's operations, available inside and outside a transaction. */
 export type StoreOps = AccountStore &
+  UserStore &
   ApiKeyStore &
   TsigKeyStore &
   DomainStore &

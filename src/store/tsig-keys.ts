@@ -1,6 +1,7 @@
 /** TSIG keys: shared secrets, found by name alone, with the domains and names they may update or transfer. */
 import type { Kysely, Selectable } from 'kysely';
 import type { AccountStatus } from '../model/account.js';
+import type { Role } from '../model/roles.js';
 import type { NamedTsigKey, StoredTsigKey, TsigAlgorithm, TsigKeyData, UpdateScope } from '../model/tsig-key.js';
 import { countRows, num } from './columns.js';
 import type { DialectSql } from './dialect-sql.js';
@@ -8,11 +9,11 @@ import { pageLimit, type Page } from './page.js';
 import type { Database, TsigKeysTable } from './schema.js';
 
 export interface TsigKeyStore {
-  /** Raises UniqueViolation when the name is taken (by any account). */
-  insertTsigKey(accountId: number, k: TsigKeyData, secret: string, now: number): Promise<StoredTsigKey>;
+  /** Raises UniqueViolation when the name is taken (by any account). `userId`: the member making it (absent: the owner of the account's id). */
+  insertTsigKey(accountId: number, k: TsigKeyData, secret: string, now: number, userId?: number): Promise<StoredTsigKey>;
   /** A key of this account (undefined for another account's: the two look the same). */
   tsigKey(accountId: number, id: number): Promise<StoredTsigKey | undefined>;
-  /** The key with this (normalised) name, of whichever account, with that account's name and status. */
+  /** The key with this (normalised) name, of whichever account, with that account's name and status and its member's rights now. */
   tsigKeyByName(name: string): Promise<NamedTsigKey | undefined>;
   listTsigKeys(accountId: number, page?: Page): Promise<StoredTsigKey[]>;
   countTsigKeys(accountId: number): Promise<number>;
@@ -32,6 +33,7 @@ function toTsigKey(row: Selectable<TsigKeysTable>): StoredTsigKey {
     update: JSON.parse(row.update_scope) as UpdateScope,
     transfer: num(row.transfer) !== 0,
     createdAt: num(row.created_at),
+    userId: num(row.user_id ?? row.account_id),
   };
 }
 
@@ -45,10 +47,10 @@ export class KyselyTsigKeyStore implements TsigKeyStore {
     private readonly dialect: DialectSql,
   ) {}
 
-  async insertTsigKey(accountId: number, k: TsigKeyData, secret: string, now: number): Promise<StoredTsigKey> {
+  async insertTsigKey(accountId: number, k: TsigKeyData, secret: string, now: number, userId = accountId): Promise<StoredTsigKey> {
     const row = await this.db
       .insertInto('tsig_keys')
-      .values({ account_id: accountId, ...tsigKeyColumns(k), secret, created_at: now })
+      .values({ account_id: accountId, user_id: userId, ...tsigKeyColumns(k), secret, created_at: now })
       .returningAll()
       .executeTakeFirstOrThrow()
       .catch(this.dialect.mapError);
@@ -64,11 +66,15 @@ export class KyselyTsigKeyStore implements TsigKeyStore {
     const row = await this.db
       .selectFrom('tsig_keys')
       .innerJoin('accounts', 'accounts.id', 'tsig_keys.account_id')
+      // A key whose member is gone is no key (removing a member deletes their keys too).
+      .innerJoin('users', (j) => j.onRef('users.id', '=', 'tsig_keys.user_id').onRef('users.account_id', '=', 'tsig_keys.account_id'))
       .selectAll('tsig_keys')
-      .select(['accounts.username', 'accounts.status'])
+      .select(['accounts.username', 'accounts.status', 'users.username as member', 'users.role', 'users.domains as member_domains'])
       .where('tsig_keys.name', '=', name)
       .executeTakeFirst();
-    return row && { ...toTsigKey(row), account: row.username, accountStatus: row.status as AccountStatus };
+    if (!row) return undefined;
+    const domains = row.member_domains === null ? null : (JSON.parse(row.member_domains) as number[]);
+    return { ...toTsigKey(row), account: row.username, accountStatus: row.status as AccountStatus, member: { id: num(row.user_id), username: row.member, role: row.role as Role, domains } };
   }
 
   async listTsigKeys(accountId: number, page: Page = {}): Promise<StoredTsigKey[]> {

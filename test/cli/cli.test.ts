@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseResolver, systemResolver } from '../../src/config.js';
 import { installed } from '../support/peer-table.js';
+import { openStore } from '../../src/store/open.js';
 import { freshDatabase } from '../support/server.js';
 
 const BIN = join(import.meta.dirname, '../../bin/zonehost.js');
@@ -43,6 +44,26 @@ describe('zonehost command line', () => {
     const empty = run(['user', 'add', 'dave'], '\n', { ZONEHOST_DB: db.url });
     expect(empty.status).toBe(1);
     expect(empty.stderr).toMatch(/password must not be empty/);
+  });
+
+  // Seven runs of the command, a Node.js process each: slow on a loaded machine.
+  it('adds a member to an account with --account and --role, counted by account list; refuses an unknown account, role or a taken name', { timeout: 120_000 }, async () => {
+    const ok = run(['user', 'add', 'mia', '--account', 'carol', '--role', 'viewer', '--db', db.url], 'pw-m\n');
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/added member mia \(viewer\) to account carol/);
+    const listed = JSON.parse(run(['account', 'list', '--json', '--db', db.url]).stdout) as { name: string; members: number }[];
+    expect(listed.find((a) => a.name === 'carol')?.members).toBe(2);
+    expect(listed.map((a) => a.name)).not.toContain('mia');
+    expect(run(['user', 'add', 'max', '--account', 'nobody', '--db', db.url], 'pw\n').stderr).toMatch(/no account named 'nobody'/);
+    expect(run(['user', 'add', 'max', '--account', 'carol', '--role', 'boss', '--db', db.url], 'pw\n').status).toBe(1);
+    expect(run(['user', 'add', 'mia', '--account', 'carol', '--db', db.url], 'pw\n').stderr).toMatch(/taken/);
+    expect(run(['user', 'add', 'carol', '--db', db.url], 'pw\n').stderr).toMatch(/already exists/);
+    const store = await openStore(db.url);
+    try {
+      expect(await store.userByName('mia')).toMatchObject({ role: 'viewer', domains: null, accountName: 'carol', invitationExpiresAt: null });
+    } finally {
+      await store.close();
+    }
   });
 
   it('rejects a malformed listen address with a clear message', () => {

@@ -155,7 +155,7 @@ needsAcme.describe('ACME DNS-01 over RFC 2136 with a key for _acme-challenge TXT
     server = await startTestServer();
     const user = await server.user('acme');
     apiKey = user.key;
-    actor = { accountId: user.accountId, username: 'acme', keyLabel: 'test', iface: 'cli', remoteAddr: '' };
+    actor = { accountId: user.accountId, userId: user.accountId, role: 'owner', username: 'acme', keyLabel: 'test', iface: 'cli', remoteAddr: '' };
     dir = mkdtempSync(join(tmpdir(), 'zonehost-acme-'));
     await makeTlsFiles();
     await startPebble(server.dnsAddress?.port as number);

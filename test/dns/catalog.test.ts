@@ -40,7 +40,7 @@ beforeAll(async () => {
   const user = await server.user('fleet');
   key = user.key;
   // The operator's key for the secondaries: it opens every zone although it names none.
-  const actor: Actor = { accountId: user.accountId, username: 'fleet', keyLabel: 'test', iface: 'cli', remoteAddr: '' };
+  const actor: Actor = { accountId: user.accountId, userId: user.accountId, role: 'owner', username: 'fleet', keyLabel: 'test', iface: 'cli', remoteAddr: '' };
   await server.services.tsigKeys.create(actor, { name: FLEET_KEY, secret: FLEET_SECRET, domains: [], transfer: false });
   const port = server.dnsAddress?.port ?? 0;
   if (needsConsumers.reason !== null) return;
@@ -95,7 +95,7 @@ describe('catalog zone served', () => {
     const own = (await server.services.tsigKeys.list(fleet)).find((k) => k.name === FLEET_KEY);
     await server.services.tsigKeys.delete(fleet, own!.id);
     const mallory = await server.user('mallory');
-    const actor: Actor = { accountId: mallory.accountId, username: 'mallory', keyLabel: 'test', iface: 'cli', remoteAddr: '' };
+    const actor: Actor = { accountId: mallory.accountId, userId: mallory.accountId, role: 'owner', username: 'mallory', keyLabel: 'test', iface: 'cli', remoteAddr: '' };
     const taken = await server.services.tsigKeys.create(actor, { name: FLEET_KEY, secret: FLEET_SECRET, domains: [], transfer: true });
     try {
       const tsig = ['-y', `hmac-sha256:${FLEET_KEY}:${FLEET_SECRET}`];

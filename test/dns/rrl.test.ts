@@ -106,7 +106,7 @@ describe('response rate limiting, on by default', () => {
     const user = await server.user('rrl');
     const id = await createDomain(server.base, user.key, ZONE);
     await createRecord(server.base, user.key, id, { Type: 'A', Name: 'www', Target: '192.0.2.1' });
-    const actor: Actor = { accountId: user.accountId, username: 'rrl', keyLabel: 'test', iface: 'cli', remoteAddr: '' };
+    const actor: Actor = { accountId: user.accountId, userId: user.accountId, role: 'owner', username: 'rrl', keyLabel: 'test', iface: 'cli', remoteAddr: '' };
     await server.services.tsigKeys.create(actor, { name: 'rrl.key', secret: SECRET, domains: [id], update: false });
   });
   afterAll(() => server?.close());

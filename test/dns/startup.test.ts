@@ -28,7 +28,7 @@ beforeEach(async () => {
   db = freshDatabase();
   services = new Services(await openStore(db.url));
   const a = await services.accounts.createUser('alice', 'pw');
-  alice = { accountId: a.id, username: 'alice', keyLabel: '', iface: 'cli', remoteAddr: '127.0.0.1' };
+  alice = { accountId: a.id, userId: a.id, role: 'owner', username: 'alice', keyLabel: '', iface: 'cli', remoteAddr: '127.0.0.1' };
 });
 afterEach(async () => {
   await dns?.close();
@@ -201,7 +201,7 @@ describe('DNS zone rebuilds', () => {
     await services.store.close();
     services = new Services(await openStore(db.url), DEFAULT_LIMITS, Date.now, { kek: randomBytes(32) });
     const a = await services.accounts.createUser('bob', 'pw');
-    const bob: Actor = { ...alice, accountId: a.id, username: 'bob' };
+    const bob: Actor = { ...alice, accountId: a.id, userId: a.id, username: 'bob' };
     const name = 'signed.startup.test';
     const d = await services.domains.create(bob, { domain: name, kind: 'master', soaEmail: `hostmaster@${name}` });
     await services.dnssec.set(bob, d.id, { enabled: true, algorithm: 'ECDSAP256SHA256' });

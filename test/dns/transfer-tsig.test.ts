@@ -50,7 +50,7 @@ beforeAll(async () => {
   server = await startTestServer();
   const user = await server.user('xfr');
   apiKey = user.key;
-  const actor: Actor = { accountId: user.accountId, username: 'xfr', keyLabel: 'test', iface: 'cli', remoteAddr: '' };
+  const actor: Actor = { accountId: user.accountId, userId: user.accountId, role: 'owner', username: 'xfr', keyLabel: 'test', iface: 'cli', remoteAddr: '' };
   domainId = await createDomain(server.base, apiKey, ZONE);
   const otherId = await createDomain(server.base, apiKey, OTHER);
   // Enough records for a transfer of several messages, each of them signed.

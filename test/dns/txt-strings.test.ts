@@ -46,7 +46,7 @@ beforeAll(async () => {
   key = user.key;
   api = client(server.base, key);
   id = await createDomain(ZONE, { axfr: [SECONDARY] });
-  const actor: Actor = { accountId: user.accountId, username: 'strings', keyLabel: 'test', iface: 'cli', remoteAddr: '' };
+  const actor: Actor = { accountId: user.accountId, userId: user.accountId, role: 'owner', username: 'strings', keyLabel: 'test', iface: 'cli', remoteAddr: '' };
   await server.services.tsigKeys.create(actor, { name: 'strings.key', secret: SECRET, domains: [id], update: true });
   dir = mkdtempSync(join(tmpdir(), 'zonehost-txt-'));
 }, 60_000);

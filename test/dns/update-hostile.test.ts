@@ -50,7 +50,7 @@ beforeAll(async () => {
   port = server.dnsAddress?.port ?? 0;
   const user = await server.user('hostile');
   apiKey = user.key;
-  actor = { accountId: user.accountId, username: 'hostile', keyLabel: 'test', iface: 'cli', remoteAddr: '' };
+  actor = { accountId: user.accountId, userId: user.accountId, role: 'owner', username: 'hostile', keyLabel: 'test', iface: 'cli', remoteAddr: '' };
   domainId = await createDomain(server.base, apiKey, ZONE, { axfr_ips: '127.0.0.1' });
   await createRecord(server.base, apiKey, domainId, { Type: 'A', Name: 'www', Target: '192.0.2.1' });
   await createRecord(server.base, apiKey, domainId, { Type: 'A', Name: 'mail', Target: '192.0.2.2' });

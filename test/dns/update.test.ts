@@ -31,7 +31,7 @@ beforeAll(async () => {
   server = await startTestServer();
   const user = await server.user('updater');
   apiKey = user.key;
-  actor = { accountId: user.accountId, username: 'updater', keyLabel: 'test', iface: 'cli', remoteAddr: '' };
+  actor = { accountId: user.accountId, userId: user.accountId, role: 'owner', username: 'updater', keyLabel: 'test', iface: 'cli', remoteAddr: '' };
   domainId = await createDomain(server.base, apiKey, ZONE);
   await createDomain(server.base, apiKey, OTHER);
   await createRecord(server.base, apiKey, domainId, { Type: 'A', Name: 'www', Target: '192.0.2.1' });
@@ -264,7 +264,7 @@ describe('the record limit (--max-records)', () => {
   needsNsupdate.it('holds for messages applied together: the ones that would pass it are refused', async () => {
     small = await startTestServer({ limits: { recordsPerDomain: 5 } });
     const user = await small.user('limited');
-    const who: Actor = { accountId: user.accountId, username: 'limited', keyLabel: 'test', iface: 'cli', remoteAddr: '' };
+    const who: Actor = { accountId: user.accountId, userId: user.accountId, role: 'owner', username: 'limited', keyLabel: 'test', iface: 'cli', remoteAddr: '' };
     const id = await createDomain(small.base, user.key, ZONE);
     await createRecord(small.base, user.key, id, { Type: 'A', Name: 'www', Target: '192.0.2.1' });
     await small.services.tsigKeys.create(who, { name: 'full.key', secret: SECRET, domains: [id], update: true });

@@ -160,6 +160,18 @@ needsChromium.describe('accessibility of every page', { timeout: 120_000 }, () =
     expect(await violations()).toEqual([]);
   });
 
+  it('members page, with an invitation link shown, and the invitation page', async () => {
+    await page.getByRole('link', { name: 'Members', exact: true }).click();
+    const form = page.getByRole('form', { name: 'Invite a member' });
+    await form.getByLabel('User name').fill('a11y-member');
+    await form.getByRole('button', { name: 'Invite' }).click();
+    const link = await page.getByLabel('The invitation link').innerText();
+    expect(await violations()).toEqual([]);
+    await page.goto(link);
+    await page.getByRole('heading', { name: 'Accept the invitation' }).waitFor();
+    expect(await violations()).toEqual([]);
+  });
+
   it('domain not found page', async () => {
     await page.goto(`${server.base}/manager/#/domains/999999`);
     await page.getByRole('heading', { name: 'Domain not found' }).waitFor();

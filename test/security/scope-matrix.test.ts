@@ -218,6 +218,14 @@ function v1Rows(): Map<string, Row> {
     },
   });
   add('GET /v1/events', { class: 'read', request: async () => ({ method: 'GET', path: '/v1/events' }) });
+  const memberBody = () => ({ username: unique('member'), role: 'viewer', domains: [ids.domainIn] });
+  const memberIn = async () => (await ok(v1('POST', '/v1/members', full, memberBody()))).body;
+  add('GET /v1/members', { class: 'read', request: async () => ({ method: 'GET', path: '/v1/members' }) });
+  add('POST /v1/members', { class: 'manage', request: async () => ({ method: 'POST', path: '/v1/members', body: memberBody() }) });
+  add('GET /v1/members/{id}', { class: 'read', request: async () => ({ method: 'GET', path: `/v1/members/${(await memberIn()).id}` }) });
+  add('PATCH /v1/members/{id}', { class: 'manage', request: async () => ({ method: 'PATCH', path: `/v1/members/${(await memberIn()).id}`, body: { role: 'editor' } }) });
+  add('DELETE /v1/members/{id}', { class: 'manage', request: async () => ({ method: 'DELETE', path: `/v1/members/${(await memberIn()).id}` }) });
+  add('POST /v1/invitations', { class: 'public', request: async () => ({ method: 'POST', path: '/v1/invitations', body: { token: (await memberIn()).invitation, password: PASSWORD } }) });
   add('GET /v1/tsigkeys', { class: 'read', request: async () => ({ method: 'GET', path: '/v1/tsigkeys' }) });
   add('POST /v1/tsigkeys', { class: 'manage', request: async () => ({ method: 'POST', path: '/v1/tsigkeys', body: { name: `${unique('k')}.example`, domains: [ids.domainIn] } }) });
   const tsigIn = async () => (await ok(v1('POST', '/v1/tsigkeys', full, { name: `${unique('t')}.example`, domains: [ids.domainIn] }))).body.id;

@@ -14,8 +14,8 @@ beforeEach(async () => {
   services = new Services(await openStore(db.url));
   const a = await services.accounts.createUser('alice', 'pw');
   const b = await services.accounts.createUser('bob', 'pw');
-  alice = { accountId: a.id, username: 'alice', keyLabel: '', iface: 'cli', remoteAddr: '127.0.0.1' };
-  bob = { ...alice, accountId: b.id, username: 'bob' };
+  alice = { accountId: a.id, userId: a.id, role: 'owner', username: 'alice', keyLabel: '', iface: 'cli', remoteAddr: '127.0.0.1' };
+  bob = { ...alice, accountId: b.id, userId: b.id, username: 'bob' };
 });
 afterEach(async () => {
   await services.store.close();

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError } from '../../src/model/errors.js';
 import { ChangesRejected } from '../../src/services/bulk-changes.js';
 import { Services, type Actor } from '../../src/services/index.js';
+import { ownerActor } from '../../src/services/actor.js';
 import { openStore } from '../../src/store/open.js';
 import { freshDatabase } from '../support/server.js';
 
@@ -21,8 +22,8 @@ beforeEach(async () => {
   services = new Services(await openStore(db.url), undefined, () => clock);
   const a = await services.accounts.createUser('alice', 'pw');
   const b = await services.accounts.createUser('bob', 'pw');
-  alice = { accountId: a.id, username: 'alice', keyLabel: '', iface: 'v4', remoteAddr: '127.0.0.1' };
-  bob = { ...alice, accountId: b.id, username: 'bob' };
+  alice = ownerActor(a.id, 'alice', 'v4', '', '127.0.0.1');
+  bob = { ...alice, accountId: b.id, userId: b.id, username: 'bob' };
 });
 afterEach(async () => {
   await services.store.close();

@@ -196,7 +196,10 @@ describe('005_tsig_keys', () => {
 
         const data = { name: 'acme.example.com', algorithm: 'hmac-sha256' as const, domains: [mirrorId], update: { names: ['_acme-challenge'], types: ['TXT'] }, transfer: true };
         const key = await store.insertTsigKey(alice, data, 'c2VjcmV0LXNlY3JldC1zZWNyZXQ=', 5);
-        expect(await store.tsigKeyByName('acme.example.com')).toEqual({ ...data, id: key.id, accountId: alice, secret: 'c2VjcmV0LXNlY3JldC1zZWNyZXQ=', createdAt: 5, account: 'alice', accountStatus: 'active' });
+        expect(await store.tsigKeyByName('acme.example.com')).toEqual({
+          ...data, id: key.id, accountId: alice, secret: 'c2VjcmV0LXNlY3JldC1zZWNyZXQ=', createdAt: 5, account: 'alice', accountStatus: 'active',
+          userId: alice, member: { id: alice, username: 'alice', role: 'owner', domains: null },
+        });
         await expect(store.insertTsigKey(bob, data, 'c2VjcmV0LXNlY3JldC1zZWNyZXQ=', 5)).rejects.toBeInstanceOf(UniqueViolation);
         expect(await store.tsigKey(bob, key.id)).toBeUndefined();
         expect(await store.deleteTsigKey(bob, key.id)).toBe(false);
@@ -261,6 +264,51 @@ describe('011_account_controls', () => {
         expect(alice).toMatchObject({ username: 'alice', status: 'active', maxDomains: null, maxRecords: null });
         await store.setAccountControls(alice!.id, { status: 'suspended', maxDomains: 2 });
         expect(await store.listAccounts()).toEqual([{ id: alice!.id, name: 'alice', members: 1, domains: 0, records: 0, status: 'suspended', maxDomains: 2, maxRecords: null }]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
+describe('014_members', () => {
+  it("gives each account one member, its owner, with the account's id, name and password; keys keep working as the owner's; new ids never collide", async () => {
+    const { url, cleanup } = freshDatabase();
+    try {
+      const db = await olderDatabase(url, '013_records_domain_check');
+      const { alice, bob } = await db.transaction().execute(async (trx) => {
+        const ops = opsOf(trx);
+        const alice = await ops.createAccount('alice', 'alice-hash', 1);
+        const bob = await ops.createAccount('bob', 'bob-hash', 2);
+        await trx.insertInto('api_keys').values({ account_id: bob.id, key_hash: 'bob-key', prefix: 'bobkey', label: 'old', created_at: 2, expires_at: null, scope: '{}' } as never).execute();
+        await trx
+          .insertInto('tsig_keys')
+          .values({ account_id: bob.id, name: 'old.example', algorithm: 'hmac-sha256', secret: 'c2VjcmV0LXNlY3JldC1zZWNyZXQ=', domains: '[]', update_scope: 'true', transfer: 0, created_at: 2 } as never)
+          .execute();
+        return { alice: alice.id, bob: bob.id };
+      });
+      await db.destroy();
+
+      const store = await openStore(url);
+      try {
+        expect(await store.userByName('bob')).toMatchObject({ id: bob, accountId: bob, username: 'bob', role: 'owner', domains: null, passwordHash: 'bob-hash', accountName: 'bob' });
+        expect((await store.listUsers(alice)).map((u) => [u.id, u.username, u.role])).toEqual([[alice, 'alice', 'owner']]);
+        expect(await store.keyByHash('bob-key', 3)).toMatchObject({ accountId: bob, userId: bob, member: { username: 'bob', role: 'owner', domains: null } });
+        expect(await store.tsigKeyByName('old.example')).toMatchObject({ userId: bob, member: { id: bob, username: 'bob', role: 'owner' } });
+        // A member, then a new account: fresh ids, past every account id, from one sequence.
+        const member = await store.insertUser(alice, { username: 'carol', passwordHash: '', role: 'viewer', domains: null, invitationHash: null, invitationExpiresAt: null }, 4);
+        expect(member.id).toBeGreaterThan(bob);
+        const dave = await store.transaction(async (tx) => {
+          const owner = await tx.insertUser(0, { username: 'dave', passwordHash: 'h', role: 'owner', domains: null, invitationHash: null, invitationExpiresAt: null }, 5);
+          const account = await tx.createAccount('dave', 'h', 5, owner.id);
+          await tx.setUserAccount(owner.id, account.id);
+          return { owner, account };
+        });
+        expect(dave.account.id).toBe(dave.owner.id);
+        expect(dave.account.id).toBeGreaterThan(member.id);
+        expect((await store.listAccounts('alice'))[0]?.members).toBe(2);
       } finally {
         await store.close();
       }

@@ -82,7 +82,7 @@ describe('/v1/keys', () => {
   it('creates a key with user name and password, shows it once, lists only its prefix, revokes it', async () => {
     const c = await call(server.base, 'POST', '/v1/keys', { body: { username: 'alice', password: PASSWORD, label: 'laptop', expires: 2 } });
     expect(c.status, c.text).toBe(201);
-    expect(c.body).toEqual({ id: expect.any(Number), label: 'laptop', created: expect.any(String), expires: expect.any(String), prefix: expect.any(String), scope: {}, key: expect.any(String) });
+    expect(c.body).toEqual({ id: expect.any(Number), label: 'laptop', created: expect.any(String), expires: expect.any(String), prefix: expect.any(String), scope: {}, member_id: expect.any(Number), key: expect.any(String) });
     expect(Date.parse(c.body.expires) - Date.parse(c.body.created)).toBe(2 * 3600_000);
     expect(c.body.key.startsWith(c.body.prefix)).toBe(true);
     expect(c.headers.get('location')).toBe(`/v1/keys/${c.body.id}`);
@@ -93,7 +93,7 @@ describe('/v1/keys', () => {
 
     const list = await api.get('/v1/keys');
     const shown = list.body.find((k: any) => k.id === c.body.id);
-    expect(shown).toEqual({ id: c.body.id, label: 'laptop', created: c.body.created, expires: c.body.expires, prefix: c.body.prefix, scope: {} });
+    expect(shown).toEqual({ id: c.body.id, label: 'laptop', created: c.body.created, expires: c.body.expires, prefix: c.body.prefix, scope: {}, member_id: c.body.member_id });
     expect(list.text).not.toContain(c.body.key);
     expect(list.text).not.toContain(key);
     expect((await api.get(`/v1/keys/${c.body.id}`)).body).toEqual(shown);

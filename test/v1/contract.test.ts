@@ -224,6 +224,15 @@ describe('real responses match the published schemas', () => {
     await run('PATCH', `/v1/tsigkeys/${t.body.id}`, { update: true, transfer: true });
     await run('DELETE', `/v1/tsigkeys/${t.body.id}`);
 
+    // Members: invited, accepted (no key), read, changed, removed
+    const member = await run('POST', '/v1/members', { username: 'contract-member', role: 'editor', domains: [id] });
+    expect(member.status, member.text).toBe(201);
+    await run('POST', '/v1/invitations', { token: member.body.invitation, password: 'a member password' }, undefined, false);
+    await run('GET', '/v1/members');
+    await run('GET', `/v1/members/${member.body.id}`);
+    await run('PATCH', `/v1/members/${member.body.id}`, { role: 'viewer', domains: null });
+    await run('DELETE', `/v1/members/${member.body.id}`);
+
     // DNSSEC: on, a rollover, off
     await run('GET', `/v1/domains/${id}/dnssec`);
     await run('PUT', `/v1/domains/${id}/dnssec`, { enabled: true, algorithm: 'ED25519' });

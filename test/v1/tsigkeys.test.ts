@@ -49,6 +49,7 @@ describe('/v1/tsigkeys', () => {
       update: { names: ['_acme-challenge'], types: ['TXT'] },
       transfer: false,
       created: expect.any(String),
+      member_id: expect.any(Number),
     });
     expect(Buffer.from(c.body.secret, 'base64').length).toBe(32);
     expect(Buffer.from(c.body.secret, 'base64').toString('base64')).toBe(c.body.secret);
@@ -133,7 +134,7 @@ describe('/v1/tsigkeys', () => {
     const id = c.body.id;
     const p = await alice.patch(`/v1/tsigkeys/${id}`, { name: 'patched.example.com.', algorithm: 'hmac-sha512', domains: [domainId, mirrorId, domainId], update: { types: ['TXT'] }, transfer: true });
     expect(p.status, p.text).toBe(200);
-    expect(p.body).toEqual({ id, name: 'patched.example.com.', algorithm: 'hmac-sha512', domains: [domainId, mirrorId], update: { types: ['TXT'] }, transfer: true, created: c.body.created });
+    expect(p.body).toEqual({ id, name: 'patched.example.com.', algorithm: 'hmac-sha512', domains: [domainId, mirrorId], update: { types: ['TXT'] }, transfer: true, created: c.body.created, member_id: c.body.member_id });
     expect(p.headers.get('etag')).toBe((await alice.get(`/v1/tsigkeys/${id}`)).headers.get('etag'));
     expect((await server.services.tsigKeys.byName('patched.example.com'))?.secret).toBe(c.body.secret);
     expect(await server.services.tsigKeys.byName('patch.example.com')).toBeUndefined();
@@ -227,7 +228,7 @@ describe('/v1/zonemirrors tsig', () => {
     expect(g.body.tsig).toEqual({ name: 'transfer.master.example.', algorithm: 'hmac-sha256' });
     expect(g.text).not.toContain(SECRET16);
     // Stored for the puller, with its secret.
-    expect((await server.services.domains.get({ accountId: aliceAccount, username: 'alice', keyLabel: '', iface: 'cli', remoteAddr: '' }, id)).masterTsig).toEqual({
+    expect((await server.services.domains.get({ accountId: aliceAccount, userId: aliceAccount, role: 'owner', username: 'alice', keyLabel: '', iface: 'cli', remoteAddr: '' }, id)).masterTsig).toEqual({
       name: 'transfer.master.example',
       algorithm: 'hmac-sha256',
       secret: SECRET16,

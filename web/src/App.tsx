@@ -1,9 +1,11 @@
 /** The panel's frame: the session, the navigation and the page the hash route names (see routes.ts). */
 import { useEffect, useRef, useState } from 'react';
 import { loadSession, revokeKey, saveSession, setUnauthorisedHandler, type Session } from './api';
+import { AcceptInvitation } from './pages/AcceptInvitation';
 import { DomainPage } from './pages/DomainPage';
 import { Domains } from './pages/Domains';
 import { Keys } from './pages/Keys';
+import { Members } from './pages/Members';
 import { Mirrors } from './pages/Mirrors';
 import { SignIn } from './pages/SignIn';
 import { TsigKeys } from './pages/TsigKeys';
@@ -14,6 +16,7 @@ const NAV: { page: Route['page']; href: string; label: string }[] = [
   { page: 'mirrors', href: '#/mirrors', label: 'Zone mirrors' },
   { page: 'keys', href: '#/keys', label: 'API keys' },
   { page: 'tsigkeys', href: '#/tsigkeys', label: 'TSIG keys' },
+  { page: 'members', href: '#/members', label: 'Members' },
 ];
 
 function MainNav({ route, session, onSignOut }: { route: Route; session: Session; onSignOut: () => void }) {
@@ -44,6 +47,8 @@ function CurrentPage({ route, session, onSignOut }: { route: Route; session: Ses
       return <Keys session={session} onOwnKeyRevoked={onSignOut} />;
     case 'tsigkeys':
       return <TsigKeys />;
+    case 'members':
+      return <Members />;
     default:
       return <Domains />;
   }
@@ -109,7 +114,14 @@ export function App() {
             {notice}
           </p>
         ) : null}
-        {session ? <CurrentPage route={route} session={session} onSignOut={signOut} /> : <SignIn onSignedIn={signIn} />}
+        {route.page === 'invitation' ? (
+          // An invitation is for someone not yet signed in (a link opened in this browser while signed in too).
+          <AcceptInvitation token={route.token} />
+        ) : session ? (
+          <CurrentPage route={route} session={session} onSignOut={signOut} />
+        ) : (
+          <SignIn onSignedIn={signIn} />
+        )}
       </main>
     </>
   );

@@ -233,3 +233,20 @@ export interface Dnssec {
   keys: DnssecKey[];
   next_step: string | null;
 }
+
+export type Role = 'owner' | 'admin' | 'editor' | 'viewer';
+export const ROLES: Role[] = ['owner', 'admin', 'editor', 'viewer'];
+
+export interface Member {
+  id: number;
+  username: string;
+  role: Role;
+  /** null: every domain. */
+  domains: number[] | null;
+  created: string;
+  invitation_expires: string | null;
+}
+
+export interface NewMember extends Member {
+  invitation: string;
+}

@@ -9,7 +9,7 @@ import { ConflictError, LimitError, ValidationError } from '../../model/errors.j
 import { nameOfLabels, WireError } from '../../model/labels.js';
 import { relativeName } from '../../model/names.js';
 import { decodeRdata, recordTypeByCode, SOA_TYPE, type RecordData } from '../../model/records/index.js';
-import type { StoredTsigKey } from '../../model/tsig-key.js';
+import type { NamedTsigKey } from '../../model/tsig-key.js';
 import { PrerequisiteFailed, type Prerequisite, type UpdateOp } from '../../model/update.js';
 import type { Services } from '../../services/index.js';
 import { NotAuthoritative, UpdateRefused } from '../../services/updates.js';
@@ -144,7 +144,7 @@ function updateOp({ rr, name, type, data }: UpdateRecord): UpdateOp[] {
  * The answer (an rcode, and for a key's scope refusing it Prohibited, RFC 8914) to an UPDATE message signed with
  * `key` (already verified).
  */
-export async function handleUpdate(services: Services, q: Query, raw: Buffer, key: StoredTsigKey, ctx: { remoteAddress: string; nameservers: readonly string[]; log: Logger }): Promise<Result> {
+export async function handleUpdate(services: Services, q: Query, raw: Buffer, key: NamedTsigKey, ctx: { remoteAddress: string; nameservers: readonly string[]; log: Logger }): Promise<Result> {
   // RFC 2136 3.1.1: one zone, named by an SOA question; our zones are IN zones.
   if (raw.readUInt16BE(4) !== 1 || q.qtype !== SOA_TYPE.code) return emptyResult(RCODE.FORMERR);
   if (q.qclass !== CLASS_IN) return emptyResult(RCODE.NOTAUTH);

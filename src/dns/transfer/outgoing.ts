@@ -5,7 +5,8 @@
  */
 import type * as dnsPacket from 'dns-packet';
 import { isServed, type StoredDomain } from '../../model/domain.js';
-import type { StoredTsigKey } from '../../model/tsig-key.js';
+import { memberSees } from '../../model/roles.js';
+import type { NamedTsigKey } from '../../model/tsig-key.js';
 import { normalizeZoneName } from '../../model/names.js';
 import { zoneDiff } from '../../model/zone-diff.js';
 import { soaData } from '../../model/records/index.js';
@@ -27,7 +28,7 @@ export interface TransferRequest {
   transport: 'udp' | 'tcp';
   nameservers: string[];
   /** The customer's TSIG key that signed the request (verified), or null. */
-  key: StoredTsigKey | null;
+  key: NamedTsigKey | null;
   /** The name of the key that signed it (a customer's, or a mirror's key for its masters), or null when unsigned. */
   keyName: string | null;
   /** Signatures of signed zones, shared with answers. */
@@ -38,12 +39,12 @@ export interface TransferRequest {
 
 /**
  * Whether the request may transfer the domain: from an address in its list, signed with a key of its
- * owner's that may, or from the catalog's secondaries (configuration: their addresses or their key), who
+ * owner's that may (and whose member may now see it), or from the catalog's secondaries (configuration: their addresses or their key), who
  * serve every zone the catalog lists.
  */
 async function mayTransfer(domain: StoredDomain, req: TransferRequest): Promise<boolean> {
   const k = req.key;
-  if (addressIn(domain.axfrIps, req.remoteAddress) || Boolean(k && k.transfer && k.accountId === domain.accountId && k.domains.includes(domain.id))) return true;
+  if (addressIn(domain.axfrIps, req.remoteAddress) || Boolean(k && k.transfer && k.accountId === domain.accountId && k.domains.includes(domain.id) && memberSees(k.member, domain.id))) return true;
   const fleet = req.services.zones.secondaries();
   return Boolean(fleet && (addressIn(fleet.axfr, req.remoteAddress) || (await req.services.zones.isSecondariesKey(k))));
 }

@@ -40,7 +40,20 @@ const scopeErrors = (p: Problem | null, field: string): string[] => (p?.errors ?
 const scopeGeneral = (p: Problem | null): string[] =>
   scopeErrors(p, 'scope').filter((m) => !['domains', 'read_only', 'records', 'subnets'].some((f) => scopeErrors(p, `scope.${f}`).includes(m)));
 
-function DomainChoices({ zones, chosen, onChange, errors }: { zones: Domain[] | null; chosen: Set<number>; onChange: (chosen: Set<number>) => void; errors: string[] }) {
+/** Checkboxes choosing some of the account's domains (an API key's, a member's); none chosen means all. */
+export function DomainChoices({
+  zones,
+  chosen,
+  onChange,
+  errors,
+  legend = 'Domains it sees (none chosen: all, and it may create domains)',
+}: {
+  zones: Domain[] | null;
+  chosen: Set<number>;
+  onChange: (chosen: Set<number>) => void;
+  errors: string[];
+  legend?: string;
+}) {
   const toggle = (id: number, on: boolean) => {
     const next = new Set(chosen);
     if (on) next.add(id);
@@ -49,7 +62,7 @@ function DomainChoices({ zones, chosen, onChange, errors }: { zones: Domain[] | 
   };
   return (
     <fieldset>
-      <legend>Domains it sees (none chosen: all, and it may create domains)</legend>
+      <legend>{legend}</legend>
       {zones?.length === 0 ? <p>You have no domains yet.</p> : null}
       {(zones ?? []).map((d) => (
         <label key={d.id} className="check">

@@ -15,6 +15,7 @@ const v1Key = (k: ApiKeyRow): Static<typeof ApiKey> => ({
   expires: isoTime(k.expiresAt),
   prefix: k.prefix,
   scope: k.scope,
+  member_id: k.userId,
 });
 
 const v1Event = (c: StoredJournalEntry): Static<typeof Event> => ({
@@ -26,6 +27,8 @@ const v1Event = (c: StoredJournalEntry): Static<typeof Event> => ({
   serial: c.serial,
   key_label: c.keyLabel,
   key_id: c.keyId,
+  member: c.username,
+  member_id: c.userId,
   interface: c.iface,
   remote_addr: c.remoteAddr,
   before: c.before,
@@ -67,6 +70,7 @@ function createApiKey(app: FastifyInstance, ctx: RouteContext): void {
         ...(scope === undefined ? {} : { scope }),
         ...(creator ? { creator } : {}),
         remoteAddr: req.ip,
+        iface: 'v1',
       });
       return reply
         .code(201)
@@ -140,7 +144,7 @@ function listEvents(app: FastifyInstance, ctx: RouteContext): void {
         tags: ['events'],
         summary: "The account's audit trail",
         description:
-          'Every change the account made through any interface, oldest first: who (key label, interface, client address), when, and the object before and after. Filter by domain id; the history of a deleted domain stays readable.',
+          'Every change the account made through any interface, oldest first: who (member, key label, interface, client address), when, and the object before and after; changes to the account itself (members, API keys, TSIG keys) have domain_id 0. Filter by domain id; the history of a deleted domain stays readable.',
         querystring: EventQuery,
         response: { 200: success(Type.Array(Event), 'A page of changes, oldest first', ['Link']), default: problemResponse },
       },

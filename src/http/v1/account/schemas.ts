@@ -50,6 +50,7 @@ const keyFields = {
   expires: timestamp('When the key stops working; null for never'),
   prefix: Type.String({ description: 'The first characters of the key, to recognise it by' }),
   scope: KeyScope,
+  member_id: Type.Integer({ minimum: 1, description: 'The member who made the key (GET /v1/members): it never does more than that member may at each request' }),
 };
 export const ApiKey = Type.Object(keyFields, { additionalProperties: false, title: 'ApiKey' });
 export const NewApiKey = Type.Object(
@@ -63,12 +64,14 @@ export const Event = Type.Object(
   {
     id: Type.Integer({ minimum: 1 }),
     at: Type.String({ format: 'date-time' }),
-    domain_id: Type.Integer({ description: 'The domain changed (it may since have been deleted)' }),
-    action: Type.String({ description: 'e.g. domain.create, record.update' }),
-    object_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The domain or record changed' }),
+    domain_id: Type.Integer({ description: 'The domain changed (it may since have been deleted); 0 for a change to the account itself (a member, an API key, a TSIG key)' }),
+    action: Type.String({ description: 'e.g. domain.create, record.update, member.create, member.update, member.delete, member.accept, key.create, key.revoke, tsigkey.create' }),
+    object_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The domain, record, member or key changed' }),
     serial: Type.Integer({ description: 'The zone serial after the change (0 for a deletion of the domain)' }),
     key_label: Type.String({ description: 'Label of the API key used (for DNS UPDATE: the TSIG key\'s name)' }),
     key_id: Type.Union([Type.Integer(), Type.Null()], { description: 'Id of the API key used; null when no API key was (DNS UPDATE, the command line, the server itself)' }),
+    member: Type.String({ description: 'The user name of the member behind the change (for DNS UPDATE: who made the TSIG key); "" for the server itself and the operator\'s command line' }),
+    member_id: Type.Union([Type.Integer(), Type.Null()], { description: 'Id of that member; for the server itself (a timed DNSSEC step) and the command line, the account\'s first owner, on whose behalf they act' }),
     interface: Type.String({ description: 'v3 (interface A), v1 (interface B), v4 (the Linode API v4 door), cli, dns, or system (the server itself, e.g. a timed DNSSEC step)' }),
     remote_addr: Type.String({ description: 'Client address of the request' }),
     before: Type.Unknown({ description: 'The object before the change (canonical storage form), or null' }),

@@ -19,6 +19,7 @@ const v1TsigKey = (k: StoredTsigKey): Static<typeof TsigKey> => ({
   update: k.update,
   transfer: k.transfer,
   created: new Date(k.createdAt).toISOString(),
+  member_id: k.userId,
 });
 
 /** The core's fields set by a body (the secret apart: it is given on creation only). */

@@ -54,6 +54,7 @@ const tsigKeyOut = {
   update: tsigFields.update,
   transfer: tsigFields.transfer,
   created: Type.String({ format: 'date-time' }),
+  member_id: Type.Integer({ minimum: 1, description: 'The member who made the key (GET /v1/members): it never does more than that member may at the time of the message' }),
 };
 export const TsigKey = Type.Object(tsigKeyOut, { additionalProperties: false, title: 'TsigKey', description: 'A TSIG key (RFC 8945) for DNS UPDATE and signed transfers; its secret is never shown again after creation' });
 export const NewTsigKey = Type.Object(

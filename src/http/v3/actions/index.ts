@@ -26,6 +26,7 @@ const apiKeyAction: Action = {
       expiresHours: args.int(expires),
       label: args.str(label),
       remoteAddr,
+      iface: 'v3',
     });
     return { USERNAME: issued.username, API_KEY: issued.key };
   },
