@@ -10,8 +10,9 @@ import { UniqueViolation, type Transactions } from '../store/store.js';
 /** What accounts and their API keys need of the store. */
 type AccountsStore = AccountStore & ApiKeyStore & Pick<DomainStore, 'domain'> & Transactions<AccountStore & ApiKeyStore>;
 import { scopeOf, type Actor, type Limits } from './actor.js';
+import type { SecondFactorService } from './second-factors.js';
 import { generateKey, hashKey, KEY_PREFIX_LENGTH } from './api-key-material.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import { checkNewPassword, hashPassword, verifyPassword } from './passwords.js';
 import { LoginThrottle } from './throttle.js';
 
 export const MAX_KEY_HOURS = 8760;
@@ -30,14 +31,15 @@ export class AccountService {
     private readonly limits: Limits,
     private readonly now: () => number,
     private readonly throttle: LoginThrottle = new LoginThrottle(),
+    /** What a sign-in asks of a user with a second factor, and of one without where the account requires one. */
+    private readonly factors?: SecondFactorService,
   ) {}
 
   async createUser(username: string, password: string): Promise<{ id: number; username: string }> {
     if (!USERNAME.test(username)) {
       throw ValidationError.one('username', 'The user name must be 1 to 64 letters, digits, dots, hyphens, underscores or @, starting with a letter or digit.');
     }
-    if (password.length === 0) throw ValidationError.one('password', 'The password must not be empty.');
-    if (password.length > 1024) throw ValidationError.one('password', 'The password must be at most 1024 characters long.');
+    checkNewPassword('password', password);
     const hash = await hashPassword(password);
     try {
       const account = await this.store.createAccount(username, hash, this.now());
@@ -51,9 +53,11 @@ export class AccountService {
   /**
    * Checks a user name and password; throws AuthError on any mismatch (unknown user included),
    * RateLimitedError once too many attempts failed for this user or from this address, and SuspendedError
-   * for the right password of a suspended account (every sign-in, on every door, comes here).
+   * for the right password of a suspended account (every sign-in, on every door, comes here). `secondFactor`,
+   * given the user's id once the password is right, checks what else the sign-in needs; its AuthError (a wrong
+   * code) counts as a failed attempt, and only a sign-in that passes it clears the user's count.
    */
-  async checkPassword(username: string, password: string, remoteAddr = ''): Promise<{ id: number; username: string }> {
+  async checkPassword(username: string, password: string, remoteAddr = '', secondFactor?: (userId: number) => Promise<void>): Promise<{ id: number; username: string }> {
     await this.throttle.check(username, remoteAddr);
     const account = await this.store.accountByName(username);
     const ok = await verifyPassword(password, account?.passwordHash);
@@ -61,6 +65,10 @@ export class AccountService {
       await this.throttle.failed(username, remoteAddr);
       throw new AuthError();
     }
+    await secondFactor?.(account.id).catch(async (e: unknown) => {
+      if (e instanceof AuthError) await this.throttle.failed(username, remoteAddr);
+      throw e;
+    });
     await this.throttle.succeeded(username);
     if (account.status === 'suspended') throw new SuspendedError(account.username);
     return { id: account.id, username: account.username };
@@ -70,25 +78,23 @@ export class AccountService {
    * Issues a key after checking the password. `expiresHours` 0 means the key never expires. `scope` (not yet
    * checked) limits the key. `creator`, the actor of an API key sent along, caps the new key: its scope
    * may not be wider (absent, the creator's is taken) and it expires no later than the creator's key.
+   * A user with a second factor also sends `otp` (a TOTP or recovery code), unless a creator key is sent: it
+   * was itself made by a full sign-in, and bounds the new key. `session`: a panel sign-in (see ApiKeyRow).
    */
   async issueKey(
     username: string,
     password: string,
-    opts: { label?: string; expiresHours?: number; remoteAddr?: string; scope?: unknown; creator?: Actor } = {},
+    opts: { label?: string; expiresHours?: number; remoteAddr?: string; scope?: unknown; creator?: Actor; otp?: string; session?: boolean } = {},
   ): Promise<IssuedKey> {
-    const hours = opts.expiresHours ?? DEFAULT_KEY_HOURS;
-    if (!Number.isInteger(hours) || hours < 0 || hours > MAX_KEY_HOURS) {
-      throw ValidationError.one('expires', `The expiry must be a whole number of hours between 0 and ${MAX_KEY_HOURS} (0 means never).`);
-    }
-    const label = opts.label ?? '';
-    if (label.length > MAX_LABEL) throw ValidationError.one('label', `The key label must be at most ${MAX_LABEL} characters long.`);
+    const { label, hours } = keyTerms(opts);
     let scope: KeyScope = {};
     if (opts.scope !== undefined) {
       const checked = checkKeyScope(opts.scope);
       checked.problems.throwIfAny();
       scope = checked.scope;
     }
-    const account = await this.checkPassword(username, password, opts.remoteAddr);
+    const factors = opts.creator ? undefined : this.factors;
+    const account = await this.checkPassword(username, password, opts.remoteAddr, factors && ((userId) => factors.checkSignIn(userId, opts.otp)));
     const now = this.now();
     let expiresAt = hours === 0 ? null : now + hours * 3_600_000;
     const creator = opts.creator;
@@ -108,13 +114,27 @@ export class AccountService {
       for (const id of scope.domains) if (!(await this.store.domain(account.id, id))) missing.push(id);
       if (missing.length) throw ValidationError.one('scope.domains', `There is no domain with id ${missing.join(', ')} in this account.`);
     }
+    return this.mint(account, { label, expiresAt, scope, session: opts.session ?? false });
+  }
+
+  /** A panel sign-in of a user a passkey proved (services/passkeys.ts checked it): no password, no code. */
+  async issueSessionFor(userId: number, opts: { label?: string; expiresHours?: number }): Promise<IssuedKey> {
+    const { label, hours } = keyTerms(opts);
+    const account = await this.store.accountById(userId);
+    if (!account) throw new AuthError();
+    if (account.status === 'suspended') throw new SuspendedError(account.username);
+    return this.mint(account, { label, expiresAt: hours === 0 ? null : this.now() + hours * 3_600_000, scope: {}, session: true });
+  }
+
+  private async mint(account: { id: number; username: string }, k: { label: string; expiresAt: number | null; scope: KeyScope; session: boolean }): Promise<IssuedKey> {
+    const now = this.now();
     const key = generateKey();
     const row = await this.store.transaction(async (tx) => {
       await tx.lockAccount(account.id);
       if ((await tx.countActiveKeys(account.id, now)) >= this.limits.keysPerAccount) {
         throw new LimitError('keys', `The number of active API keys is limited to ${this.limits.keysPerAccount}; revoke one first.`);
       }
-      return tx.insertKey(account.id, hashKey(key), key.slice(0, KEY_PREFIX_LENGTH), label, now, expiresAt, scope);
+      return tx.insertKey(account.id, hashKey(key), key.slice(0, KEY_PREFIX_LENGTH), k.label, now, k.expiresAt, k.scope, k.session);
     });
     return { ...row, key, username: account.username };
   }
@@ -125,12 +145,15 @@ export class AccountService {
    * SuspendedError for a key of a suspended account. Read on every request, never cached, so a suspension
    * holds from the next request on, on every node.
    */
-  async authenticate(key: string, iface: Actor['iface'], remoteAddr: string): Promise<Actor> {
+  async authenticate(key: string, iface: Actor['iface'], remoteAddr: string, opts: { factorSetup?: boolean } = {}): Promise<Actor> {
     if (key.length === 0 || key.length > 256) throw new AuthError();
     const row = await this.store.keyByHash(hashKey(key), this.now());
     if (!row || !allowsAddress(row.scope, remoteAddr)) throw new AuthError();
     if (row.accountStatus === 'suspended') throw new SuspendedError(row.username);
-    return { accountId: row.accountId, username: row.username, keyLabel: row.label, key: { id: row.id, scope: row.scope, expiresAt: row.expiresAt }, iface, remoteAddr };
+    const actor: Actor = { accountId: row.accountId, username: row.username, keyLabel: row.label, key: { id: row.id, scope: row.scope, expiresAt: row.expiresAt }, iface, remoteAddr };
+    // require_2fa: a user without a second factor may only set one up (`factorSetup`: the request does that).
+    if (row.requireTwoFactor) await this.factors?.checkRequired(actor, opts.factorSetup ?? false);
+    return actor;
   }
 
   /** The account's active keys the actor's key could have made: those whose scope is within its own. */
@@ -145,4 +168,15 @@ export class AccountService {
     if (!(await this.listKeys(actor)).some((k) => k.id === keyId)) return false;
     return this.store.deleteKey(actor.accountId, keyId);
   }
+}
+
+/** A new key's label and hours, checked. */
+function keyTerms(opts: { label?: string; expiresHours?: number }): { label: string; hours: number } {
+  const hours = opts.expiresHours ?? DEFAULT_KEY_HOURS;
+  if (!Number.isInteger(hours) || hours < 0 || hours > MAX_KEY_HOURS) {
+    throw ValidationError.one('expires', `The expiry must be a whole number of hours between 0 and ${MAX_KEY_HOURS} (0 means never).`);
+  }
+  const label = opts.label ?? '';
+  if (label.length > MAX_LABEL) throw ValidationError.one('label', `The key label must be at most ${MAX_LABEL} characters long.`);
+  return { label, hours };
 }

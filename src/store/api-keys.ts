@@ -7,15 +7,17 @@ import type { DialectSql } from './dialect-sql.js';
 import type { Database } from './schema.js';
 
 export interface ApiKeyStore {
-  insertKey(accountId: number, keyHash: string, prefix: string, label: string, now: number, expiresAt: number | null, scope?: KeyScope): Promise<ApiKeyRow>;
-  /** The key and its account (name and status) when the hash matches a key that has not expired at `now`. */
-  keyByHash(keyHash: string, now: number): Promise<(ApiKeyRow & { username: string; accountStatus: AccountStatus }) | undefined>;
+  insertKey(accountId: number, keyHash: string, prefix: string, label: string, now: number, expiresAt: number | null, scope?: KeyScope, session?: boolean): Promise<ApiKeyRow>;
+  /** The key and its account (name, status, whether it requires a second factor) when the hash matches a key that has not expired at `now`. */
+  keyByHash(keyHash: string, now: number): Promise<(ApiKeyRow & { username: string; accountStatus: AccountStatus; requireTwoFactor: boolean }) | undefined>;
+  /** Revokes the panel sign-ins (`session` keys) of a user but `exceptKeyId` (today: the account's one user, of the account's id). */
+  deleteSessionKeys(userId: number, exceptKeyId?: number): Promise<number>;
   listKeys(accountId: number, now: number): Promise<ApiKeyRow[]>;
   countActiveKeys(accountId: number, now: number): Promise<number>;
   deleteKey(accountId: number, keyId: number): Promise<boolean>;
 }
 
-function toKey(row: { id: unknown; account_id: unknown; prefix: string; label: string; created_at: unknown; expires_at: unknown; scope: string }): ApiKeyRow {
+function toKey(row: { id: unknown; account_id: unknown; prefix: string; label: string; created_at: unknown; expires_at: unknown; scope: string; session: unknown }): ApiKeyRow {
   return {
     scope: JSON.parse(row.scope) as KeyScope,
     id: num(row.id),
@@ -24,6 +26,7 @@ function toKey(row: { id: unknown; account_id: unknown; prefix: string; label: s
     label: row.label,
     createdAt: num(row.created_at),
     expiresAt: numOrNull(row.expires_at),
+    session: num(row.session) === 1,
   };
 }
 
@@ -41,10 +44,10 @@ export class KyselyApiKeyStore implements ApiKeyStore {
     private readonly dialect: DialectSql,
   ) {}
 
-  async insertKey(accountId: number, keyHash: string, prefix: string, label: string, now: number, expiresAt: number | null, scope: KeyScope = {}): Promise<ApiKeyRow> {
+  async insertKey(accountId: number, keyHash: string, prefix: string, label: string, now: number, expiresAt: number | null, scope: KeyScope = {}, session = false): Promise<ApiKeyRow> {
     const row = await this.db
       .insertInto('api_keys')
-      .values({ account_id: accountId, key_hash: keyHash, prefix, label, created_at: now, expires_at: expiresAt, scope: JSON.stringify(scope) })
+      .values({ account_id: accountId, key_hash: keyHash, prefix, label, created_at: now, expires_at: expiresAt, scope: JSON.stringify(scope), session: session ? 1 : 0 })
       .returningAll()
       .executeTakeFirstOrThrow()
       .catch(this.dialect.mapError);
@@ -56,11 +59,11 @@ export class KyselyApiKeyStore implements ApiKeyStore {
       .selectFrom('api_keys')
       .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
       .selectAll('api_keys')
-      .select(['accounts.username', 'accounts.status'])
+      .select(['accounts.username', 'accounts.status', 'accounts.require_2fa'])
       .where('api_keys.key_hash', '=', keyHash)
       .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', now)]))
       .executeTakeFirst();
-    return row && { ...toKey(row), username: row.username, accountStatus: row.status as AccountStatus };
+    return row && { ...toKey(row), username: row.username, accountStatus: row.status as AccountStatus, requireTwoFactor: num(row.require_2fa) === 1 };
   }
 
   async listKeys(accountId: number, now: number): Promise<ApiKeyRow[]> {
@@ -70,6 +73,13 @@ export class KyselyApiKeyStore implements ApiKeyStore {
 
   countActiveKeys(accountId: number, now: number): Promise<number> {
     return countRows(activeKeys(this.db, accountId, now));
+  }
+
+  async deleteSessionKeys(userId: number, exceptKeyId?: number): Promise<number> {
+    let q = this.db.deleteFrom('api_keys').where('account_id', '=', userId).where('session', '=', 1);
+    if (exceptKeyId !== undefined) q = q.where('id', '!=', exceptKeyId);
+    const res = await q.executeTakeFirst();
+    return Number(res.numDeletedRows);
   }
 
   async deleteKey(accountId: number, keyId: number): Promise<boolean> {

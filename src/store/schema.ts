@@ -11,6 +11,8 @@ export interface AccountsTable {
   /** The operator's limits for this account; null: the node's defaults. */
   max_domains: number | null;
   max_records: number | null;
+  /** 0 or 1: its members without a second factor may only set one up (migration 015). */
+  require_2fa: Generated<number>;
 }
 
 export interface ApiKeysTable {
@@ -23,6 +25,50 @@ export interface ApiKeysTable {
   expires_at: number | null;
   /** JSON of the key's scope (model/key-scope.ts); '{}' when it has none. */
   scope: string;
+  /** 0 or 1: a panel sign-in (a password or a passkey made it), which a password change revokes. */
+  session: Generated<number>;
+}
+
+/** A user's TOTP secret (RFC 6238); `enabled` 0 until a first code confirmed it. */
+export interface TotpSecretsTable {
+  user_id: number;
+  /** Base32. */
+  secret: string;
+  enabled: Generated<number>;
+  /** The time step of the last code accepted (each code works once); null before any. */
+  last_step: number | null;
+  created_at: number;
+}
+
+export interface RecoveryCodesTable {
+  id: Generated<number>;
+  user_id: number;
+  /** SHA-256 (hex) of the code as normalised (services/second-factors.ts). */
+  code_hash: string;
+  used_at: number | null;
+}
+
+export interface PasskeysTable {
+  id: Generated<number>;
+  user_id: number;
+  /** Base64url, as WebAuthn names the credential; unique in the service. */
+  credential_id: string;
+  /** Base64url of the COSE public key. */
+  public_key: string;
+  counter: number;
+  /** JSON array of the authenticator's transports (usb, internal, hybrid...). */
+  transports: string;
+  name: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+/** A WebAuthn challenge handed out and not yet answered: `purpose` register (a user's) or sign-in (anyone's). */
+export interface WebauthnChallengesTable {
+  challenge: string;
+  purpose: string;
+  user_id: number | null;
+  expires_at: number;
 }
 
 export interface DomainsTable {
@@ -153,6 +199,10 @@ export interface Database {
   mirror_state: MirrorStateTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
+  totp_secrets: TotpSecretsTable;
+  recovery_codes: RecoveryCodesTable;
+  passkeys: PasskeysTable;
+  webauthn_challenges: WebauthnChallengesTable;
   domains: DomainsTable;
   records: RecordsTable;
   changes: ChangesTable;

@@ -87,7 +87,7 @@ needsChromium.describe('accessibility of every page', { timeout: 120_000 }, () =
     expect(await violations()).toEqual([]);
     await page.getByLabel('User name').fill(USER);
     await page.getByLabel('Password').fill('wrong');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('alert').waitFor();
     expect(await violations()).toEqual([]);
   });

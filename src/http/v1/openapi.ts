@@ -68,6 +68,7 @@ const OPENAPI_INFO: FastifyDynamicSwaggerOptions['openapi'] = {
     { name: 'records', description: 'All records of a domain' },
     { name: 'zonemirrors', description: 'Secondary zones transferred from other servers' },
     { name: 'keys', description: 'API keys' },
+    { name: 'security', description: 'Your second factors (TOTP, passkeys) and password; the account\'s require_2fa' },
     { name: 'tsigkeys', description: 'TSIG keys for DNS UPDATE and signed transfers' },
     { name: 'dnssec', description: 'DNSSEC signing of a domain: keys, DS records, rollovers (docs/dnssec.md)' },
     { name: 'events', description: 'Audit trail' },
