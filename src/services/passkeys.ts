@@ -17,7 +17,7 @@ import {
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { AuthError, ConflictError, LimitError, ValidationError } from '../model/errors.js';
-import { checkManage } from '../model/key-scope.js';
+import { checkAccountWide } from '../model/key-scope.js';
 import type { Passkey } from '../model/second-factor.js';
 import type { SecondFactorStore } from '../store/second-factors.js';
 import { UniqueViolation } from '../store/store.js';
@@ -69,7 +69,7 @@ export class PasskeyService {
 
   /** Options for the browser's navigator.credentials.create(): a discoverable credential, verified by its user. */
   async registrationOptions(actor: Actor, site: RequestSite): Promise<PublicKeyCredentialCreationOptionsJSON> {
-    checkManage(scopeOf(actor), 'passkeys');
+    checkAccountWide(scopeOf(actor), 'passkeys');
     const userId = userIdOf(actor);
     const existing = await this.store.passkeysOf(userId);
     if (existing.length >= MAX_PASSKEYS) throw new LimitError('passkeys', `A user may have at most ${MAX_PASSKEYS} passkeys; remove one first.`);
@@ -88,7 +88,7 @@ export class PasskeyService {
 
   /** Stores the passkey the browser made for the options above. */
   async register(actor: Actor, site: RequestSite, response: RegistrationResponseJSON, name?: string): Promise<Passkey> {
-    checkManage(scopeOf(actor), 'passkeys');
+    checkAccountWide(scopeOf(actor), 'passkeys');
     const userId = userIdOf(actor);
     const label = (name ?? '').trim() || 'passkey';
     if (label.length > MAX_PASSKEY_NAME) throw ValidationError.one('name', `The name must be at most ${MAX_PASSKEY_NAME} characters long.`);
@@ -122,7 +122,7 @@ export class PasskeyService {
   }
 
   async remove(actor: Actor, id: number): Promise<boolean> {
-    checkManage(scopeOf(actor), 'passkeys');
+    checkAccountWide(scopeOf(actor), 'passkeys');
     return this.store.deletePasskey(userIdOf(actor), id);
   }
 

@@ -1,6 +1,6 @@
 /** A user changing their own password: it ends their other panel sessions, not their labelled API keys. */
 import { AuthError, ValidationError } from '../model/errors.js';
-import { checkManage } from '../model/key-scope.js';
+import { checkAccountWide } from '../model/key-scope.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { ApiKeyStore } from '../store/api-keys.js';
 import type { AccountService } from './accounts.js';
@@ -19,7 +19,7 @@ export class PasswordChangeService {
    * panel sessions except the one asking: whoever signed in with the old password is out. Answers how many went.
    */
   async change(actor: Actor, current: string, next: string): Promise<number> {
-    checkManage(scopeOf(actor), 'the password');
+    checkAccountWide(scopeOf(actor), 'the password');
     checkNewPassword('new', next);
     await this.accounts.checkPassword(actor.username, current, actor.remoteAddr).catch((e: unknown) => {
       throw e instanceof AuthError ? ValidationError.one('current', 'The current password is not right.') : e;

@@ -6,7 +6,7 @@
 import { Secret, TOTP as Totp } from 'otpauth';
 import { randomInt } from 'node:crypto';
 import { AuthError, ConflictError, SecondFactorNeededError, SecondFactorSetupError, ValidationError } from '../model/errors.js';
-import { checkManage } from '../model/key-scope.js';
+import { checkAccountWide } from '../model/key-scope.js';
 import { isTotpCode, normaliseCode, RECOVERY_ALPHABET, RECOVERY_CODES, RECOVERY_LENGTH, showRecoveryCode, TOTP } from '../model/second-factor.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { SecondFactorStore } from '../store/second-factors.js';
@@ -44,7 +44,7 @@ export class SecondFactorService {
 
   /** A new secret to put in an authenticator app; TOTP is on once a code of it is confirmed. */
   async startTotp(actor: Actor): Promise<{ secret: string; uri: string }> {
-    checkManage(scopeOf(actor), 'two-factor sign-in');
+    checkAccountWide(scopeOf(actor), 'two-factor sign-in');
     const secret = new Secret({ size: 20 }).base32;
     if (!(await this.store.putPendingTotp(userIdOf(actor), secret, this.now()))) {
       throw new ConflictError(null, 'Two-factor sign-in is already on; turn it off first (DELETE /v1/me/totp) to move to another authenticator.');
@@ -54,7 +54,7 @@ export class SecondFactorService {
 
   /** Turns TOTP on with a first code of the new secret; answers the recovery codes, shown only this once. */
   async confirmTotp(actor: Actor, code: string): Promise<string[]> {
-    checkManage(scopeOf(actor), 'two-factor sign-in');
+    checkAccountWide(scopeOf(actor), 'two-factor sign-in');
     const userId = userIdOf(actor);
     const state = await this.store.totpOf(userId);
     if (!state || state.enabled) {
@@ -79,7 +79,7 @@ export class SecondFactorService {
 
   /** Turns TOTP off (its recovery codes go with it), given a code or a recovery code. */
   async disableTotp(actor: Actor, code: string): Promise<void> {
-    checkManage(scopeOf(actor), 'two-factor sign-in');
+    checkAccountWide(scopeOf(actor), 'two-factor sign-in');
     const userId = userIdOf(actor);
     if (!(await this.store.totpOf(userId))?.enabled) throw new ConflictError(null, 'Two-factor sign-in is not on.');
     await this.throttle.check(actor.username, actor.remoteAddr);
@@ -124,7 +124,7 @@ export class SecondFactorService {
    * the rule never locks out the one who set it. (With members: owners and admins only.)
    */
   async setRequireTwoFactor(actor: Actor, on: boolean): Promise<void> {
-    checkManage(scopeOf(actor), 'account settings');
+    checkAccountWide(scopeOf(actor), 'account settings');
     if (on && !(await this.store.hasSecondFactor(userIdOf(actor)))) {
       throw new ConflictError('require_2fa', 'Set up a second factor for yourself first (TOTP or a passkey): requiring one of every member starts with you.');
     }
