@@ -119,6 +119,8 @@ function revokeApiKey(app: FastifyInstance, ctx: RouteContext): void {
   typed(app).delete(
     '/keys/:id',
     {
+      // Revoking only takes power away: open also to a user held by require_2fa (signing out of the panel).
+      config: { factorSetup: true },
       schema: {
         tags: ['keys'],
         summary: 'Revoke an API key',
