@@ -160,6 +160,15 @@ needsChromium.describe('accessibility of every page', { timeout: 120_000 }, () =
     expect(await violations()).toEqual([]);
   });
 
+  it('security page, also with the TOTP set-up (its QR code) shown', async () => {
+    await page.getByRole('link', { name: 'Security' }).click();
+    await page.getByRole('heading', { name: 'Passkeys' }).waitFor();
+    expect(await violations()).toEqual([]);
+    await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+    await page.getByRole('img', { name: /QR code/ }).waitFor();
+    expect(await violations()).toEqual([]);
+  });
+
   it('domain not found page', async () => {
     await page.goto(`${server.base}/manager/#/domains/999999`);
     await page.getByRole('heading', { name: 'Domain not found' }).waitFor();
