@@ -11,7 +11,6 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
   type AuthenticationResponseJSON,
-  type AuthenticatorTransportFuture,
   type PublicKeyCredentialCreationOptionsJSON,
   type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
@@ -79,7 +78,7 @@ export class PasskeyService {
       userName: actor.username,
       userID: new TextEncoder().encode(`zonehost-user-${userId}`),
       attestationType: 'none',
-      excludeCredentials: existing.map((p) => ({ id: p.credentialId, transports: p.transports as AuthenticatorTransportFuture[] })),
+      excludeCredentials: existing.map((p) => ({ id: p.credentialId, transports: p.transports })),
       authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
     });
     await this.store.addChallenge(options.challenge, 'register', userId, this.now() + CHALLENGE_MS);
@@ -151,7 +150,7 @@ export class PasskeyService {
         id: passkey.credentialId,
         publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')),
         counter: passkey.counter,
-        transports: passkey.transports as AuthenticatorTransportFuture[],
+        transports: passkey.transports,
       },
       requireUserVerification: true,
     }).catch(() => {

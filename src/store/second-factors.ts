@@ -34,6 +34,7 @@ export interface SecondFactorStore {
   addChallenge(challenge: string, purpose: string, userId: number | null, expiresAt: number): Promise<void>;
   /** Takes (deletes) a challenge of this purpose and user that has not expired; false when there is none. */
   takeChallenge(challenge: string, purpose: string, userId: number | null, now: number): Promise<boolean>;
+}
 
 const toPasskey = (r: Selectable<PasskeysTable>): Passkey => ({
   id: num(r.id),

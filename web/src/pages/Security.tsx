@@ -76,7 +76,7 @@ function TotpSetUp({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
 
 function TotpOff({ left, onDisabled }: { left: number; onDisabled: () => void }) {
   const [code, setCode] = useState('');
-  const off = useSubmit<null>(['code'], onDisabled);
+  const off = useSubmit<void>(['code'], onDisabled);
   return (
     <form aria-label="Turn off two-factor sign-in" noValidate onSubmit={off.submitWith(() => api.del('/v1/me/totp', { code }))}>
       <p>

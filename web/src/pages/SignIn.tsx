@@ -27,7 +27,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
   const [otp, setOtp] = useState('');
   // The server said this user needs a code: the form asks for it from then on.
   const [needsCode, setNeedsCode] = useState(false);
-  const form = useSubmit<Session>(['username', 'password', 'otp'], onSignedIn, () => undefined);
+  const form = useSubmit<Session>(['username', 'password', 'otp'], onSignedIn);
   const { byField, general } = form;
   const codeAsked = form.problem?.type === PROBLEM_TYPES.otpRequired;
   useEffect(() => {
