@@ -68,7 +68,8 @@ needs.describe('security page', { timeout: 120_000 }, () => {
 
     await signOut();
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
-    await page.getByRole('heading', { name: 'Domains' }).waitFor();
+    // Signed in, on the page the address names (this one).
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
     expect(await page.locator('nav .who').innerText()).toBe(USER);
     expect((await api().get('/v1/me/passkeys')).body[0].last_used).not.toBeNull();
     // The session is a key like any other: it lists the account's keys.
@@ -110,7 +111,7 @@ needs.describe('security page', { timeout: 120_000 }, () => {
     await page.getByText('enter the code from your authenticator app').waitFor();
     await page.getByLabel(/^Code/).fill(totpCode(secret, 1));
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.getByRole('heading', { name: 'Domains' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
   });
 
   needs.it('changes the password', async () => {

@@ -88,10 +88,15 @@ describe('passkeys', () => {
     expect((await api.get('/v1/domains')).status).toBe(200);
   });
 
-  it('is refused to a key limited to records', async () => {
+  it('is refused to a read-only key and to one limited to some domains, which could otherwise sign in without limits', async () => {
     const { key } = await server.user('sven', PASSWORD);
-    const scoped = await client(server.base, key).post('/v1/keys', { username: 'sven', password: PASSWORD, scope: { read_only: true } });
-    expectProblem(await client(server.base, scoped.body.key).post('/v1/me/passkeys/options', {}), 403);
+    const api = client(server.base, key);
+    const domain = (await api.post('/v1/domains', { domain: 'sven.test', soa: 'h@sven.test' })).body.id;
+    for (const scope of [{ read_only: true }, { domains: [domain] }]) {
+      const scoped = await api.post('/v1/keys', { username: 'sven', password: PASSWORD, scope });
+      const refused = expectProblem(await client(server.base, scoped.body.key).post('/v1/me/passkeys/options', {}), 403);
+      expect(refused.errors[0].field).toBe(`scope.${Object.keys(scope)[0]}`);
+    }
   });
 });
 
