@@ -5,15 +5,11 @@
  * (--webauthn-rp-id, --webauthn-origin). Challenges are kept in the database for five minutes and taken once,
  * so any node of a cluster can take the answer.
  */
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { AuthError, ConflictError, LimitError, ValidationError } from '../model/errors.js';
 import { checkAccountWide } from '../model/key-scope.js';
@@ -52,6 +48,13 @@ function challengeOf(response: { response?: { clientDataJSON?: unknown } }): str
   }
 }
 
+/**
+ * The library, loaded when a passkey is first used: it brings ASN.1 and certificate parsers that would add a
+ * second or more to every start of the command (the operator's one-shot commands included).
+ */
+let library: Promise<typeof import('@simplewebauthn/server')> | undefined;
+const webauthn = () => (library ??= import('@simplewebauthn/server'));
+
 const staleAnswer = () => ValidationError.one('response', 'This passkey answer is not for a request made here in the last five minutes (or was used already); start again.');
 
 export class PasskeyService {
@@ -72,7 +75,7 @@ export class PasskeyService {
     const userId = userIdOf(actor);
     const existing = await this.store.passkeysOf(userId);
     if (existing.length >= MAX_PASSKEYS) throw new LimitError('passkeys', `A user may have at most ${MAX_PASSKEYS} passkeys; remove one first.`);
-    const options = await generateRegistrationOptions({
+    const options = await (await webauthn()).generateRegistrationOptions({
       rpName: RP_NAME,
       rpID: this.rpId(site),
       userName: actor.username,
@@ -93,7 +96,7 @@ export class PasskeyService {
     if (label.length > MAX_PASSKEY_NAME) throw ValidationError.one('name', `The name must be at most ${MAX_PASSKEY_NAME} characters long.`);
     const challenge = challengeOf(response);
     if (!challenge || !(await this.store.takeChallenge(challenge, 'register', userId, this.now()))) throw staleAnswer();
-    const verification = await verifyRegistrationResponse({
+    const verification = await (await webauthn()).verifyRegistrationResponse({
       response,
       expectedChallenge: challenge,
       expectedOrigin: this.origins(site),
@@ -127,7 +130,7 @@ export class PasskeyService {
 
   /** Options for navigator.credentials.get() to sign in: any of the site's discoverable passkeys. */
   async signInOptions(site: RequestSite): Promise<PublicKeyCredentialRequestOptionsJSON> {
-    const options = await generateAuthenticationOptions({ rpID: this.rpId(site), userVerification: 'required' });
+    const options = await (await webauthn()).generateAuthenticationOptions({ rpID: this.rpId(site), userVerification: 'required' });
     await this.store.addChallenge(options.challenge, 'sign-in', null, this.now() + CHALLENGE_MS);
     return options;
   }
@@ -141,7 +144,7 @@ export class PasskeyService {
     if (!challenge || !(await this.store.takeChallenge(challenge, 'sign-in', null, this.now()))) throw staleAnswer();
     const passkey = await this.store.passkeyByCredential(String(response.id));
     if (!passkey) throw new AuthError();
-    const verification = await verifyAuthenticationResponse({
+    const verification = await (await webauthn()).verifyAuthenticationResponse({
       response,
       expectedChallenge: challenge,
       expectedOrigin: this.origins(site),
