@@ -4,7 +4,7 @@
  * for another origin or a passkey nobody registered, removed; the relying party fixed by the operator.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, v3, type TestServer } from '../support/server.js';
 import { SoftPasskey } from '../support/webauthn.js';
 import { client, expectProblem, type Client } from './support.js';
 
@@ -58,6 +58,9 @@ describe('passkeys', () => {
     // A password sign-in now needs the passkey instead.
     const byPassword = await client(server.base).post('/v1/keys', { username: 'pia', password: PASSWORD });
     expect(expectProblem(byPassword, 401).type).toBe('https://zonehost.invalid/problems/passkey-required');
+    // Interface A has no passkeys: its sign-in says where to go instead (Permission denied).
+    const v3Answer = await v3(server.base, { api_action: 'user.getapikey', username: 'pia', password: PASSWORD });
+    expect(v3Answer.ERRORARRAY).toEqual([{ ERRORCODE: 13, ERRORMESSAGE: expect.stringMatching(/signs in with a passkey/) }]);
   });
 
   it('refuses an answer made for another origin, a passkey nobody registered, and one removed', async () => {

@@ -47,6 +47,8 @@ withOathtool.describe('require_2fa', () => {
     const signIn = await client(server.base).post('/v1/keys', { username: 'olga', password: 'olga password' });
     expect(signIn.status, signIn.text).toBe(201);
     expect(expectProblem(await client(server.base, signIn.body.key).get('/v1/domains'), 403).type).toBe(SETUP_REQUIRED);
+    // Signing out still works: revoking takes power away.
+    expect((await client(server.base, signIn.body.key).del(`/v1/keys/${signIn.body.id}`)).status).toBe(204);
 
     // Set up again: everything works.
     const again = (await api.post('/v1/me/totp', {})).body.secret as string;
