@@ -82,6 +82,14 @@ describe('passkeys', () => {
     expectProblem(await after.send(after.answer), 401);
   });
 
+  it('goes with its account when the operator deletes it', async () => {
+    const { key, accountId } = await server.user('ulla', PASSWORD);
+    const { passkey } = await registerPasskey(client(server.base, key), server.base);
+    await server.services.operator.delete('ulla');
+    expect(await server.services.store.passkeyByCredential(passkey.id)).toBeUndefined();
+    expect(await server.services.store.hasSecondFactor(accountId)).toBe(false);
+  });
+
   it('counts as the second factor require_2fa asks for', async () => {
     const { key } = await server.user('rosa', PASSWORD);
     const api = client(server.base, key);
