@@ -2,8 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { DnssecTimings } from './model/dnssec.js';
-import { isIPAddress, normalizeZoneName, zoneNameProblem } from './model/names.js';
+import { hostnameProblem, isIPAddress, normalizeZoneName, zoneNameProblem } from './model/names.js';
 import type { Limits } from './services/actor.js';
+import type { WebAuthnOptions } from './services/passkeys.js';
 import { DEFAULT_RRL, type RrlSettings } from './dns/server/rrl.js';
 import { DEFAULT_UDP_BATCH } from './dns/server/udp.js';
 import { DNS_PORT, type CatalogOptions } from './services/catalog.js';
@@ -78,6 +79,11 @@ export interface Config {
   dnssecTickMs?: number;
   /** The catalog zone (RFC 9432) and its secondaries (--catalog, --catalog-axfr, --catalog-tsig); none when absent. */
   catalog?: CatalogOptions | null;
+  /**
+   * The passkeys' relying party id and origins (--webauthn-rp-id, --webauthn-origin); absent: the host name and
+   * origin each request reaches the panel under.
+   */
+  webauthn?: WebAuthnOptions;
 }
 
 export const DEFAULTS = {
@@ -134,6 +140,33 @@ export function parseNsid(value: string | undefined): string | null {
   if (!value) return null;
   if (Buffer.byteLength(value, 'utf8') > MAX_NSID_BYTES) throw new Error(`--nsid must be at most ${MAX_NSID_BYTES} octets, not ${Buffer.byteLength(value, 'utf8')}`);
   return value;
+}
+
+/**
+ * The passkeys' relying party from its flags: a host name (browsers refuse IP addresses), and origins as
+ * scheme://host[:port], comma-separated.
+ */
+export function parseWebAuthn(rpId: string | undefined, origins: string | undefined): WebAuthnOptions {
+  const out: WebAuthnOptions = {};
+  if (rpId?.trim()) {
+    const id = rpId.trim().toLowerCase().replace(/\.$/, '');
+    if (isIPAddress(id) || hostnameProblem(id)) throw new Error(`--webauthn-rp-id must be a host name (browsers refuse IP addresses), not '${rpId}'`);
+    out.rpId = id;
+  }
+  const list = (origins ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const origin of list) {
+    let url: URL | null = null;
+    try {
+      url = new URL(origin);
+    } catch {
+      url = null;
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || url.origin !== origin.replace(/\/$/, '')) {
+      throw new Error(`--webauthn-origin must be scheme://host[:port] (e.g. https://dns.example.net), not '${origin}'`);
+    }
+  }
+  if (list.length) out.origins = list.map((o) => new URL(o).origin);
+  return out;
 }
 
 /** Parses HOST:PORT, [IPv6]:PORT or :PORT. */

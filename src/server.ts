@@ -80,7 +80,7 @@ async function openServices(config: Config, logger: Logger): Promise<{ store: St
   const services = new Services(store, { ...DEFAULT_LIMITS, ...config.limits }, Date.now, { kek: kek?.key ?? null, ...(config.dnssec ? { timings: config.dnssec } : {}) }, config.nameservers, {
     source: axfrZoneSource,
     allow: config.importAllow ?? [],
-  }, config.catalog ?? null);
+  }, config.catalog ?? null, config.webauthn ?? {});
   return { store, services };
 }
 

@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import { createInterface } from 'node:readline';
 import { DEFAULT_DNSSEC_TIMINGS } from '../model/dnssec.js';
-import { DEFAULTS, parseCatalog, parseCount, parseHostPort, parseNameservers, parseNsid, parseResolver, parseRrl, type Config } from '../config.js';
+import { DEFAULTS, parseCatalog, parseCount, parseHostPort, parseNameservers, parseNsid, parseResolver, parseRrl, parseWebAuthn, type Config } from '../config.js';
 import { ValidationError } from '../model/errors.js';
 import { startServer } from '../server.js';
 import type { AccountControls, AccountSummary } from '../model/account.js';
@@ -52,6 +52,8 @@ interface ServeOptions extends DbOptions {
   catalogAxfr?: string;
   catalogTsig?: string;
   catalogTsigOwner?: string;
+  webauthnRpId?: string;
+  webauthnOrigin?: string;
 }
 
 const program = new Command()
@@ -131,6 +133,8 @@ program
   .addOption(new Option('--catalog-axfr <addresses>', "comma-separated addresses of the secondaries: they may transfer the catalog and every zone in it, and get NOTIFY for all of them").env('ZONEHOST_CATALOG_AXFR'))
   .addOption(new Option('--catalog-tsig <key name>', 'name of a TSIG key (made in /v1/tsigkeys) that may transfer the catalog and every zone in it').env('ZONEHOST_CATALOG_TSIG'))
   .addOption(new Option('--catalog-tsig-owner <user>', 'the account whose --catalog-tsig key it must be').env('ZONEHOST_CATALOG_TSIG_OWNER'))
+  .addOption(new Option('--webauthn-rp-id <host>', "passkeys' relying party: the host name (or a parent domain of it) the panel is reached under; default: each request's own host name").env('ZONEHOST_WEBAUTHN_RP_ID'))
+  .addOption(new Option('--webauthn-origin <origins>', 'comma-separated origins the panel is reached under, e.g. https://dns.example.net (behind a proxy); default: each request\'s own scheme and host').env('ZONEHOST_WEBAUTHN_ORIGIN'))
   .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug or trace').env('ZONEHOST_LOG_LEVEL').default(DEFAULTS.logLevel))
   .action(async (opts: ServeOptions) => {
     if (!opts.tlsCert !== !opts.tlsKey) throw new Error('--tls-cert and --tls-key must be given together');
@@ -159,6 +163,7 @@ program
         propagation: parseCount(opts.dnssecPropagation, '--dnssec-propagation'),
       },
       catalog: parseCatalog(opts.catalog, opts.catalogAxfr, opts.catalogTsig, opts.catalogTsigOwner),
+      webauthn: parseWebAuthn(opts.webauthnRpId, opts.webauthnOrigin),
     };
     const server = await startServer(config);
     let stopping = false;

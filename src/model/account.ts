@@ -13,6 +13,8 @@ export interface Account {
   /** The operator's limits for this account (`zonehost account set`); null: the node's defaults. */
   maxDomains: number | null;
   maxRecords: number | null;
+  /** Members without a second factor may only set one up (PATCH /v1/account). */
+  requireTwoFactor: boolean;
 }
 
 /** What the operator changes on an account (`zonehost account set`); an absent field stays as it is. */
@@ -47,4 +49,6 @@ export interface ApiKeyRow {
   scope: KeyScope;
   /** The member who made the key. */
   userId: number;
+  /** A panel sign-in (a password or a passkey made it), which a password change revokes. */
+  session: boolean;
 }

@@ -13,7 +13,7 @@ export abstract class ZoneHostError extends Error {}
 
 /** The object does not exist, or belongs to another account (the two must be indistinguishable). */
 export class NotFoundError extends ZoneHostError {
-  constructor(readonly what: 'domain' | 'record' | 'key' | 'mirror' | 'tsigkey' | 'account' | 'member' = 'domain') {
+  constructor(readonly what: 'domain' | 'record' | 'key' | 'mirror' | 'tsigkey' | 'account' | 'member' | 'passkey' = 'domain') {
     super('Object not found');
   }
 }
@@ -58,6 +58,31 @@ export class AuthError extends ZoneHostError {
 export class SuspendedError extends ZoneHostError {
   constructor(readonly account: string) {
     super(`The account '${account}' is suspended; ask the operator of this service to resume it.`);
+  }
+}
+
+/**
+ * The password was right, but the user has a second factor: the sign-in needs its code (`otp` on interface B,
+ * `token` on interface A), or, for a user whose only factor is a passkey, a passkey sign-in in the panel.
+ * Raised only after the password checked out, as Linode's NEEDTOKEN was.
+ */
+export class SecondFactorNeededError extends ZoneHostError {
+  constructor(readonly factor: 'totp' | 'passkey') {
+    super(
+      factor === 'totp'
+        ? 'This user has two-factor sign-in on: send the code of the authenticator app (or a recovery code) as well.'
+        : 'This user signs in with a passkey: sign in with it in the control panel (keys can then be made there).',
+    );
+  }
+}
+
+/**
+ * The account requires a second factor of its members (require_2fa) and this user has none yet: until they
+ * set one up (TOTP or a passkey), their keys work only for that.
+ */
+export class SecondFactorSetupError extends ZoneHostError {
+  constructor() {
+    super('This account requires a second factor, and you have none yet: set up TOTP (/v1/me/totp) or a passkey (/v1/me/passkeys) first; until then your keys work only for that.');
   }
 }
 

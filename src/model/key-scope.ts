@@ -114,6 +114,16 @@ export function checkManage(scope: KeyScope, what: string): void {
   if (scope.records) throw new ScopeError('records', `This API key may only write records (scope.records); it cannot change ${what}.`);
 }
 
+/**
+ * Refuses what only a key with the account's whole powers may do: a user's password, second factors and
+ * passkeys, the account's settings. A key narrowed to some domains could otherwise widen itself (a passkey it
+ * registers signs in to a session without a scope); a key narrowed only to networks may.
+ */
+export function checkAccountWide(scope: KeyScope, what: string): void {
+  checkManage(scope, what);
+  if (scope.domains) throw new ScopeError('domains', `This API key is limited to some domains (scope.domains); it cannot change ${what}.`);
+}
+
 /** Refuses creating domains and mirrors to a key limited to some domains (or one that may not manage). */
 export function checkCreateDomain(scope: KeyScope): void {
   checkManage(scope, 'domains');

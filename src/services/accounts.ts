@@ -17,9 +17,10 @@ type AccountsStore = AccountStore &
   Pick<DomainStore, 'domain'> &
   Transactions<AccountStore & UserStore & ApiKeyStore & JournalStore>;
 import { scopeOf, type Actor, type Limits } from './actor.js';
+import type { SecondFactorService } from './second-factors.js';
 import { generateKey, hashKey, KEY_PREFIX_LENGTH } from './api-key-material.js';
 import { accountChange } from './audit.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import { checkNewPassword, hashPassword, verifyPassword } from './passwords.js';
 import { LoginThrottle } from './throttle.js';
 
 export const MAX_KEY_HOURS = 8760;
@@ -32,12 +33,6 @@ export function checkUsername(username: string): void {
   if (!USERNAME.test(username)) {
     throw ValidationError.one('username', 'The user name must be 1 to 64 letters, digits, dots, hyphens, underscores or @, starting with a letter or digit.');
   }
-}
-
-/** A password someone sets (a new account's, an invited member's). */
-export function checkNewPassword(password: string): void {
-  if (password.length === 0) throw ValidationError.one('password', 'The password must not be empty.');
-  if (password.length > 1024) throw ValidationError.one('password', 'The password must be at most 1024 characters long.');
 }
 
 /** An API key as the audit trail shows it (it holds no secret). */
@@ -65,6 +60,8 @@ export class AccountService {
     private readonly limits: Limits,
     private readonly now: () => number,
     private readonly throttle: LoginThrottle = new LoginThrottle(),
+    /** What a sign-in asks of a user with a second factor, and of one without where the account requires one. */
+    private readonly factors?: SecondFactorService,
   ) {}
 
   /**
@@ -73,7 +70,7 @@ export class AccountService {
    */
   async createUser(username: string, password: string): Promise<{ id: number; username: string }> {
     checkUsername(username);
-    checkNewPassword(password);
+    checkNewPassword('password', password);
     const hash = await hashPassword(password);
     const now = this.now();
     try {
@@ -92,9 +89,11 @@ export class AccountService {
   /**
    * Checks a member's user name and password; throws AuthError on any mismatch (unknown user included),
    * RateLimitedError once too many attempts failed for this user or from this address, and SuspendedError
-   * for the right password of a suspended account (every sign-in, on every door, comes here).
+   * for the right password of a suspended account (every sign-in, on every door, comes here). `secondFactor`,
+   * given the user's id once the password is right, checks what else the sign-in needs; its AuthError (a wrong
+   * code) counts as a failed attempt, and only a sign-in that passes it clears the user's count.
    */
-  async checkPassword(username: string, password: string, remoteAddr = ''): Promise<SignInUser> {
+  async checkPassword(username: string, password: string, remoteAddr = '', secondFactor?: (userId: number) => Promise<void>): Promise<SignInUser> {
     await this.throttle.check(username, remoteAddr);
     const user = await this.store.userByName(username);
     // A member yet to accept an invitation has no password: checked against the dummy, as an unknown user is.
@@ -103,6 +102,10 @@ export class AccountService {
       await this.throttle.failed(username, remoteAddr);
       throw new AuthError();
     }
+    await secondFactor?.(user.id).catch(async (e: unknown) => {
+      if (e instanceof AuthError) await this.throttle.failed(username, remoteAddr);
+      throw e;
+    });
     await this.throttle.succeeded(username);
     if (user.accountStatus === 'suspended') throw new SuspendedError(user.accountName);
     return user;
@@ -112,25 +115,23 @@ export class AccountService {
    * Issues a key after checking the password. `expiresHours` 0 means the key never expires. `scope` (not yet
    * checked) limits the key. `creator`, the actor of an API key sent along, caps the new key: its scope
    * may not be wider (absent, the creator's is taken) and it expires no later than the creator's key.
+   * A user with a second factor also sends `otp` (a TOTP or recovery code), unless a creator key is sent: it
+   * was itself made by a full sign-in, and bounds the new key. `session`: a panel sign-in (see ApiKeyRow).
    */
   async issueKey(
     username: string,
     password: string,
-    opts: { label?: string; expiresHours?: number; remoteAddr?: string; scope?: unknown; creator?: Actor; iface?: Actor['iface'] } = {},
+    opts: { label?: string; expiresHours?: number; remoteAddr?: string; scope?: unknown; creator?: Actor; iface?: Actor['iface']; otp?: string; session?: boolean } = {},
   ): Promise<IssuedKey> {
-    const hours = opts.expiresHours ?? DEFAULT_KEY_HOURS;
-    if (!Number.isInteger(hours) || hours < 0 || hours > MAX_KEY_HOURS) {
-      throw ValidationError.one('expires', `The expiry must be a whole number of hours between 0 and ${MAX_KEY_HOURS} (0 means never).`);
-    }
-    const label = opts.label ?? '';
-    if (label.length > MAX_LABEL) throw ValidationError.one('label', `The key label must be at most ${MAX_LABEL} characters long.`);
+    const { label, hours } = keyTerms(opts);
     let scope: KeyScope = {};
     if (opts.scope !== undefined) {
       const checked = checkKeyScope(opts.scope);
       checked.problems.throwIfAny();
       scope = checked.scope;
     }
-    const user = await this.checkPassword(username, password, opts.remoteAddr);
+    const factors = opts.creator ? undefined : this.factors;
+    const user = await this.checkPassword(username, password, opts.remoteAddr, factors && ((userId) => factors.checkSignIn(userId, opts.otp)));
     const now = this.now();
     let expiresAt = hours === 0 ? null : now + hours * 3_600_000;
     const creator = opts.creator;
@@ -150,15 +151,30 @@ export class AccountService {
       for (const id of scope.domains) if (!(await this.store.domain(user.accountId, id)) || !(user.domains ?? [id]).includes(id)) missing.push(id);
       if (missing.length) throw ValidationError.one('scope.domains', `There is no domain with id ${missing.join(', ')} in this account.`);
     }
-    const key = generateKey();
     const actor = signedIn(user, opts.creator?.iface ?? opts.iface ?? 'v1', opts.remoteAddr ?? '', label);
+    return this.mint(user, actor, { label, expiresAt, scope, session: opts.session ?? false });
+  }
+
+  /** A panel sign-in of a member a passkey proved (services/passkeys.ts checked it): no password, no code. */
+  async issueSessionFor(userId: number, opts: { label?: string; expiresHours?: number; remoteAddr?: string }): Promise<IssuedKey> {
+    const { label, hours } = keyTerms(opts);
+    const user = await this.store.userById(userId);
+    if (!user) throw new AuthError();
+    if (user.accountStatus === 'suspended') throw new SuspendedError(user.accountName);
+    const actor = signedIn(user, 'v1', opts.remoteAddr ?? '', label);
+    return this.mint(user, actor, { label, expiresAt: hours === 0 ? null : this.now() + hours * 3_600_000, scope: {}, session: true });
+  }
+
+  private async mint(user: SignInUser, actor: Actor, k: { label: string; expiresAt: number | null; scope: KeyScope; session: boolean }): Promise<IssuedKey> {
+    const now = this.now();
+    const key = generateKey();
     const row = await this.store.transaction(async (tx) => {
       await tx.lockAccount(user.accountId);
       if ((await tx.countActiveKeys(user.accountId, now)) >= this.limits.keysPerAccount) {
         throw new LimitError('keys', `The number of active API keys is limited to ${this.limits.keysPerAccount}; revoke one first.`);
       }
-      const made = await tx.insertKey(user.accountId, hashKey(key), key.slice(0, KEY_PREFIX_LENGTH), label, now, expiresAt, scope, user.id);
-      await tx.appendJournal([accountChange({ ...actor, key: { id: made.id, scope, expiresAt } }, now, 'key.create', made.id, null, auditedKey(made))]);
+      const made = await tx.insertKey(user.accountId, hashKey(key), key.slice(0, KEY_PREFIX_LENGTH), k.label, now, k.expiresAt, k.scope, user.id, k.session);
+      await tx.appendJournal([accountChange({ ...actor, key: { id: made.id, scope: k.scope, expiresAt: k.expiresAt } }, now, 'key.create', made.id, null, auditedKey(made))]);
       return made;
     });
     return { ...row, key, username: user.username };
@@ -171,13 +187,13 @@ export class AccountService {
    * and its member's rights as they are now (intersected). Read on every request, never cached, so a
    * suspension or a member narrowed holds from the next request on, on every node.
    */
-  async authenticate(key: string, iface: Actor['iface'], remoteAddr: string): Promise<Actor> {
+  async authenticate(key: string, iface: Actor['iface'], remoteAddr: string, opts: { factorSetup?: boolean } = {}): Promise<Actor> {
     if (key.length === 0 || key.length > 256) throw new AuthError();
     const row = await this.store.keyByHash(hashKey(key), this.now());
     if (!row || !allowsAddress(row.scope, remoteAddr)) throw new AuthError();
     if (row.accountStatus === 'suspended') throw new SuspendedError(row.username);
     const scope = intersectScopes(row.scope, memberScope(row.member));
-    return {
+    const actor: Actor = {
       accountId: row.accountId,
       userId: row.userId,
       role: row.member.role,
@@ -187,6 +203,9 @@ export class AccountService {
       iface,
       remoteAddr,
     };
+    // require_2fa: a member without a second factor may only set one up (`factorSetup`: the request does that).
+    if (row.requireTwoFactor) await this.factors?.checkRequired(actor, opts.factorSetup ?? false);
+    return actor;
   }
 
   /**
@@ -219,4 +238,15 @@ export class AccountService {
       return done;
     });
   }
+}
+
+/** A new key's label and hours, checked. */
+function keyTerms(opts: { label?: string; expiresHours?: number }): { label: string; hours: number } {
+  const hours = opts.expiresHours ?? DEFAULT_KEY_HOURS;
+  if (!Number.isInteger(hours) || hours < 0 || hours > MAX_KEY_HOURS) {
+    throw ValidationError.one('expires', `The expiry must be a whole number of hours between 0 and ${MAX_KEY_HOURS} (0 means never).`);
+  }
+  const label = opts.label ?? '';
+  if (label.length > MAX_LABEL) throw ValidationError.one('label', `The key label must be at most ${MAX_LABEL} characters long.`);
+  return { label, hours };
 }

@@ -35,6 +35,12 @@ export const ownerActor = (accountId: number, username: string, iface: Actor['if
   remoteAddr,
 });
 
+/**
+ * The user behind the actor, whose second factors and sessions are theirs: the one way services find it. Today
+ * an account is one user whose id is the account's; with members (issue 30) this reads the actor's user id.
+ */
+export const userIdOf = (actor: Actor): number => actor.userId;
+
 /** What the actor's key allows (every service checks its calls against it; model/key-scope.ts). */
 export const scopeOf = (actor: Actor): KeyScope => actor.key?.scope ?? UNRESTRICTED;
 

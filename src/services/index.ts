@@ -15,7 +15,11 @@ import { Metrics } from './metrics.js';
 import { ZoneEventBus } from './zone-events.js';
 import { MirrorService } from './mirrors.js';
 import { OperatorService } from './operator.js';
+import { PasskeyService, type WebAuthnOptions } from './passkeys.js';
+import { PasswordChangeService } from './password-change.js';
 import { RecordService } from './records.js';
+import { SecondFactorService } from './second-factors.js';
+import { LoginThrottle } from './throttle.js';
 import { TsigKeyService } from './tsig-keys.js';
 import { UpdateService } from './updates.js';
 import { ZoneWriter } from './zone-writer.js';
@@ -26,6 +30,7 @@ export type { Actor, Limits } from './actor.js';
 export { ZoneEventBus } from './zone-events.js';
 export type { ZoneSource, ZoneSourceLimits, TransferOptions } from './zonefiles.js';
 export type { CatalogOptions } from './catalog.js';
+export type { WebAuthnOptions, RequestSite } from './passkeys.js';
 
 export class Services {
   readonly bus = new ZoneEventBus();
@@ -33,6 +38,12 @@ export class Services {
   readonly accounts: AccountService;
   /** An account's members: invitations, roles and domains, removal. */
   readonly members: MemberService;
+  /** TOTP and recovery codes, what sign-ins ask of users who have them, and require_2fa. */
+  readonly factors: SecondFactorService;
+  /** Passkeys: registered by a signed-in user, used to sign in to the panel. */
+  readonly passkeys: PasskeyService;
+  /** A user changing their own password. */
+  readonly passwords: PasswordChangeService;
   /** The operator's controls over accounts: list, suspend and resume, limits, delete (the command line). */
   readonly operator: OperatorService;
   readonly domains: DomainService;
@@ -72,9 +83,16 @@ export class Services {
     transfers: TransferOptions = {},
     /** The catalog zone (--catalog) and its secondaries; null for none. */
     catalog: CatalogOptions | null = null,
+    /** The passkeys' relying party and origins where the operator fixed them (--webauthn-rp-id, --webauthn-origin). */
+    webauthn: WebAuthnOptions = {},
   ) {
     this.writer = new ZoneWriter(store, this.bus, now);
-    this.accounts = new AccountService(store, limits, now);
+    // One throttle: wrong codes count as wrong passwords do.
+    const throttle = new LoginThrottle();
+    this.factors = new SecondFactorService(store, now, throttle);
+    this.accounts = new AccountService(store, limits, now, throttle, this.factors);
+    this.passkeys = new PasskeyService(store, this.accounts, now, webauthn);
+    this.passwords = new PasswordChangeService(store, this.accounts);
     this.members = new MemberService(store, now);
     this.operator = new OperatorService(store, this.writer, now);
     this.catalog = catalog && new CatalogService(store, this.bus, catalog);

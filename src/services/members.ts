@@ -12,7 +12,8 @@ import type { DomainStore } from '../store/domains.js';
 import type { JournalStore } from '../store/journal.js';
 import { UniqueViolation, type Transactions } from '../store/store.js';
 import type { UserStore } from '../store/users.js';
-import { checkNewPassword, checkUsername } from './accounts.js';
+import { checkUsername } from './accounts.js';
+import { checkNewPassword } from './passwords.js';
 import { ownerActor, scopeOf, type Actor } from './actor.js';
 import { generateKey, hashKey } from './api-key-material.js';
 import { accountChange } from './audit.js';
@@ -71,14 +72,14 @@ export class MemberService {
     if (!account) throw ValidationError.one('account', `There is no account named '${accountName}'.`);
     const rights = this.rightsOf(input);
     checkUsername(username);
-    checkNewPassword(password);
+    checkNewPassword('password', password);
     const actor = ownerActor(account.id, '', 'cli');
     return this.insert(actor, username, rights, { passwordHash: await hashPassword(password), invitationHash: null, invitationExpiresAt: null });
   }
 
   /** Sets the invited member's password; the token then stops working. No key needed: the token is the proof. */
   async accept(token: string, password: string, remoteAddr: string): Promise<Member> {
-    checkNewPassword(password);
+    checkNewPassword('password', password);
     const hash = await hashPassword(password);
     return this.store.transaction(async (tx) => {
       const now = this.now();

@@ -1,5 +1,6 @@
 /** Password hashing with scrypt (node:crypto); constant-time verification. */
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { ValidationError } from '../model/errors.js';
 
 const scrypt = (password: string, salt: Buffer, keylen: number, opts: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) => scryptCb(password, salt, keylen, opts, (err, key) => (err ? reject(err) : resolve(key))));
@@ -22,4 +23,12 @@ export async function verifyPassword(password: string, stored: string | undefine
   const expected = Buffer.from(hash, 'base64');
   const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
   return timingSafeEqual(actual, expected) && stored !== undefined;
+}
+
+export const MAX_PASSWORD = 1024;
+
+/** The rules a new password follows (a user made, a password changed); `field` names it in the problem. */
+export function checkNewPassword(field: string, password: string): void {
+  if (password.length === 0) throw ValidationError.one(field, 'The password must not be empty.');
+  if (password.length > MAX_PASSWORD) throw ValidationError.one(field, `The password must be at most ${MAX_PASSWORD} characters long.`);
 }

@@ -15,6 +15,9 @@ export interface AccountStore {
   /** Every account (or the one of that name) with what it holds, by name. */
   listAccounts(name?: string): Promise<AccountSummary[]>;
   setAccountControls(id: number, controls: AccountControls): Promise<void>;
+  setRequireTwoFactor(id: number, on: boolean): Promise<void>;
+  /** The password of a user (today: the account's one user, whose id is the account's). */
+  setPasswordHash(userId: number, passwordHash: string): Promise<void>;
   /**
    * Deletes the account with everything it holds: its domains (with their records, mirror states and DNSSEC
    * keys) and its API and TSIG keys by the foreign keys, and the journal entries of its domains and of its
@@ -31,6 +34,7 @@ const toAccount = (row: Selectable<AccountsTable>): Account => ({
   status: row.status as AccountStatus,
   maxDomains: numOrNull(row.max_domains),
   maxRecords: numOrNull(row.max_records),
+  requireTwoFactor: num(row.require_2fa) === 1,
 });
 
 export class KyselyAccountStore implements AccountStore {
@@ -101,7 +105,19 @@ export class KyselyAccountStore implements AccountStore {
     if (Object.keys(set).length > 0) await this.db.updateTable('accounts').set(set).where('id', '=', id).execute();
   }
 
+  async setRequireTwoFactor(id: number, on: boolean): Promise<void> {
+    await this.db.updateTable('accounts').set({ require_2fa: on ? 1 : 0 }).where('id', '=', id).execute();
+  }
+
+  async setPasswordHash(userId: number, passwordHash: string): Promise<void> {
+    // Sign-in reads the member's (users) password; accounts.password_hash is no longer read (014_members).
+    await this.db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
+  }
+
   async deleteAccount(id: number): Promise<void> {
+    // Its members' second factors, which no foreign key holds.
+    const members = this.db.selectFrom('users').select('id').where('account_id', '=', id);
+    for (const table of ['totp_secrets', 'recovery_codes', 'passkeys', 'webauthn_challenges'] as const) await this.db.deleteFrom(table).where('user_id', 'in', members).execute();
     await this.db
       .deleteFrom('changes')
       .where((eb) => eb.or([eb('account_id', '=', id), eb('domain_id', 'in', eb.selectFrom('domains').select('id').where('account_id', '=', id))]))

@@ -8,19 +8,24 @@ import type { DialectSql } from './dialect-sql.js';
 import type { Database } from './schema.js';
 
 export interface ApiKeyStore {
-  /** `userId`: the member making the key (absent: the account's owner of the same id, as before members). */
-  insertKey(accountId: number, keyHash: string, prefix: string, label: string, now: number, expiresAt: number | null, scope?: KeyScope, userId?: number): Promise<ApiKeyRow>;
   /**
-   * The key, its account (name and status) and the member who made it (name and rights, as they are now)
-   * when the hash matches a key that has not expired at `now`.
+   * `userId`: the member making the key (absent: the account's owner of the same id, as before members);
+   * `session`: a panel sign-in (a password or a passkey made it), which a password change revokes.
    */
-  keyByHash(keyHash: string, now: number): Promise<(ApiKeyRow & { username: string; accountStatus: AccountStatus; member: MemberRights & { username: string } }) | undefined>;
+  insertKey(accountId: number, keyHash: string, prefix: string, label: string, now: number, expiresAt: number | null, scope?: KeyScope, userId?: number, session?: boolean): Promise<ApiKeyRow>;
+  /**
+   * The key, its account (name, status, whether it requires a second factor) and the member who made it (name
+   * and rights, as they are now) when the hash matches a key that has not expired at `now`.
+   */
+  keyByHash(keyHash: string, now: number): Promise<(ApiKeyRow & { username: string; accountStatus: AccountStatus; requireTwoFactor: boolean; member: MemberRights & { username: string } }) | undefined>;
+  /** Revokes the panel sign-ins (`session` keys) of a member but `exceptKeyId`. */
+  deleteSessionKeys(userId: number, exceptKeyId?: number): Promise<number>;
   listKeys(accountId: number, now: number): Promise<ApiKeyRow[]>;
   countActiveKeys(accountId: number, now: number): Promise<number>;
   deleteKey(accountId: number, keyId: number): Promise<boolean>;
 }
 
-function toKey(row: { id: unknown; account_id: unknown; prefix: string; label: string; created_at: unknown; expires_at: unknown; scope: string; user_id: unknown }): ApiKeyRow {
+function toKey(row: { id: unknown; account_id: unknown; prefix: string; label: string; created_at: unknown; expires_at: unknown; scope: string; user_id: unknown; session: unknown }): ApiKeyRow {
   return {
     userId: num(row.user_id ?? row.account_id),
     scope: JSON.parse(row.scope) as KeyScope,
@@ -30,6 +35,7 @@ function toKey(row: { id: unknown; account_id: unknown; prefix: string; label: s
     label: row.label,
     createdAt: num(row.created_at),
     expiresAt: numOrNull(row.expires_at),
+    session: num(row.session) === 1,
   };
 }
 
@@ -47,10 +53,10 @@ export class KyselyApiKeyStore implements ApiKeyStore {
     private readonly dialect: DialectSql,
   ) {}
 
-  async insertKey(accountId: number, keyHash: string, prefix: string, label: string, now: number, expiresAt: number | null, scope: KeyScope = {}, userId = accountId): Promise<ApiKeyRow> {
+  async insertKey(accountId: number, keyHash: string, prefix: string, label: string, now: number, expiresAt: number | null, scope: KeyScope = {}, userId = accountId, session = false): Promise<ApiKeyRow> {
     const row = await this.db
       .insertInto('api_keys')
-      .values({ account_id: accountId, user_id: userId, key_hash: keyHash, prefix, label, created_at: now, expires_at: expiresAt, scope: JSON.stringify(scope) })
+      .values({ account_id: accountId, user_id: userId, key_hash: keyHash, prefix, label, created_at: now, expires_at: expiresAt, scope: JSON.stringify(scope), session: session ? 1 : 0 })
       .returningAll()
       .executeTakeFirstOrThrow()
       .catch(this.dialect.mapError);
@@ -64,7 +70,7 @@ export class KyselyApiKeyStore implements ApiKeyStore {
       // A key whose member is gone is no key (removing a member deletes their keys too).
       .innerJoin('users', (j) => j.onRef('users.id', '=', 'api_keys.user_id').onRef('users.account_id', '=', 'api_keys.account_id'))
       .selectAll('api_keys')
-      .select(['accounts.username', 'accounts.status', 'users.username as member', 'users.role', 'users.domains'])
+      .select(['accounts.username', 'accounts.status', 'accounts.require_2fa', 'users.username as member', 'users.role', 'users.domains'])
       .where('api_keys.key_hash', '=', keyHash)
       .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', now)]))
       .executeTakeFirst();
@@ -73,6 +79,7 @@ export class KyselyApiKeyStore implements ApiKeyStore {
         ...toKey(row),
         username: row.username,
         accountStatus: row.status as AccountStatus,
+        requireTwoFactor: num(row.require_2fa) === 1,
         member: { username: row.member, role: row.role as Role, domains: row.domains === null ? null : (JSON.parse(row.domains) as number[]) },
       }
     );
@@ -85,6 +92,13 @@ export class KyselyApiKeyStore implements ApiKeyStore {
 
   countActiveKeys(accountId: number, now: number): Promise<number> {
     return countRows(activeKeys(this.db, accountId, now));
+  }
+
+  async deleteSessionKeys(userId: number, exceptKeyId?: number): Promise<number> {
+    let q = this.db.deleteFrom('api_keys').where('user_id', '=', userId).where('session', '=', 1);
+    if (exceptKeyId !== undefined) q = q.where('id', '!=', exceptKeyId);
+    const res = await q.executeTakeFirst();
+    return Number(res.numDeletedRows);
   }
 
   async deleteKey(accountId: number, keyId: number): Promise<boolean> {

@@ -13,6 +13,7 @@ import { migrationProvider } from './migrations/index.js';
 import { KyselyMirrorStore } from './mirrors.js';
 import { KyselyRecordStore } from './records.js';
 import { KyselySavepointStore } from './savepoints.js';
+import { KyselySecondFactorStore } from './second-factors.js';
 import type { Database } from './schema.js';
 import type { StoreOps } from './store.js';
 import { KyselyTsigKeyStore } from './tsig-keys.js';
@@ -35,6 +36,7 @@ const PARTS: Part[] = [
   KyselyEventStore,
   KyselySavepointStore,
   KyselyCookieSecretStore,
+  KyselySecondFactorStore,
 ];
 
 /**

@@ -11,6 +11,8 @@ export interface AccountsTable {
   /** The operator's limits for this account; null: the node's defaults. */
   max_domains: number | null;
   max_records: number | null;
+  /** 0 or 1: its members without a second factor may only set one up (migration 015). */
+  require_2fa: Generated<number>;
 }
 
 export interface ApiKeysTable {
@@ -25,6 +27,8 @@ export interface ApiKeysTable {
   scope: string;
   /** The member who made the key (users.id); null only in rows no release since 014_members writes. */
   user_id: number | null;
+  /** 0 or 1: a panel sign-in (a password or a passkey made it), which a password change revokes. */
+  session: Generated<number>;
 }
 
 /** An account's members (model/roles.ts); an owner's id is its account's id. */
@@ -42,6 +46,48 @@ export interface UsersTable {
   /** sha256 of the pending invitation's token, and when it expires; null when none is pending. */
   invitation_hash: string | null;
   invitation_expires_at: number | null;
+}
+
+/** A user's TOTP secret (RFC 6238); `enabled` 0 until a first code confirmed it. */
+export interface TotpSecretsTable {
+  user_id: number;
+  /** Base32. */
+  secret: string;
+  enabled: Generated<number>;
+  /** The time step of the last code accepted (each code works once); null before any. */
+  last_step: number | null;
+  created_at: number;
+}
+
+export interface RecoveryCodesTable {
+  id: Generated<number>;
+  user_id: number;
+  /** SHA-256 (hex) of the code as normalised (services/second-factors.ts). */
+  code_hash: string;
+  used_at: number | null;
+}
+
+export interface PasskeysTable {
+  id: Generated<number>;
+  user_id: number;
+  /** Base64url, as WebAuthn names the credential; unique in the service. */
+  credential_id: string;
+  /** Base64url of the COSE public key. */
+  public_key: string;
+  counter: number;
+  /** JSON array of the authenticator's transports (usb, internal, hybrid...). */
+  transports: string;
+  name: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+/** A WebAuthn challenge handed out and not yet answered: `purpose` register (a user's) or sign-in (anyone's). */
+export interface WebauthnChallengesTable {
+  challenge: string;
+  purpose: string;
+  user_id: number | null;
+  expires_at: number;
 }
 
 export interface DomainsTable {
@@ -180,6 +226,10 @@ export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
+  totp_secrets: TotpSecretsTable;
+  recovery_codes: RecoveryCodesTable;
+  passkeys: PasskeysTable;
+  webauthn_challenges: WebauthnChallengesTable;
   domains: DomainsTable;
   records: RecordsTable;
   changes: ChangesTable;

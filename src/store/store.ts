@@ -16,6 +16,7 @@ import type { JournalStore } from './journal.js';
 import type { MirrorStore } from './mirrors.js';
 import type { RecordStore } from './records.js';
 import type { SavepointStore } from './savepoints.js';
+import type { SecondFactorStore } from './second-factors.js';
 import type { TsigKeyStore } from './tsig-keys.js';
 import type { UserStore } from './users.js';
 
@@ -32,7 +33,8 @@ export type StoreOps = AccountStore &
   CatalogStore &
   EventStore &
   SavepointStore &
-  CookieSecretStore;
+  CookieSecretStore &
+  SecondFactorStore;
 
 /** Runs work in one transaction; a service names the aggregates its transactions use as `Ops`. */
 export interface Transactions<Ops = StoreOps> {

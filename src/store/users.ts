@@ -26,6 +26,8 @@ export interface UserStore {
   /** The owner of a new account: its user, inserted first, takes the account's id (AccountStore.createAccount). */
   setUserAccount(userId: number, accountId: number): Promise<void>;
   userByName(username: string): Promise<SignInUser | undefined>;
+  /** The same by the user's id (a passkey names its user so). */
+  userById(id: number): Promise<SignInUser | undefined>;
   /** A member of this account (undefined for another account's). */
   user(accountId: number, id: number): Promise<Member | undefined>;
   listUsers(accountId: number): Promise<Member[]>;
@@ -78,13 +80,21 @@ export class KyselyUserStore implements UserStore {
     await this.db.updateTable('users').set({ account_id: accountId }).where('id', '=', userId).execute();
   }
 
-  async userByName(username: string): Promise<SignInUser | undefined> {
+  userByName(username: string): Promise<SignInUser | undefined> {
+    return this.signInUser('username', username);
+  }
+
+  userById(id: number): Promise<SignInUser | undefined> {
+    return this.signInUser('id', id);
+  }
+
+  private async signInUser(column: 'username' | 'id', value: string | number): Promise<SignInUser | undefined> {
     const row = await this.db
       .selectFrom('users')
       .innerJoin('accounts', 'accounts.id', 'users.account_id')
       .selectAll('users')
       .select(['accounts.username as account_name', 'accounts.status as account_status'])
-      .where('users.username', '=', username)
+      .where(`users.${column}`, '=', value)
       .executeTakeFirst();
     return row && { ...toMember(row), passwordHash: row.password_hash, accountName: row.account_name, accountStatus: row.account_status as AccountStatus };
   }
@@ -122,6 +132,9 @@ export class KyselyUserStore implements UserStore {
   async deleteUser(accountId: number, id: number): Promise<boolean> {
     await this.db.deleteFrom('api_keys').where('account_id', '=', accountId).where('user_id', '=', id).execute();
     await this.db.deleteFrom('tsig_keys').where('account_id', '=', accountId).where('user_id', '=', id).execute();
+    if (!(await this.user(accountId, id))) return false;
+    // Their second factors, which no foreign key holds.
+    for (const table of ['totp_secrets', 'recovery_codes', 'passkeys', 'webauthn_challenges'] as const) await this.db.deleteFrom(table).where('user_id', '=', id).execute();
     const res = await this.db.deleteFrom('users').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
     return Number(res.numDeletedRows) > 0;
   }

@@ -87,7 +87,7 @@ needsChromium.describe('accessibility of every page', { timeout: 120_000 }, () =
     expect(await violations()).toEqual([]);
     await page.getByLabel('User name').fill(USER);
     await page.getByLabel('Password').fill('wrong');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('alert').waitFor();
     expect(await violations()).toEqual([]);
   });
@@ -157,6 +157,15 @@ needsChromium.describe('accessibility of every page', { timeout: 120_000 }, () =
     await form.getByLabel('Domains').selectOption({ label: ZONE });
     await form.getByRole('button', { name: 'Create TSIG key' }).click();
     await page.getByLabel('nsupdate', { exact: true }).waitFor();
+    expect(await violations()).toEqual([]);
+  });
+
+  it('security page, also with the TOTP set-up (its QR code) shown', async () => {
+    await page.getByRole('link', { name: 'Security' }).click();
+    await page.getByRole('heading', { name: 'Passkeys' }).waitFor();
+    expect(await violations()).toEqual([]);
+    await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+    await page.getByRole('img', { name: /QR code/ }).waitFor();
     expect(await violations()).toEqual([]);
   });
 

@@ -83,6 +83,6 @@ export async function signIn(page: Page, base: string, username: string, passwor
   await page.goto(`${base}/manager/`);
   await page.getByLabel('User name').fill(username);
   await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('heading', { name: 'Domains' }).waitFor();
 }

@@ -90,11 +90,11 @@ needsChromium.describe('control panel', { timeout: 120_000 }, () => {
     // A wrong password is refused in words.
     await page.getByLabel('User name').fill(USER);
     await page.getByLabel('Password').fill('wrong password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('alert').waitFor();
     expect(await page.getByRole('alert').innerText()).toMatch(/password|credentials|authenticat/i);
     await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Domains' }).waitFor();
     const key = await sessionKey();
     expect(key).toBeTruthy();

@@ -24,8 +24,8 @@ const OUTSIDE = '198.51.100.9';
 type Kind = 'full' | 'domains' | 'read_only' | 'records' | 'subnets';
 const KINDS: Kind[] = ['full', 'domains', 'read_only', 'records', 'subnets'];
 
-/** What a route does, as a scope judges it. */
-type Class = 'public' | 'read' | 'record' | 'manage' | 'create' | 'keys';
+/** What a route does, as a scope judges it ('account': the user's password and second factors, account settings). */
+type Class = 'public' | 'read' | 'record' | 'manage' | 'create' | 'keys' | 'account';
 
 let server: TestServer;
 let full: string;
@@ -230,6 +230,23 @@ function v1Rows(): Map<string, Row> {
   add('POST /v1/tsigkeys', { class: 'manage', request: async () => ({ method: 'POST', path: '/v1/tsigkeys', body: { name: `${unique('k')}.example`, domains: [ids.domainIn] } }) });
   const tsigIn = async () => (await ok(v1('POST', '/v1/tsigkeys', full, { name: `${unique('t')}.example`, domains: [ids.domainIn] }))).body.id;
   add('GET /v1/tsigkeys/{id}', { class: 'read', request: async () => ({ method: 'GET', path: `/v1/tsigkeys/${await tsigIn()}` }) });
+  // The user's own security: what the scope lets through then meets a wrong code (400), TOTP that is off (409),
+  // a WebAuthn answer to no challenge (400) or a passkey that does not exist (404). None is set up for real:
+  // the owner's password must keep signing in alone for the other rows.
+  const answer = { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'e30' } };
+  add('GET /v1/me/totp', { class: 'read', request: async () => ({ method: 'GET', path: '/v1/me/totp' }) });
+  add('POST /v1/me/totp', { class: 'account', request: async () => ({ method: 'POST', path: '/v1/me/totp', body: {} }) });
+  add('POST /v1/me/totp/confirm', { class: 'account', passed: [400, 409], request: async () => ({ method: 'POST', path: '/v1/me/totp/confirm', body: { code: 'zzzzz-zzzzz' } }) });
+  add('DELETE /v1/me/totp', { class: 'account', passed: [409], request: async () => ({ method: 'DELETE', path: '/v1/me/totp', body: { code: '123456' } }) });
+  add('PUT /v1/me/password', { class: 'account', request: async () => ({ method: 'PUT', path: '/v1/me/password', body: { current: PASSWORD, new: PASSWORD } }) });
+  add('GET /v1/me/passkeys', { class: 'read', request: async () => ({ method: 'GET', path: '/v1/me/passkeys' }) });
+  add('POST /v1/me/passkeys/options', { class: 'account', request: async () => ({ method: 'POST', path: '/v1/me/passkeys/options', body: {} }) });
+  add('POST /v1/me/passkeys', { class: 'account', passed: [400], request: async () => ({ method: 'POST', path: '/v1/me/passkeys', body: { response: answer } }) });
+  add('DELETE /v1/me/passkeys/{id}', { class: 'account', passed: [404], request: async () => ({ method: 'DELETE', path: '/v1/me/passkeys/999999' }) });
+  add('GET /v1/account', { class: 'read', request: async () => ({ method: 'GET', path: '/v1/account' }) });
+  add('PATCH /v1/account', { class: 'account', request: async () => ({ method: 'PATCH', path: '/v1/account', body: { require_2fa: false } }) });
+  add('POST /v1/sign-in/passkey/options', { class: 'public', request: async () => ({ method: 'POST', path: '/v1/sign-in/passkey/options', body: {} }) });
+  add('POST /v1/sign-in/passkey', { class: 'public', passed: [400], request: async () => ({ method: 'POST', path: '/v1/sign-in/passkey', body: { response: answer } }) });
   add('PATCH /v1/tsigkeys/{id}', { class: 'manage', request: async () => ({ method: 'PATCH', path: `/v1/tsigkeys/${await tsigIn()}`, body: { update: true } }) });
   add('DELETE /v1/tsigkeys/{id}', { class: 'manage', request: async () => ({ method: 'DELETE', path: `/v1/tsigkeys/${await tsigIn()}` }) });
   return rows;
@@ -240,7 +257,7 @@ type Expected = 'ok' | 'notfound' | 'auth' | { rule: string };
 /** What a key of `kind` gets for a row, on the `in` target (or the `out` one). */
 function expected(kind: Kind, row: Pick<Row, 'class' | 'type' | 'on'>, out: boolean): Expected {
   if (row.class === 'public' || kind === 'full' || kind === 'subnets') return 'ok';
-  if (kind === 'domains') return out && row.on ? 'notfound' : row.class === 'create' ? { rule: 'domains' } : 'ok';
+  if (kind === 'domains') return out && row.on ? 'notfound' : row.class === 'create' || row.class === 'account' ? { rule: 'domains' } : 'ok';
   if (row.class === 'read') return 'ok';
   if (kind === 'read_only') return { rule: 'read_only' };
   // records: TXT at _acme-challenge, or names below dyn

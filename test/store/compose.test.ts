@@ -11,12 +11,14 @@ import { KyselyJournalStore } from '../../src/store/journal.js';
 import { KyselyMirrorStore } from '../../src/store/mirrors.js';
 import { KyselyRecordStore } from '../../src/store/records.js';
 import { KyselySavepointStore } from '../../src/store/savepoints.js';
+import { KyselySecondFactorStore } from '../../src/store/second-factors.js';
 import { KyselyTsigKeyStore } from '../../src/store/tsig-keys.js';
 import { openStore } from '../../src/store/open.js';
 
 const PARTS = [
   KyselyAccountStore, KyselyApiKeyStore, KyselyTsigKeyStore, KyselyDomainStore, KyselyRecordStore, KyselyMirrorStore,
   KyselyDnssecStore, KyselyJournalStore, KyselyCatalogStore, KyselyEventStore, KyselySavepointStore, KyselyCookieSecretStore,
+  KyselySecondFactorStore,
 ];
 
 const methodNames = (part: { prototype: object }) => Object.getOwnPropertyNames(part.prototype).filter((name) => name !== 'constructor');

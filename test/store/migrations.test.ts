@@ -317,3 +317,36 @@ describe('014_members', () => {
     }
   });
 });
+
+describe('015_second_factors', () => {
+  it('leaves existing accounts without require_2fa and existing keys labelled API keys (not sessions), and goes back down', async () => {
+    const { url, cleanup } = freshDatabase();
+    try {
+      const db = await olderDatabase(url, '013_records_domain_check');
+      const account = await db.insertInto('accounts').values({ username: 'vera', password_hash: 'hash', created_at: 1 } as never).returning('id').executeTakeFirstOrThrow();
+      await db
+        .insertInto('api_keys')
+        .values({ account_id: account.id, key_hash: 'h', prefix: 'abcdef', label: 'control panel (browser)', created_at: 1, expires_at: null, scope: '{}' } as never)
+        .execute();
+      const schema = sqlitePath(url) === null ? parsePostgresUrl(url).schema : null;
+      const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
+      expect((await migrator.migrateTo('015_second_factors')).error).toBeUndefined();
+      expect((await migrator.migrateDown()).error).toBeUndefined();
+      expect((await migrator.migrateTo('015_second_factors')).error).toBeUndefined();
+      await db.destroy();
+      const store = await openStore(url);
+      try {
+        const id = Number(account.id);
+        expect((await store.accountById(id))?.requireTwoFactor).toBe(false);
+        expect((await store.listKeys(id, 2)).map((k) => k.session)).toEqual([false]);
+        // An old panel key is not a session: a password change leaves it (its label proves nothing).
+        expect(await store.deleteSessionKeys(id)).toBe(0);
+        expect(await store.hasSecondFactor(id)).toBe(false);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await cleanup();
+    }
+  });
+});

@@ -45,6 +45,7 @@ export const PEERS = {
   'pdns gsqlite3 backend': { package: 'pdns-backend-sqlite3', file: '/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql' },
   openssl: { package: 'openssl' },
   curl: { package: 'curl' },
+  oathtool: { package: 'oathtool' },
   'python3 lexicon': { package: 'python3-lexicon', python: 'lexicon' },
   'python3 libcloud': { package: 'python3-libcloud', python: 'libcloud' },
   'python3 certbot_dns_linode': { package: 'python3-certbot-dns-linode', python: 'certbot_dns_linode' },

@@ -8,11 +8,14 @@ import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECORD_TYPE_NAMES } from '../../src/model/records/index.js';
 import { startPrimary, type Knot } from '../support/knot.js';
+import { totpCode } from '../support/oathtool.js';
 import { startTestServer, v3, type TestServer } from '../support/server.js';
+import { SoftPasskey } from '../support/webauthn.js';
 import { call, client, type Client, type Reply } from './support.js';
 import { peers } from '../support/peers.js';
 
-const needsKnotdKnotc = peers('knotd', 'knotc');
+// knotd: a primary to import from by AXFR; oathtool: the codes that turn TOTP on and off.
+const needsPeers = peers('knotd', 'knotc', 'oathtool');
 
 const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
 
@@ -148,7 +151,7 @@ describe('output validation', () => {
 });
 
 describe('real responses match the published schemas', () => {
-  needsKnotdKnotc.it('for every operation, and for every error status', async () => {
+  needsPeers.it('for every operation, and for every error status', async () => {
     // Keys
     const k = await run('POST', '/v1/keys', { username: 'alice', password: PASSWORD, label: 'contract' }, undefined, false);
     expect(k.status).toBe(201);
@@ -244,6 +247,22 @@ describe('real responses match the published schemas', () => {
     await run('GET', `/v1/events?domain=${id}&limit=2`);
     await run('DELETE', `/v1/domains/${id}`);
     await run('DELETE', `/v1/keys/${k.body.id}`);
+
+    // Security: TOTP on and off, a passkey registered, signed in with and removed, require_2fa, the password
+    await run('GET', '/v1/me/totp');
+    const totp = await run('POST', '/v1/me/totp', {});
+    await run('POST', '/v1/me/totp/confirm', { code: totpCode(totp.body.secret) });
+    await run('DELETE', '/v1/me/totp', { code: totpCode(totp.body.secret, 1) });
+    const creation = await run('POST', '/v1/me/passkeys/options', {});
+    const passkey = new SoftPasskey(server.base, creation.body.rp.id);
+    const pk = await run('POST', '/v1/me/passkeys', { name: 'contract', response: passkey.register(creation.body) });
+    await run('GET', '/v1/me/passkeys');
+    const request = await run('POST', '/v1/sign-in/passkey/options', {}, undefined, false);
+    await run('POST', '/v1/sign-in/passkey', { response: passkey.signIn(request.body) }, undefined, false);
+    await run('GET', '/v1/account');
+    await run('PATCH', '/v1/account', { require_2fa: false });
+    await run('DELETE', `/v1/me/passkeys/${pk.body.id}`);
+    await run('PUT', '/v1/me/password', { current: PASSWORD, new: PASSWORD });
 
     // Errors: each status through a route that publishes the problem schema
     await run('POST', '/v1/domains', { domain: 'bad!', extra: 1 }); // 400

@@ -1,15 +1,16 @@
 /** The panel's frame: the session, the navigation and the page the hash route names (see routes.ts). */
 import { useEffect, useRef, useState } from 'react';
-import { loadSession, revokeKey, saveSession, setUnauthorisedHandler, type Session } from './api';
+import { loadSession, revokeKey, saveSession, setSetupRequiredHandler, setUnauthorisedHandler, type Session } from './api';
 import { AcceptInvitation } from './pages/AcceptInvitation';
 import { DomainPage } from './pages/DomainPage';
 import { Domains } from './pages/Domains';
 import { Keys } from './pages/Keys';
 import { Members } from './pages/Members';
 import { Mirrors } from './pages/Mirrors';
+import { Security } from './pages/Security';
 import { SignIn } from './pages/SignIn';
 import { TsigKeys } from './pages/TsigKeys';
-import { parseRoute, type Route } from './routes';
+import { go, parseRoute, type Route } from './routes';
 
 const NAV: { page: Route['page']; href: string; label: string }[] = [
   { page: 'domains', href: '#/domains', label: 'Domains' },
@@ -17,6 +18,7 @@ const NAV: { page: Route['page']; href: string; label: string }[] = [
   { page: 'keys', href: '#/keys', label: 'API keys' },
   { page: 'tsigkeys', href: '#/tsigkeys', label: 'TSIG keys' },
   { page: 'members', href: '#/members', label: 'Members' },
+  { page: 'security', href: '#/security', label: 'Security' },
 ];
 
 function MainNav({ route, session, onSignOut }: { route: Route; session: Session; onSignOut: () => void }) {
@@ -37,7 +39,9 @@ function MainNav({ route, session, onSignOut }: { route: Route; session: Session
   );
 }
 
-function CurrentPage({ route, session, onSignOut }: { route: Route; session: Session; onSignOut: () => void }) {
+function CurrentPage({ route, session, onSignOut, setup }: { route: Route; session: Session; onSignOut: () => void; setup: SetupState }) {
+  // Where the account requires a second factor this user lacks, setting one up is all the panel offers.
+  if (setup.required || route.page === 'security') return <Security setupRequired={setup.required} onFactor={setup.done} />;
   switch (route.page) {
     case 'domain':
       return <DomainPage key={route.id} id={route.id} />;
@@ -52,6 +56,25 @@ function CurrentPage({ route, session, onSignOut }: { route: Route; session: Ses
     default:
       return <Domains />;
   }
+}
+
+/** Whether the account requires a second factor this user has not set up (a 403 of that type said so). */
+interface SetupState {
+  required: boolean;
+  done: () => void;
+}
+
+function useSetupRequired(session: Session | null): SetupState {
+  const [required, setRequired] = useState(false);
+  // A new session (another user, or the same after signing out) finds out afresh.
+  useEffect(() => setRequired(false), [session?.key]);
+  useEffect(() => {
+    setSetupRequiredHandler(() => {
+      setRequired(true);
+      go('#/security');
+    });
+  }, []);
+  return { required, done: () => setRequired(false) };
 }
 
 /** The current hash route, following the browser's hashchange events. */
@@ -93,6 +116,7 @@ function useSession() {
 export function App() {
   const { session, notice, signIn, signOut } = useSession();
   const route = useRoute();
+  const setup = useSetupRequired(session);
   const main = useRef<HTMLElement>(null);
   const focusStart = () => main.current?.querySelector<HTMLElement>('h1')?.focus();
 
@@ -118,7 +142,7 @@ export function App() {
           // An invitation is for someone not yet signed in (a link opened in this browser while signed in too).
           <AcceptInvitation token={route.token} />
         ) : session ? (
-          <CurrentPage route={route} session={session} onSignOut={signOut} />
+          <CurrentPage route={route} session={session} onSignOut={signOut} setup={setup} />
         ) : (
           <SignIn onSignedIn={signIn} />
         )}

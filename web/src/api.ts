@@ -11,6 +11,8 @@ export interface FieldError {
 
 export interface Problem {
   status: number;
+  /** The problem type: about:blank, or one the panel acts on (PROBLEM_TYPES). */
+  type?: string;
   title: string;
   detail: string;
   errors: FieldError[];
@@ -46,6 +48,19 @@ export function saveSession(s: Session | null): void {
 
 /** Called when the server no longer accepts the key (expired or revoked elsewhere). */
 let onUnauthorised: () => void = () => {};
+/** Problem types the panel acts on (docs/interface-b.md, "Two factors"). */
+export const PROBLEM_TYPES = {
+  otpRequired: 'https://zonehost.invalid/problems/otp-required',
+  passkeyRequired: 'https://zonehost.invalid/problems/passkey-required',
+  secondFactorSetupRequired: 'https://zonehost.invalid/problems/second-factor-setup-required',
+} as const;
+
+/** Called when the account requires a second factor the user has not set up: the key works only for that. */
+let onSetupRequired: () => void = () => {};
+export const setSetupRequiredHandler = (f: () => void): void => {
+  onSetupRequired = f;
+};
+
 export const setUnauthorisedHandler = (f: () => void): void => {
   onUnauthorised = f;
 };
@@ -55,6 +70,7 @@ async function problemOf(res: Response): Promise<Problem> {
     const body = (await res.json()) as Partial<Problem>;
     return {
       status: res.status,
+      ...(typeof body.type === 'string' ? { type: body.type } : {}),
       title: body.title ?? res.statusText,
       detail: body.detail ?? body.title ?? `The server answered ${res.status}.`,
       errors: Array.isArray(body.errors) ? body.errors : [],
@@ -93,6 +109,7 @@ async function send<T>(method: string, path: string, body?: unknown, key = loadS
   if (!res.ok) {
     const problem = await problemOf(res);
     if (res.status === 401 && key) onUnauthorised();
+    if (res.status === 403 && problem.type === PROBLEM_TYPES.secondFactorSetupRequired) onSetupRequired();
     throw new ApiError(problem);
   }
   const next = /<([^>]+)>;\s*rel="next"/.exec(res.headers.get('link') ?? '')?.[1] ?? null;
@@ -106,8 +123,9 @@ export const api = {
   post: async <T>(path: string, body: unknown) => (await send<T>('POST', path, body)).body,
   put: async <T>(path: string, body: unknown) => (await send<T>('PUT', path, body)).body,
   patch: async <T>(path: string, body: unknown) => (await send<T>('PATCH', path, body)).body,
-  del: async (path: string) => {
-    await send<null>('DELETE', path);
+  /** `body`: for the few deletions that take one (turning TOTP off takes a code). */
+  del: async (path: string, body?: unknown) => {
+    await send<null>('DELETE', path, body);
   },
   /** Every item of a list, following its Link rel="next" pages. */
   async all<T>(path: string): Promise<T[]> {
@@ -124,10 +142,23 @@ export const api = {
 /** Key creation takes the user name and password instead of a key. */
 /**
  * `sessionKey`: the signed-in session's key, sent along so that it caps the new key (a session signed in
- * with a scoped key cannot make a wider one); signing in sends none.
+ * with a scoped key cannot make a wider one); signing in sends none, but marks its key a `session` and sends
+ * the two-factor code (`otp`) when the user has one.
  */
-export async function createKey(username: string, password: string, label: string, expires: number, opts: { scope?: KeyScope; sessionKey?: string } = {}): Promise<NewKey> {
-  return (await send<NewKey>('POST', '/v1/keys', { username, password, label, expires, ...(opts.scope ? { scope: opts.scope } : {}) }, opts.sessionKey ?? '')).body;
+export async function createKey(
+  username: string,
+  password: string,
+  label: string,
+  expires: number,
+  opts: { scope?: KeyScope; sessionKey?: string; otp?: string; session?: boolean } = {},
+): Promise<NewKey> {
+  const body = { username, password, label, expires, ...(opts.scope ? { scope: opts.scope } : {}), ...(opts.otp ? { otp: opts.otp } : {}), ...(opts.session ? { session: true } : {}) };
+  return (await send<NewKey>('POST', '/v1/keys', body, opts.sessionKey ?? '')).body;
+}
+
+/** A passkey sign-in's key, with the user it signed in (the panel knew no user name). */
+export interface PasskeySession extends NewKey {
+  username: string;
 }
 
 export async function revokeKey(id: number, key?: string): Promise<void> {
@@ -174,6 +205,13 @@ export interface ApiKey {
 
 export interface NewKey extends ApiKey {
   key: string;
+}
+
+export interface Passkey {
+  id: number;
+  name: string;
+  created: string;
+  last_used: string | null;
 }
 
 export type RecordItem = { id: number; type: string } & Record<string, unknown>;

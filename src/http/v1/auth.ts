@@ -9,6 +9,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route needs no API key (key creation, the OpenAPI document). */
     public?: boolean;
+    /** The route sets up a second factor: open to a user whose account requires one they do not have yet. */
+    factorSetup?: boolean;
   }
 }
 
@@ -20,7 +22,7 @@ export function authenticatedContext(app: FastifyInstance, services: Services): 
     const keys = [bearerCredential(req), ...basicCredentials(req, false)].filter((k): k is string => !!k);
     for (const key of keys) {
       try {
-        return await services.accounts.authenticate(key, 'v1', req.ip);
+        return await services.accounts.authenticate(key, 'v1', req.ip, { factorSetup: req.routeOptions.config?.factorSetup ?? false });
       } catch (e) {
         if (!(e instanceof AuthError)) throw e;
       }

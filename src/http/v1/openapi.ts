@@ -69,6 +69,7 @@ const OPENAPI_INFO: FastifyDynamicSwaggerOptions['openapi'] = {
     { name: 'zonemirrors', description: 'Secondary zones transferred from other servers' },
     { name: 'keys', description: 'API keys' },
     { name: 'members', description: "The account's members, their roles and domains, and invitations (docs/interface-b.md)" },
+    { name: 'security', description: 'Your second factors (TOTP, passkeys) and password; the account\'s require_2fa' },
     { name: 'tsigkeys', description: 'TSIG keys for DNS UPDATE and signed transfers' },
     { name: 'dnssec', description: 'DNSSEC signing of a domain: keys, DS records, rollovers (docs/dnssec.md)' },
     { name: 'events', description: 'Audit trail' },

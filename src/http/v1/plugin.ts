@@ -20,6 +20,7 @@ import { memberRoutes } from './members/routes.js';
 import { queryRoutes } from './queries/routes.js';
 import { recordRoutes } from './records/routes.js';
 import type { ResourceRoutes } from './support.js';
+import { securityRoutes } from './security/routes.js';
 import { tsigKeyRoutes } from './tsig-keys/routes.js';
 import { exact, text } from './validators.js';
 import { zonefileRoutes } from './zonefiles/routes.js';
@@ -30,7 +31,7 @@ export const V1_PREFIX = '/v1';
 export const isV1Path = (url: string): boolean => /^\/v1(?:[/?]|$)/i.test(url);
 
 /** The resources, in the order their paths appear in the OpenAPI document. */
-const RESOURCES: ResourceRoutes[] = [domainRoutes, mirrorRoutes, recordRoutes, changeRoutes, accountRoutes, memberRoutes, tsigKeyRoutes, dnssecRoutes, queryRoutes, zonefileRoutes];
+const RESOURCES: ResourceRoutes[] = [domainRoutes, mirrorRoutes, recordRoutes, changeRoutes, accountRoutes, memberRoutes, securityRoutes, tsigKeyRoutes, dnssecRoutes, queryRoutes, zonefileRoutes];
 
 const validatorCompiler = ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? exact : text).compile(schema);
 /** The query string of a route that takes no query fields. */

@@ -2,7 +2,20 @@
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
-import { AuthError, ConflictError, LimitError, NotFoundError, RateLimitedError, ScopeError, SuspendedError, UnavailableError, ValidationError, type FieldProblem } from '../../model/errors.js';
+import {
+  AuthError,
+  ConflictError,
+  LimitError,
+  NotFoundError,
+  RateLimitedError,
+  ScopeError,
+  SecondFactorNeededError,
+  SecondFactorSetupError,
+  SuspendedError,
+  UnavailableError,
+  ValidationError,
+  type FieldProblem,
+} from '../../model/errors.js';
 import type { LimitedReply } from '../ratelimit.js';
 
 export const PROBLEM_TYPE = 'application/problem+json';
@@ -34,9 +47,20 @@ export class HttpProblem extends Error {
 
 export const CHALLENGE = ['Bearer realm="zonehost"', 'Basic realm="zonehost"'];
 
-export function problem(status: number, detail: string, errors: ProblemError[] = []): ProblemBody {
+/**
+ * Problem types a client acts on (RFC 9457 3.1.1): the sign-in needs a TOTP code, or a passkey; the key works
+ * only to set up a second factor. Every other problem is about:blank, its status saying it all. The host is
+ * reserved (.invalid): the types name, they are not pages to fetch.
+ */
+export const PROBLEM_TYPES = {
+  otpRequired: 'https://zonehost.invalid/problems/otp-required',
+  passkeyRequired: 'https://zonehost.invalid/problems/passkey-required',
+  secondFactorSetupRequired: 'https://zonehost.invalid/problems/second-factor-setup-required',
+} as const;
+
+export function problem(status: number, detail: string, errors: ProblemError[] = [], type = 'about:blank'): ProblemBody {
   return {
-    type: 'about:blank',
+    type,
     title: STATUS_CODES[status] ?? 'Error',
     status,
     detail,
@@ -172,6 +196,11 @@ export function problemFor(err: unknown, fieldMap: FieldMap = (f) => f): { body:
       headers: { 'retry-after': String(err.retryAfterSeconds) },
     };
   }
+  if (err instanceof SecondFactorNeededError) {
+    const type = err.factor === 'totp' ? PROBLEM_TYPES.otpRequired : PROBLEM_TYPES.passkeyRequired;
+    return { body: problem(401, err.message, [{ field: err.factor === 'totp' ? 'otp' : null, reason: err.message }], type), headers: { 'www-authenticate': CHALLENGE } };
+  }
+  if (err instanceof SecondFactorSetupError) return { body: problem(403, err.message, [], PROBLEM_TYPES.secondFactorSetupRequired), headers: {} };
   if (err instanceof AuthError) return { body: problem(401, 'Authentication failed: send a valid API key as a Bearer token or as the Basic password.'), headers: { 'www-authenticate': CHALLENGE } };
   if (err instanceof NotFoundError) return { body: problem(404, `No such ${NOUNS[err.what] ?? err.what}.`), headers: {} };
   if (err instanceof ValidationError) return { body: problem(400, 'The request is not valid.', entries(err.problems)), headers: {} };

@@ -1,5 +1,18 @@
 /** Interface A's reply: the {ERRORARRAY, ACTION, DATA} envelope, its error codes, and core-error mapping. */
-import { AuthError, ConflictError, InvalidTypeError, LimitError, NotFoundError, RateLimitedError, ScopeError, SuspendedError, UnavailableError, ValidationError } from '../../model/errors.js';
+import {
+  AuthError,
+  ConflictError,
+  InvalidTypeError,
+  LimitError,
+  NotFoundError,
+  RateLimitedError,
+  ScopeError,
+  SecondFactorNeededError,
+  SecondFactorSetupError,
+  SuspendedError,
+  UnavailableError,
+  ValidationError,
+} from '../../model/errors.js';
 
 export interface V3Error {
   ERRORCODE: number;
@@ -27,6 +40,8 @@ export const CODES = {
   batchInvalid: 11,
   denied: 13,
   rateLimited: 14,
+  /** NEEDTOKEN: user.getapikey of a user with two-factor sign-in, without `token` (Linode's own CLI: docs/interface-a.md). */
+  needToken: 44,
 } as const;
 
 /** An error that already is in interface A's terms. */
@@ -49,6 +64,12 @@ export function toV3Errors(e: unknown): V3Error[] | null {
   if (e instanceof UnavailableError) {
     return [{ ERRORCODE: CODES.badRequest, ERRORMESSAGE: `Service temporarily unavailable: the database cannot be reached. Try again in ${e.retryAfterSeconds} seconds.` }];
   }
+  // Linode's CLI asked for the code on 44 and gave up on 4 (a wrong token is a failed authentication, as here).
+  if (e instanceof SecondFactorNeededError) {
+    return e.factor === 'totp' ? [{ ERRORCODE: CODES.needToken, ERRORMESSAGE: 'Two-factor authentication token required' }] : [{ ERRORCODE: CODES.denied, ERRORMESSAGE: e.message }];
+  }
+  // 13 as for a suspension: the key is right, the account's require_2fa holds it back until its user has a factor.
+  if (e instanceof SecondFactorSetupError) return [{ ERRORCODE: CODES.denied, ERRORMESSAGE: e.message }];
   if (e instanceof AuthError) return [{ ERRORCODE: CODES.auth, ERRORMESSAGE: 'Authentication failed' }];
   if (e instanceof NotFoundError) return [{ ERRORCODE: CODES.notFound, ERRORMESSAGE: 'Object not found' }];
   // Linode's table: 13 "Permission denied" (docs/interface-a.md); the message names the scope rule.

@@ -8,7 +8,7 @@ import { PageQuery, problemResponse, success } from '../shared-schemas.js';
 import { allowOnly, etagOf, isoTime, page, typed, type ResourceRoutes, type RouteContext } from '../support.js';
 import { ApiKey, Event, EventQuery, KeyCreate, KeyParams, NewApiKey } from './schemas.js';
 
-const v1Key = (k: ApiKeyRow): Static<typeof ApiKey> => ({
+export const v1Key = (k: ApiKeyRow): Static<typeof ApiKey> => ({
   id: k.id,
   label: k.label,
   created: new Date(k.createdAt).toISOString(),
@@ -55,20 +55,22 @@ function createApiKey(app: FastifyInstance, ctx: RouteContext): void {
         tags: ['keys'],
         summary: 'Create an API key',
         description:
-          'Takes the account\'s user name and password (no key needed) and answers 201 with the new key, shown only this once. Keys work on both interfaces. An optional `scope` limits the key (docs/interface-b.md, "API keys"). An API key of the same account sent in Authorization caps the new key: its scope (taken when none is given) may not be widened (403) and it expires no later than that key. Wrong credentials answer 401; repeated failures for a user or from an address answer 429 with Retry-After.',
+          'Takes the account\'s user name and password (no key needed) and answers 201 with the new key, shown only this once. Keys work on both interfaces. An optional `scope` limits the key (docs/interface-b.md, "API keys"). An API key of the same account sent in Authorization caps the new key: its scope (taken when none is given) may not be widened (403) and it expires no later than that key. A user with two-factor sign-in on also sends `otp` (a code or a recovery code; not needed with a key in Authorization): without it the answer is 401 of type .../otp-required (docs/interface-b.md). Wrong credentials or codes answer 401; repeated failures for a user or from an address answer 429 with Retry-After.',
         security: [],
         body: KeyCreate,
         response: { 201: success(NewApiKey, 'The new key (shown only this once)', ['Location']), default: problemResponse },
       },
     },
     async (req, reply) => {
-      const { username, password, label, expires, scope } = req.body;
+      const { username, password, label, expires, scope, otp, session } = req.body;
       const creator = await ctx.keyActor(req);
       const issued = await ctx.services.accounts.issueKey(username, password, {
         ...(label === undefined ? {} : { label }),
         ...(expires === undefined ? {} : { expiresHours: expires }),
         ...(scope === undefined ? {} : { scope }),
         ...(creator ? { creator } : {}),
+        ...(otp === undefined ? {} : { otp }),
+        ...(session === undefined ? {} : { session }),
         remoteAddr: req.ip,
         iface: 'v1',
       });
@@ -121,6 +123,8 @@ function revokeApiKey(app: FastifyInstance, ctx: RouteContext): void {
   typed(app).delete(
     '/keys/:id',
     {
+      // Revoking only takes power away: open also to a user held by require_2fa (signing out of the panel).
+      config: { factorSetup: true },
       schema: {
         tags: ['keys'],
         summary: 'Revoke an API key',

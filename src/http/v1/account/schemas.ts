@@ -35,6 +35,8 @@ export const KeyCreate = Type.Object(
     password: Type.String({ minLength: 1, maxLength: 1024 }),
     label: Type.Optional(Type.String({ maxLength: MAX_LABEL, description: 'A name to recognise the key by; default ""' })),
     expires: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_KEY_HOURS, description: 'Hours until the key expires; 0 means never. Default 168 (one week).' })),
+    otp: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'With two-factor sign-in on: the code the authenticator app shows, or a recovery code (each works once)' })),
+    session: Type.Optional(Type.Boolean({ description: 'true: a panel sign-in, which changing the password signs out (labelled API keys stay); default false' })),
     scope: Type.Optional({
       ...KeyScope,
       description:

@@ -14,19 +14,22 @@ const apiKeyAction: Action = {
   params: [
     param('username', 'string', true),
     param('password', 'string', true),
+    param('token', 'string', false, 'Required when two-factor authentication is enabled: the code of the authenticator app, or a recovery code.'),
     param('expires', 'numeric', false, `Number of hours the key will remain valid, between 0 and ${MAX_KEY_HOURS}. 0 means no expiration. Defaults to ${DEFAULT_KEY_HOURS}.`, DEFAULT_KEY_HOURS),
     param('label', 'string', false, 'An optional label for this key.', ''),
   ],
-  throws: 'AUTHFAIL,KEYLIMIT',
+  throws: 'AUTHFAIL,NEEDTOKEN,KEYLIMIT',
   auth: false,
   batchable: false,
   async run({ args, services, remoteAddr }) {
-    const [username, password, expires, label] = this.params as [ParamSpec, ParamSpec, ParamSpec, ParamSpec];
+    const [username, password, token, expires, label] = this.params as [ParamSpec, ParamSpec, ParamSpec, ParamSpec, ParamSpec];
+    const otp = args.str(token);
     const issued = await services.accounts.issueKey(args.str(username), args.str(password), {
       expiresHours: args.int(expires),
       label: args.str(label),
       remoteAddr,
       iface: 'v3',
+      ...(otp ? { otp } : {}),
     });
     return { USERNAME: issued.username, API_KEY: issued.key };
   },

@@ -1,0 +1,150 @@
+/**
+ * Second factors: TOTP (RFC 6238) with one-time recovery codes, what a sign-in asks of a user who has them,
+ * and an account's rule that every member have one (require_2fa). Passkeys are in passkeys.ts; this service
+ * counts them as a factor. Everything is the user's (userIdOf), never the key's.
+ */
+import { Secret, TOTP as Totp } from 'otpauth';
+import { randomInt } from 'node:crypto';
+import { AuthError, ConflictError, SecondFactorNeededError, SecondFactorSetupError, ValidationError } from '../model/errors.js';
+import { checkAccountWide } from '../model/key-scope.js';
+import { checkManagesAccount } from '../model/roles.js';
+import { isTotpCode, normaliseCode, RECOVERY_ALPHABET, RECOVERY_CODES, RECOVERY_LENGTH, showRecoveryCode, TOTP } from '../model/second-factor.js';
+import type { AccountStore } from '../store/accounts.js';
+import type { SecondFactorStore } from '../store/second-factors.js';
+import type { Transactions } from '../store/store.js';
+import { scopeOf, userIdOf, type Actor } from './actor.js';
+import { hashKey } from './api-key-material.js';
+import type { LoginThrottle } from './throttle.js';
+
+type FactorStore = SecondFactorStore & Pick<AccountStore, 'accountById' | 'setRequireTwoFactor'> & Transactions<SecondFactorStore>;
+
+/** The issuer authenticator apps show beside the user name. */
+export const TOTP_ISSUER = 'zonehost';
+
+const totpOf = (secret: string, username: string) =>
+  new Totp({ issuer: TOTP_ISSUER, label: username, algorithm: TOTP.algorithm, digits: TOTP.digits, period: TOTP.period, secret: Secret.fromBase32(secret) });
+
+const newRecoveryCode = (): string => Array.from({ length: RECOVERY_LENGTH }, () => RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)]).join('');
+
+const wrongCode = () => ValidationError.one('code', 'The code is not right: type the six digits your authenticator app shows now (or an unused recovery code).');
+
+export class SecondFactorService {
+  constructor(
+    private readonly store: FactorStore,
+    private readonly now: () => number,
+    /** The sign-in throttle: wrong codes count as wrong passwords do. */
+    private readonly throttle: LoginThrottle,
+  ) {}
+
+  /** Whether TOTP is on, and how many recovery codes are left. */
+  async totpStatus(actor: Actor): Promise<{ enabled: boolean; recoveryCodesLeft: number }> {
+    const userId = userIdOf(actor);
+    const state = await this.store.totpOf(userId);
+    return { enabled: state?.enabled ?? false, recoveryCodesLeft: state?.enabled ? await this.store.unusedRecoveryCodes(userId) : 0 };
+  }
+
+  /** A new secret to put in an authenticator app; TOTP is on once a code of it is confirmed. */
+  async startTotp(actor: Actor): Promise<{ secret: string; uri: string }> {
+    checkAccountWide(scopeOf(actor), 'two-factor sign-in');
+    const secret = new Secret({ size: 20 }).base32;
+    if (!(await this.store.putPendingTotp(userIdOf(actor), secret, this.now()))) {
+      throw new ConflictError(null, 'Two-factor sign-in is already on; turn it off first (DELETE /v1/me/totp) to move to another authenticator.');
+    }
+    return { secret, uri: totpOf(secret, actor.username).toString() };
+  }
+
+  /** Turns TOTP on with a first code of the new secret; answers the recovery codes, shown only this once. */
+  async confirmTotp(actor: Actor, code: string): Promise<string[]> {
+    checkAccountWide(scopeOf(actor), 'two-factor sign-in');
+    const userId = userIdOf(actor);
+    const state = await this.store.totpOf(userId);
+    if (!state || state.enabled) {
+      throw new ConflictError(null, state ? 'Two-factor sign-in is already on.' : 'There is no set-up to confirm: start one with POST /v1/me/totp.');
+    }
+    await this.throttle.check(actor.username, actor.remoteAddr);
+    const step = isTotpCode(code) ? this.stepOf(state.secret, code) : null;
+    const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
+    const enabled =
+      step !== null &&
+      (await this.store.transaction(async (tx) => {
+        if (!(await tx.useTotpStep(userId, step, true))) return false;
+        await tx.replaceRecoveryCodes(userId, codes.map(hashKey));
+        return true;
+      }));
+    if (!enabled) {
+      await this.throttle.failed(actor.username, actor.remoteAddr);
+      throw wrongCode();
+    }
+    return codes.map(showRecoveryCode);
+  }
+
+  /** Turns TOTP off (its recovery codes go with it), given a code or a recovery code. */
+  async disableTotp(actor: Actor, code: string): Promise<void> {
+    checkAccountWide(scopeOf(actor), 'two-factor sign-in');
+    const userId = userIdOf(actor);
+    if (!(await this.store.totpOf(userId))?.enabled) throw new ConflictError(null, 'Two-factor sign-in is not on.');
+    await this.throttle.check(actor.username, actor.remoteAddr);
+    if (!(await this.accepts(userId, code))) {
+      await this.throttle.failed(actor.username, actor.remoteAddr);
+      throw wrongCode();
+    }
+    await this.store.deleteTotp(userId);
+  }
+
+  /**
+   * What a password sign-in of this user needs besides the password (called once the password checked out):
+   * with TOTP on, a code (`otp`) accepted once; with passkeys only, a passkey sign-in instead. AuthError for a
+   * wrong or used code (the caller counts it as a failed sign-in).
+   */
+  async checkSignIn(userId: number, otp: string | undefined): Promise<void> {
+    const state = await this.store.totpOf(userId);
+    if (state?.enabled) {
+      if (!otp) throw new SecondFactorNeededError('totp');
+      if (!(await this.accepts(userId, otp))) throw new AuthError();
+      return;
+    }
+    if ((await this.store.passkeysOf(userId)).length > 0) throw new SecondFactorNeededError('passkey');
+  }
+
+  /**
+   * For a key of an account that requires a second factor: a user without one may only set one up
+   * (`setupAllowed`: the request is for /v1/me/totp or /v1/me/passkeys); anything else is refused.
+   */
+  async checkRequired(actor: Actor, setupAllowed: boolean): Promise<void> {
+    if (setupAllowed || (await this.store.hasSecondFactor(userIdOf(actor)))) return;
+    throw new SecondFactorSetupError();
+  }
+
+  /** The account's settings of this service. */
+  async accountSettings(actor: Actor): Promise<{ requireTwoFactor: boolean }> {
+    return { requireTwoFactor: (await this.store.accountById(actor.accountId))?.requireTwoFactor ?? false };
+  }
+
+  /**
+   * Requires a second factor of every member, or stops requiring it. Whoever turns it on must have one, so
+   * the rule never locks out the one who set it. Owners and admins only.
+   */
+  async setRequireTwoFactor(actor: Actor, on: boolean): Promise<void> {
+    checkAccountWide(scopeOf(actor), 'account settings');
+    checkManagesAccount(actor.role, 'account settings');
+    if (on && !(await this.store.hasSecondFactor(userIdOf(actor)))) {
+      throw new ConflictError('require_2fa', 'Set up a second factor for yourself first (TOTP or a passkey): requiring one of every member starts with you.');
+    }
+    await this.store.setRequireTwoFactor(actor.accountId, on);
+  }
+
+  /** A TOTP code's time step, within one step of now either way; null when it matches none. */
+  private stepOf(secret: string, code: string): number | null {
+    const now = this.now();
+    const delta = totpOf(secret, '').validate({ token: normaliseCode(code), timestamp: now, window: TOTP.window });
+    return delta === null ? null : Math.floor(now / 1000 / TOTP.period) + delta;
+  }
+
+  /** Takes a code of an enabled TOTP (its step after the last used) or an unused recovery code; each works once. */
+  private async accepts(userId: number, code: string): Promise<boolean> {
+    if (!isTotpCode(code)) return this.store.useRecoveryCode(userId, hashKey(normaliseCode(code)), this.now());
+    const state = await this.store.totpOf(userId);
+    const step = state?.enabled ? this.stepOf(state.secret, code) : null;
+    return step !== null && this.store.useTotpStep(userId, step);
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * Two-factor sign-in with TOTP, codes made by Debian's oathtool: turning it on (a secret, its otpauth:// URI,
+ * ten recovery codes), signing in with and without a code on both interfaces, each code and recovery code
+ * used once, wrong codes throttled like wrong passwords, and turning it off.
+ */
+import { afterAll, beforeAll, expect } from 'vitest';
+import { totpCode } from '../support/oathtool.js';
+import { peers } from '../support/peers.js';
+import { startTestServer, v3, type TestServer } from '../support/server.js';
+import { client, expectProblem, type Client } from './support.js';
+
+const PASSWORD = 'correct horse battery staple';
+const OTP_REQUIRED = 'https://zonehost.invalid/problems/otp-required';
+const withOathtool = peers('oathtool');
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.close());
+
+/** A user with TOTP turned on: their key, secret and recovery codes. */
+async function userWithTotp(name: string): Promise<{ api: Client; secret: string; recovery: string[]; used: string }> {
+  const { key } = await server.user(name, PASSWORD);
+  const api = client(server.base, key);
+  const started = await api.post('/v1/me/totp', {});
+  expect(started.status, started.text).toBe(200);
+  const used = totpCode(started.body.secret);
+  const confirmed = await api.post('/v1/me/totp/confirm', { code: used });
+  expect(confirmed.status, confirmed.text).toBe(200);
+  return { api, secret: started.body.secret, recovery: confirmed.body.recovery_codes, used };
+}
+
+const signIn = (body: Record<string, unknown>) => client(server.base).post('/v1/keys', { password: PASSWORD, ...body });
+
+withOathtool.describe('TOTP', () => {
+  withOathtool.it('turns on with a secret, its otpauth URI and a first code, and answers ten recovery codes once', async () => {
+    const { key } = await server.user('tina', PASSWORD);
+    const api = client(server.base, key);
+    expect((await api.get('/v1/me/totp')).body).toEqual({ enabled: false, recovery_codes_left: 0 });
+    const started = await api.post('/v1/me/totp', {});
+    expect(started.status, started.text).toBe(200);
+    const { secret, uri } = started.body;
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    const parsed = new URL(uri);
+    expect(parsed.protocol).toBe('otpauth:');
+    expect(parsed.host).toBe('totp');
+    expect(decodeURIComponent(parsed.pathname)).toBe('/zonehost:tina');
+    expect(Object.fromEntries(parsed.searchParams)).toMatchObject({ secret, issuer: 'zonehost', algorithm: 'SHA1', digits: '6', period: '30' });
+
+    // A wrong code: refused on its field, still off.
+    const wrong = await api.post('/v1/me/totp/confirm', { code: totpCode(secret, 20) });
+    expect(expectProblem(wrong, 400).errors[0].field).toBe('code');
+    expect((await api.get('/v1/me/totp')).body.enabled).toBe(false);
+
+    const confirmed = await api.post('/v1/me/totp/confirm', { code: totpCode(secret) });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    const codes: string[] = confirmed.body.recovery_codes;
+    expect(codes).toHaveLength(10);
+    expect(new Set(codes).size).toBe(10);
+    for (const c of codes) expect(c).toMatch(/^[a-z2-9]{5}-[a-z2-9]{5}$/);
+    expect((await api.get('/v1/me/totp')).body).toEqual({ enabled: true, recovery_codes_left: 10 });
+
+    // On already: a second set-up is refused until it is turned off.
+    expectProblem(await api.post('/v1/me/totp', {}), 409);
+    expectProblem(await api.post('/v1/me/totp/confirm', { code: totpCode(secret) }), 409);
+  });
+
+  withOathtool.it('asks for the code at sign-in with a 401 of its own type, and takes each code once', async () => {
+    const { secret, used } = await userWithTotp('otto');
+    const without = await signIn({ username: 'otto' });
+    expect(expectProblem(without, 401).type).toBe(OTP_REQUIRED);
+    expect(without.body.errors[0].field).toBe('otp');
+    // A wrong password says nothing about the code.
+    const badPassword = await client(server.base).post('/v1/keys', { username: 'otto', password: 'wrong' });
+    expect(expectProblem(badPassword, 401).type).toBe('about:blank');
+
+    // The code that confirmed the set-up was used: it does not sign in.
+    expect(expectProblem(await signIn({ username: 'otto', otp: used }), 401).type).toBe('about:blank');
+    const next = totpCode(secret, 1);
+    const ok = await signIn({ username: 'otto', otp: next, label: 'with code' });
+    expect(ok.status, ok.text).toBe(201);
+    expect((await client(server.base, ok.body.key).get('/v1/domains')).status).toBe(200);
+    // The same code again: refused, as any code of an earlier step.
+    expectProblem(await signIn({ username: 'otto', otp: next }), 401);
+    expectProblem(await signIn({ username: 'otto', otp: totpCode(secret, -1) }), 401);
+  });
+
+  withOathtool.it('takes a recovery code once instead of a code', async () => {
+    const { api, recovery } = await userWithTotp('rita');
+    const [first, second] = recovery as [string, string];
+    const ok = await signIn({ username: 'rita', otp: first });
+    expect(ok.status, ok.text).toBe(201);
+    expectProblem(await signIn({ username: 'rita', otp: first }), 401);
+    // As typed by a person: upper case, without the hyphen.
+    expect((await signIn({ username: 'rita', otp: second.replace('-', '').toUpperCase() })).status).toBe(201);
+    expect((await api.get('/v1/me/totp')).body.recovery_codes_left).toBe(8);
+  });
+
+  withOathtool.it('needs no code to make a key with a signed-in key of the same account', async () => {
+    const { api } = await userWithTotp('carl');
+    const made = await api.post('/v1/keys', { username: 'carl', password: PASSWORD, label: 'ci' });
+    expect(made.status, made.text).toBe(201);
+  });
+
+  withOathtool.it('answers user.getapikey without token with Linode\'s NEEDTOKEN (44), a wrong one with 4, and takes a right one', async () => {
+    const { secret } = await userWithTotp('lina');
+    const args = { api_action: 'user.getapikey', username: 'lina', password: PASSWORD };
+    expect(await v3(server.base, args)).toEqual({ ERRORARRAY: [{ ERRORCODE: 44, ERRORMESSAGE: 'Two-factor authentication token required' }], DATA: {}, ACTION: 'user.getapikey' });
+    expect((await v3(server.base, { ...args, token: '000000' === totpCode(secret, 1) ? '111111' : '000000' })).ERRORARRAY).toEqual([{ ERRORCODE: 4, ERRORMESSAGE: 'Authentication failed' }]);
+    const ok = await v3(server.base, { ...args, token: totpCode(secret, 1) });
+    expect(ok.ERRORARRAY).toEqual([]);
+    expect((await v3(server.base, { api_action: 'domain.list', api_key: ok.DATA.API_KEY })).ERRORARRAY).toEqual([]);
+    // api.spec lists the parameter and the error.
+    const spec = (await v3(server.base, { api_action: 'api.spec' })).DATA.METHODS['user.getapikey'];
+    expect(spec.PARAMETERS.token).toMatchObject({ NAME: 'token', TYPE: 'string', REQUIRED: false });
+    expect(spec.THROWS).toContain('NEEDTOKEN');
+  });
+
+  withOathtool.it('turns off with a code (not with a wrong one), and then signs in without one', async () => {
+    const { api, secret } = await userWithTotp('fred');
+    expect(expectProblem(await api.del('/v1/me/totp', { body: { code: 'aaaaa-aaaaa' } }), 400).errors[0].field).toBe('code');
+    const off = await api.del('/v1/me/totp', { body: { code: totpCode(secret, 1) } });
+    expect(off.status, off.text).toBe(204);
+    expect((await api.get('/v1/me/totp')).body).toEqual({ enabled: false, recovery_codes_left: 0 });
+    expect((await signIn({ username: 'fred' })).status).toBe(201);
+    expectProblem(await api.del('/v1/me/totp', { body: { code: '123456' } }), 409);
+  });
+
+  withOathtool.it('refuses setting up TOTP to a key limited to records', async () => {
+    const { key } = await server.user('sam', PASSWORD);
+    const scoped = await client(server.base, key).post('/v1/keys', { username: 'sam', password: PASSWORD, scope: { records: { types: ['TXT'] } } });
+    expectProblem(await client(server.base, scoped.body.key).post('/v1/me/totp', {}), 403);
+  });
+
+  // Last: it leaves this address with many failed attempts.
+  withOathtool.it('throttles wrong codes like wrong passwords: then even the right code is refused for a while', async () => {
+    const { secret } = await userWithTotp('wanda');
+    const wrong = totpCode(secret, 1) === '000000' ? '111111' : '000000';
+    for (let i = 0; i < 10; i++) expectProblem(await signIn({ username: 'wanda', otp: wrong }), 401);
+    const locked = await signIn({ username: 'wanda', otp: totpCode(secret, 1) });
+    expectProblem(locked, 429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
