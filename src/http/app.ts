@@ -1,4 +1,4 @@
-/** The HTTP side: one Fastify app serving interface A at / and /api/, interface B at /v1/. */
+/** The HTTP side: one Fastify app serving interface A at / and /api/, interface B at /v1/, the PowerDNS door at /api/v1/. */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { METHODS, type ServerOptions } from 'node:http';
 import type { TlsFiles } from '../config.js';
@@ -9,6 +9,8 @@ import type { Socket } from 'node:net';
 import { MAX_TXT_BYTES } from '../model/records/txt.js';
 import { isV3Target, v3ClientErrorResponse, v3LimitedReply, v3Routes } from './v3/plugin.js';
 import { isV1Path, v1Routes } from './v1/plugin.js';
+import { answerDiscovery, isDiscovery, isPdnsPath, pdnsRoutes } from './pdns/plugin.js';
+import { pdnsLimitedReply } from './pdns/errors.js';
 import { problem, v1LimitedReply } from './v1/problem.js';
 import { redactTarget, requestLogSerializers } from './log.js';
 import { installMetrics } from './metrics.js';
@@ -61,10 +63,12 @@ function clientError(err: Error & { code?: string; rawPacket?: unknown }, socket
   if (target === undefined || isV3Target(target)) response = v3ClientErrorResponse(target ?? '');
   else {
     const [status, text] = err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : [400, 'Bad Request'];
-    // Interface B answers in problem+json even here (an unknown method, say).
+    // Interface B answers in problem+json even here (an unknown method, say), the PowerDNS door in its `{"error"}`.
     const [type, body] = isV1Path(target)
       ? ['application/problem+json', JSON.stringify(problem(status, 'The request could not be read (unknown method, malformed request line or headers too large).'))]
-      : ['application/json', JSON.stringify({ error: text, message: 'Client Error', statusCode: status })];
+      : isPdnsPath(target)
+        ? ['application/json', JSON.stringify({ error: text })]
+        : ['application/json', JSON.stringify({ error: text, message: 'Client Error', statusCode: status })];
     response = `HTTP/1.1 ${status} ${text}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
   }
   if (socket.writable) socket.end(response);
@@ -126,7 +130,7 @@ export async function buildApp(services: Services, opts: HttpOptions): Promise<F
   });
   app.addHook('onClose', async () => clearTimeout(forceClose));
 
-  installRateLimits(app, opts.rateLimits ?? DEFAULT_RATE_LIMITS, (req) => (isV1Path(req.url) ? v1LimitedReply : v3LimitedReply));
+  installRateLimits(app, opts.rateLimits ?? DEFAULT_RATE_LIMITS, (req) => (isV1Path(req.url) ? v1LimitedReply : isPdnsPath(req.url) ? pdnsLimitedReply : v3LimitedReply));
   // Before the routes are registered, so that every route's answers are counted.
   installMetrics(app, services.metrics);
 
@@ -138,7 +142,9 @@ export async function buildApp(services: Services, opts: HttpOptions): Promise<F
   });
   app.get('/healthz', async () => ({ status: 'ok' }));
   await app.register(v3Routes(services), { prefix: '/' });
-  await app.register(v3Routes(services), { prefix: '/api' });
+  // GET /api is also where PowerDNS clients ask for the API's versions (the PowerDNS door, at /api/v1).
+  await app.register(v3Routes(services, { matches: isDiscovery, answer: answerDiscovery }), { prefix: '/api' });
+  await app.register(pdnsRoutes(services));
   // Interface B at /v1 and its documentation page at /docs.
   await app.register(v1Routes(services));
   // DNS over HTTPS, when the node serves DNS.

@@ -10,7 +10,7 @@ export interface Actor {
   /** The API key used, with its scope; absent for callers without one (command line, DNS, the server itself). */
   key?: { id: number; scope: KeyScope; expiresAt: number | null };
   /** 'system': the server itself, e.g. a timed DNSSEC step (the zone owner's account, for the audit trail). */
-  iface: 'v3' | 'v1' | 'cli' | 'dns' | 'system';
+  iface: 'v3' | 'v1' | 'pdns' | 'cli' | 'dns' | 'system';
   /** Client address as the HTTP layer determined it. */
   remoteAddr: string;
 }

@@ -51,6 +51,8 @@ export class Services {
   readonly cookieSecrets: CookieSecretService;
   /** Zone files: a master domain's export, and imports that make its records a file's. */
   readonly zonefiles: ZoneFileService;
+  /** The configured name servers: every master zone's SOA and apex NS (model/zone.ts's zoneContent). */
+  readonly nameservers: readonly string[];
 
   constructor(
     readonly store: Store,
@@ -64,6 +66,7 @@ export class Services {
     /** The catalog zone (--catalog) and its secondaries; null for none. */
     catalog: CatalogOptions | null = null,
   ) {
+    this.nameservers = nameservers;
     this.writer = new ZoneWriter(store, this.bus, now);
     this.accounts = new AccountService(store, limits, now);
     this.operator = new OperatorService(store, this.writer, now);

@@ -114,6 +114,12 @@ needsChromium.describe('keys page', { timeout: 120_000 }, () => {
     expect(await page.getByRole('row', { name: /monitoring/ }).innerText()).toContain('read-only');
   });
 
+  it('shows the base URL of each API the keys work on, the PowerDNS API among them', async () => {
+    const table = page.getByRole('table', { name: 'Where to use a key: the base URL of each API' });
+    expect(await table.locator('tbody th').allInnerTexts()).toEqual(['Interface A (Linode API v3)', 'Interface B', 'PowerDNS API', 'Linode API v4']);
+    expect(await table.locator('tbody td:nth-of-type(1) code').allInnerTexts()).toEqual([`${server.base}/`, `${server.base}/v1`, `${server.base}/api/v1`, `${server.base}/v4`]);
+  });
+
   it('logged no script errors, and the only failed request is the refused key', () => {
     expect(browser.errors()).toEqual([]);
     expect(failedRequests).toEqual(['POST /v1/keys 400']);

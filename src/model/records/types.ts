@@ -100,6 +100,18 @@ export interface V3Mapping {
   toV3(rec: RecordData): V3Columns;
 }
 
+/**
+ * The PowerDNS API door's mapping, for a type whose content PowerDNS presents otherwise than our master-file
+ * form (`present`): its content is the rdata in presentation format, names absolute, and PowerDNS refuses a
+ * content that is not the form it would present itself (compared without regard to case).
+ */
+export interface PdnsMapping {
+  /** The content PowerDNS shows for the data, when it is not `present`'s. */
+  present?(data: RecordFields): string;
+  /** PowerDNS takes the content in any form it parses, not only its own (AAAA: any way of writing the address). */
+  anyForm?: true;
+}
+
 export interface RecordType {
   /** Canonical upper-case mnemonic. */
   readonly type: string;
@@ -149,6 +161,9 @@ export interface RecordType {
 
   /** Interface A's mapping; absent for types the real API never had, which interface A does not show. */
   readonly v3?: V3Mapping;
+
+  /** The PowerDNS door's mapping, where the type's content is not simply `present`'s (PowerDNS: lower-case hex). */
+  readonly pdns?: PdnsMapping;
 
   /** Interface B: the type's own fields (without `id`), with formats and ranges; `name` and `ttl` included. */
   readonly v1Fields: TProperties;

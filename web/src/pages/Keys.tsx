@@ -4,6 +4,7 @@ import { api, revokeKey, type ApiKey, type Domain, type KeyScope, type NewKey, t
 import { useLoad, useRowActions } from '../hooks';
 import { ColumnHeads, ConfirmButton, CopyOrHide, ErrorSummary, when } from '../ui';
 import { CreateApiKey } from './CreateApiKey';
+import { DoorUrls } from './DoorUrls';
 
 /** A key's scope in a few words, for the table. */
 function describeScope(scope: KeyScope, names: Map<number, string>): string {
@@ -78,7 +79,8 @@ export function Keys({ session, onOwnKeyRevoked }: { session: Session; onOwnKeyR
   return (
     <section>
       <h1 tabIndex={-1}>API keys</h1>
-      <p>Keys let scripts use the API (both interfaces) as you. The server keeps only a hash: a key is shown once, when it is created.</p>
+      <p>Keys let scripts use the APIs as you, each key on every one of them within its scope. The server keeps only a hash: a key is shown once, when it is created.</p>
+      <DoorUrls />
       <ErrorSummary messages={[error?.detail, ...rows.errors].filter((m): m is string => !!m)} />
       {created ? <NewApiKey created={created} onDone={() => setCreated(null)} /> : null}
       {data ? <KeyTable keys={data} sessionKeyId={session.keyId} zoneNames={zoneNames} onRevoke={revoke} /> : null}
