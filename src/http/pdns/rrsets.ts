@@ -8,7 +8,7 @@
  */
 import type { StoredDomain } from '../../model/domain.js';
 import { keyOf } from '../../model/labels.js';
-import { checkRecord, fromPdns, recordType, SOA_TYPE, toPdns, toV1, type RecordData, type StoredRecord } from '../../model/records/index.js';
+import { checkRecord, fromPdns, recordType, SOA_TYPE, toPdns, toV1, type RecordData, type RecordFields, type StoredRecord } from '../../model/records/index.js';
 import { defaultTtl, soaOf } from '../../model/zone.js';
 import { dataKey } from '../../model/zone-rules.js';
 import type { ChangeItem } from '../../services/bulk-changes.js';
@@ -69,7 +69,7 @@ function recordsOf(body: RrsetBody, owner: string, zone: string): RecordData[] {
   const keys = new Set<string>();
   return records.map((r) => {
     if (r.disabled) throw unprocessable(`${label(body)}: zonehost does not keep disabled records; leave the record out instead`);
-    let data;
+    let data: RecordFields;
     try {
       data = fromPdns(t, r.content);
     } catch (e) {

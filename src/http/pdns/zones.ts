@@ -5,7 +5,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { DOMAIN_DEFAULTS, type StoredDomain } from '../../model/domain.js';
+import type { StoredDomain } from '../../model/domain.js';
 import { ConflictError } from '../../model/errors.js';
 import { emailOfRname, SOA_TYPE, type Soa } from '../../model/records/index.js';
 import { zoneFile } from '../../model/zonefile.js';
@@ -92,7 +92,7 @@ async function createDomain(ctx: PdnsContext, actor: Actor, body: Static<typeof 
   const kind = domainKind(body.kind);
   try {
     if (kind === 'slave') return await ctx.services.domains.create(actor, { domain: zone, kind, masterIps: body.masters ?? [] });
-    return await ctx.services.domains.create(actor, { ...DOMAIN_DEFAULTS, domain: zone, kind, soaEmail: `hostmaster@${zone}`, ...soaSettings(changes) });
+    return await ctx.services.domains.create(actor, { domain: zone, kind, soaEmail: `hostmaster@${zone}`, ...soaSettings(changes) });
   } catch (e) {
     if (e instanceof ConflictError && e.field === 'domain') throw new PdnsError(409, `Domain '${canonical(zone)}' already exists: ${e.message}`);
     throw e;
@@ -106,8 +106,10 @@ function createZone(app: FastifyInstance, ctx: PdnsContext): void {
     // Every RRset is checked before the zone is made, so a bad one makes nothing.
     const changes = domainKind(req.body.kind) === 'master' ? newZoneRrsets(req.body, zone) : [];
     const created = await createDomain(ctx, actor, req.body, zone, changes);
+    // The SOA given became the domain's settings; the rest are records.
+    const records = changes.filter((c) => c.type !== SOA_TYPE.type);
     try {
-      if (changes.length > 0) await ctx.services.changes.apply(actor, created.id, (stored, d) => changeItems(changes, stored, d, ctx.services.nameservers), { remoteAddr: req.ip });
+      if (records.length > 0) await ctx.services.changes.apply(actor, created.id, (stored, d) => changeItems(records, stored, d, ctx.services.nameservers), { remoteAddr: req.ip });
       if (req.body.dnssec === true && created.kind === 'master') await ctx.services.dnssec.set(actor, created.id, { enabled: true });
     } catch (e) {
       // The zone rules refused the records (or DNSSEC could not start): the zone goes too, as if never made.
