@@ -36,9 +36,15 @@ export function absoluteOf(name: string): string {
   return name.slice(0, -1);
 }
 
-/** An RRset's owner name relative to its zone ("" the apex), or a 422 as PowerDNS words it. */
+/**
+ * An RRset's owner name relative to its zone ("" the apex), or a 422 as PowerDNS words it. A relative name
+ * ending in the zone's name (`www.example.com.example.com.`) is refused: the services read such a relative name
+ * as absolute, so it would land elsewhere.
+ */
 export function ownerIn(name: string, type: string, zone: string): string {
   const rel = relativeName(`${absoluteOf(name)}.`, zone);
   if (rel === null) throw unprocessable(`RRset ${name} IN ${type}: Name is out of zone`);
+  const lower = rel.toLowerCase();
+  if (lower === zone || lower.endsWith(`.${zone}`)) throw unprocessable(`RRset ${name} IN ${type}: zonehost does not hold a name that repeats its zone's name`);
   return rel;
 }

@@ -71,7 +71,7 @@ function authenticate(app: FastifyInstance, services: Services): PdnsContext {
 
 function api(services: Services): FastifyPluginAsync {
   return async (app) => {
-    app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
+    app.setValidatorCompiler(({ schema }: { schema: object }) => ajv.compile(schema));
     app.setErrorHandler(answerError);
     app.setNotFoundHandler((_req, reply) => sendFailure(reply, { status: 404, error: 'Not Found' }));
     acceptAnyJson(app);

@@ -10,7 +10,7 @@ import { rrsetKey } from '../../model/zone-rules.js';
 import { canonical, zoneIdOf } from './names.js';
 
 /** The version this door answers as (what clients that check it see). */
-export const PDNS_VERSION = '4.7.4';
+export const PDNS_VERSION = '4.7.3';
 export const SERVER_ID = 'localhost';
 export const SERVER_URL = `/api/v1/servers/${SERVER_ID}`;
 /** A route's path under the plugin's prefix (/api/v1): the one server there is. */
@@ -31,6 +31,7 @@ export interface PdnsRrset {
 
 /** The server object of `/api/v1/servers` and `/api/v1/servers/localhost`. */
 export const serverObject = () => ({
+  autoprimaries_url: `${SERVER_URL}/autoprimaries{/autoprimary}`,
   config_url: `${SERVER_URL}/config{/config_setting}`,
   daemon_type: 'authoritative',
   id: SERVER_ID,

@@ -20,7 +20,7 @@ export interface RrsetBody {
   name: string;
   type: string;
   changetype?: string;
-  ttl?: number;
+  ttl?: number | string;
   records?: { content: string; disabled?: boolean }[];
   comments?: unknown[];
 }
@@ -75,7 +75,7 @@ function recordsOf(body: RrsetBody, owner: string, zone: string): RecordData[] {
     } catch (e) {
       throw unprocessable(`Record ${body.name}/${t.type} '${r.content}': ${(e as Error).message}`);
     }
-    const rec: RecordData = { type: t.type, name: owner, ttl: body.ttl ?? 0, data };
+    const rec: RecordData = { type: t.type, name: owner, ttl: Number(body.ttl ?? 0), data };
     if (t === SOA_TYPE) return rec;
     const problems = checkRecord(rec, { zone });
     if (!problems.empty) throw unprocessable(`Record ${body.name}/${t.type} '${r.content}': ${problems.list.map((p) => p.message).join(' ')}`);

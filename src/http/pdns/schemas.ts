@@ -18,7 +18,8 @@ export const RrsetBody = Type.Object(
     name: Type.String({ maxLength: 1024 }),
     type: Type.String({ maxLength: 20 }),
     changetype: Type.Optional(Type.String({ maxLength: 20 })),
-    ttl: Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647 })),
+    // PowerDNS reads a TTL given as a string of digits too.
+    ttl: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 2147483647 }), Type.String({ pattern: '^[0-9]{1,10}$' })])),
     records: Type.Optional(Type.Array(RecordBody)),
     comments: Type.Optional(Type.Array(Type.Unknown())),
   },
