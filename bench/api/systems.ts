@@ -211,9 +211,10 @@ export interface PowerDns {
 
 /**
  * PowerDNS Authoritative (Debian's pdns-server + pdns-backend-sqlite3, default settings, its API on) with an
- * empty SQLite database in a temporary directory, once its API answers; or why it cannot run here.
+ * empty SQLite database in a temporary directory, once its API answers; or why it cannot run here. `extraArgs`
+ * are more settings (test/pdns/compare.test.ts turns on the backend's DNSSEC, which the benchmark leaves off).
  */
-export async function spawnPowerDns(): Promise<PowerDns | { skipped: string }> {
+export async function spawnPowerDns(extraArgs: string[] = []): Promise<PowerDns | { skipped: string }> {
   const schema = PDNS_SCHEMAS.find((p) => existsSync(p));
   if (!haveProgram('pdns_server') || !schema) return { skipped: 'PowerDNS is not installed (apt-get install pdns-server pdns-backend-sqlite3)' };
   const dir = tempDir('zonehost-bench-pdns-');
@@ -227,7 +228,7 @@ export async function spawnPowerDns(): Promise<PowerDns | { skipped: string }> {
     '--no-config', '--daemon=no', '--guardian=no', '--disable-syslog', '--write-pid=no', `--socket-dir=${dir.path}`,
     '--launch=gsqlite3', `--gsqlite3-database=${dbFile}`, '--local-address=127.0.0.1', `--local-port=${dns}`,
     '--api=yes', `--api-key=${apiKey}`, '--webserver=yes', '--webserver-address=127.0.0.1', `--webserver-port=${web}`,
-    '--webserver-allow-from=127.0.0.0/8', '--loglevel=3',
+    '--webserver-allow-from=127.0.0.0/8', '--loglevel=3', ...extraArgs,
   ]);
   const url = `http://127.0.0.1:${web}`;
   const stop = async () => {

@@ -198,7 +198,8 @@ describe('hostile requests', () => {
     await pdnsZone(server.base, key, 'hostile.example');
     const Z = '~/zones/hostile.example.';
     const cases: [string, string, unknown, number][] = [
-      ['PATCH', Z, { rrsets: [{ ...rrset('a.hostile.example.', 'A', ['192.0.2.1']), ttl: '300' }] }, 422],
+      ['PATCH', Z, { rrsets: [{ ...rrset('a.hostile.example.', 'A', ['192.0.2.1']), ttl: 'abc' }] }, 422],
+      ['PATCH', Z, { rrsets: [{ ...rrset('a.hostile.example.', 'A', ['192.0.2.1']), ttl: 1.5 }] }, 422],
       ['PATCH', Z, { rrsets: [{ ...rrset('a.hostile.example.', 'A', ['192.0.2.1']), ttl: -1 }] }, 422],
       ['PATCH', Z, { rrsets: [{ ...rrset('a.hostile.example.', 'A', []), records: [{ content: 5 }] }] }, 422],
       ['PATCH', Z, { rrsets: [{ name: 'a.hostile.example.', type: 'A', changetype: 'REPLACE', records: [{ content: '192.0.2.1' }] }] }, 422],
