@@ -35,47 +35,48 @@ async function lexiconOk(...a: Parameters<typeof lexicon>) {
 
 // Each step starts a python process (lexicon's command line alone takes seconds on a loaded machine).
 needsLexicon.describe('dns-lexicon (powerdns provider)', { timeout: 240_000 }, () => {
+  // lexicon splits the domain with tldextract's bundled suffix list: the zones are under real top-level domains.
   it('creates, lists, updates and deletes TXT records, one record of an RRset at a time', async () => {
-    await pdnsZone(server.base, key, 'lexicon.example', { rrsets: [rrset('www.lexicon.example.', 'A', ['192.0.2.1'])] });
-    expect(await lexiconOk(key, 'list', 'lexicon.example', 'TXT')).toEqual([]);
+    await pdnsZone(server.base, key, 'example.com', { rrsets: [rrset('www.example.com.', 'A', ['192.0.2.1'])] });
+    expect(await lexiconOk(key, 'list', 'example.com', 'TXT')).toEqual([]);
 
-    expect(await lexiconOk(key, 'create', 'lexicon.example', 'TXT', '--name', '_acme-challenge', '--content', 'token-one')).toBe(true);
-    expect(await lexiconOk(key, 'create', 'lexicon.example', 'TXT', '--name', '_acme-challenge', '--content', 'token-two')).toBe(true);
+    expect(await lexiconOk(key, 'create', 'example.com', 'TXT', '--name', '_acme-challenge', '--content', 'token-one')).toBe(true);
+    expect(await lexiconOk(key, 'create', 'example.com', 'TXT', '--name', '_acme-challenge', '--content', 'token-two')).toBe(true);
     // lexicon's TTL of 600 is rounded up to the next TTL this service allows, as on every door.
-    expect(await rrsetLines(server.base, key, 'lexicon.example')).toEqual([
-      '_acme-challenge.lexicon.example. TXT 3600 "token-one"',
-      '_acme-challenge.lexicon.example. TXT 3600 "token-two"',
-      'www.lexicon.example. A 3600 192.0.2.1',
+    expect(await rrsetLines(server.base, key, 'example.com')).toEqual([
+      '_acme-challenge.example.com. TXT 3600 "token-one"',
+      '_acme-challenge.example.com. TXT 3600 "token-two"',
+      'www.example.com. A 3600 192.0.2.1',
     ]);
 
-    const listed = await lexiconOk(key, 'list', 'lexicon.example', 'TXT', '--name', '_acme-challenge');
+    const listed = await lexiconOk(key, 'list', 'example.com', 'TXT', '--name', '_acme-challenge');
     expect(listed.map((r: any) => [r.type, r.name, r.content]).sort()).toEqual([
-      ['TXT', '_acme-challenge.lexicon.example', 'token-one'],
-      ['TXT', '_acme-challenge.lexicon.example', 'token-two'],
+      ['TXT', '_acme-challenge.example.com', 'token-one'],
+      ['TXT', '_acme-challenge.example.com', 'token-two'],
     ]);
 
     // Deleting one value: lexicon sends a REPLACE of the RRset with the others.
-    expect(await lexiconOk(key, 'delete', 'lexicon.example', 'TXT', '--name', '_acme-challenge', '--content', 'token-one')).toBe(true);
-    expect(await rrsetLines(server.base, key, 'lexicon.example')).toEqual(['_acme-challenge.lexicon.example. TXT 3600 "token-two"', 'www.lexicon.example. A 3600 192.0.2.1']);
+    expect(await lexiconOk(key, 'delete', 'example.com', 'TXT', '--name', '_acme-challenge', '--content', 'token-one')).toBe(true);
+    expect(await rrsetLines(server.base, key, 'example.com')).toEqual(['_acme-challenge.example.com. TXT 3600 "token-two"', 'www.example.com. A 3600 192.0.2.1']);
 
     // An update by identifier: lexicon deletes the old record and creates the new one.
-    const [rec] = await lexiconOk(key, 'list', 'lexicon.example', 'TXT', '--name', '_acme-challenge');
-    expect(await lexiconOk(key, 'update', 'lexicon.example', 'TXT', '--identifier', rec.id, '--name', '_acme-challenge', '--content', 'token-three')).toBe(true);
-    expect(await rrsetLines(server.base, key, 'lexicon.example')).toEqual(['_acme-challenge.lexicon.example. TXT 3600 "token-three"', 'www.lexicon.example. A 3600 192.0.2.1']);
+    const [rec] = await lexiconOk(key, 'list', 'example.com', 'TXT', '--name', '_acme-challenge');
+    expect(await lexiconOk(key, 'update', 'example.com', 'TXT', '--identifier', rec.id, '--name', '_acme-challenge', '--content', 'token-three')).toBe(true);
+    expect(await rrsetLines(server.base, key, 'example.com')).toEqual(['_acme-challenge.example.com. TXT 3600 "token-three"', 'www.example.com. A 3600 192.0.2.1']);
 
-    expect(await lexiconOk(key, 'delete', 'lexicon.example', 'TXT', '--name', '_acme-challenge')).toBe(true);
-    expect(await rrsetLines(server.base, key, 'lexicon.example')).toEqual(['www.lexicon.example. A 3600 192.0.2.1']);
+    expect(await lexiconOk(key, 'delete', 'example.com', 'TXT', '--name', '_acme-challenge')).toBe(true);
+    expect(await rrsetLines(server.base, key, 'example.com')).toEqual(['www.example.com. A 3600 192.0.2.1']);
   });
 
   it("fails with a wrong key and for another account's zone, changing nothing", async () => {
-    await pdnsZone(server.base, key, 'lexicon-other.example');
-    const wrong = await lexicon('x'.repeat(40), 'create', 'lexicon-other.example', 'TXT', '--name', 'n', '--content', 'v');
+    await pdnsZone(server.base, key, 'example.org');
+    const wrong = await lexicon('x'.repeat(40), 'create', 'example.org', 'TXT', '--name', 'n', '--content', 'v');
     expect(wrong.code).not.toBe(0);
     expect(wrong.stderr).toContain('401');
-    const foreign = await lexicon(otherKey, 'create', 'lexicon-other.example', 'TXT', '--name', 'n', '--content', 'v');
+    const foreign = await lexicon(otherKey, 'create', 'example.org', 'TXT', '--name', 'n', '--content', 'v');
     expect(foreign.code).not.toBe(0);
     expect(foreign.stderr).toContain('404');
-    expect(await rrsetLines(server.base, key, 'lexicon-other.example')).toEqual([]);
+    expect(await rrsetLines(server.base, key, 'example.org')).toEqual([]);
   });
 });
 
