@@ -3,7 +3,7 @@
  * the zone's name with every octet other than a letter, digit, `.` or `-` written `=XX` (PowerDNS's
  * apiZoneNameToId), the root zone `=2E`.
  */
-import { relativeName } from '../../model/names.js';
+import { normalizeZoneName, relativeName, zoneNameProblem } from '../../model/names.js';
 import { unprocessable } from './errors.js';
 
 /** A name of ours (absolute, no trailing dot, "" the root) as PowerDNS writes it. */
@@ -17,14 +17,13 @@ export function zoneIdOf(zone: string): string {
 
 /**
  * The zone name (ours: lower case, no trailing dot) a zone id in a path stands for: `=XX` decoded, the trailing
- * dot optional, as PowerDNS reads it; null for an id no zone can have.
+ * dot optional, as PowerDNS reads it; null for an id no zone of ours can have (one that is not a zone name at
+ * all is never looked up).
  */
 export function zoneNameOfId(id: string): string | null {
-  if (id === '=2E' || id === '.') return '';
   const decoded = id.replace(/=([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  const name = decoded.endsWith('.') ? decoded.slice(0, -1) : decoded;
-  if (name === '' || name.length > 253 || name.includes('..') || name.startsWith('.')) return null;
-  return name.toLowerCase();
+  const name = normalizeZoneName(decoded);
+  return zoneNameProblem(name) === null ? name : null;
 }
 
 /**
