@@ -60,7 +60,8 @@ export function zoneSummary(d: StoredDomain, facts: ZoneFacts) {
   // Every change to a zone goes out by NOTIFY at once: its serial is the one last notified.
   const serial = d.serial >>> 0;
   return {
-    account: '',
+    // PowerDNS's free label of a zone's owner: our domains' display group (Linode's "group").
+    account: d.displayGroup,
     catalog: '',
     dnssec: facts.dnssec,
     edited_serial: serial,

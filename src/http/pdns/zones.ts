@@ -91,8 +91,9 @@ function newZoneRrsets(body: Static<typeof CreateZoneBody>, zone: string): Rrset
 async function createDomain(ctx: PdnsContext, actor: Actor, body: Static<typeof CreateZoneBody>, zone: string, changes: readonly RrsetChange[]) {
   const kind = domainKind(body.kind);
   try {
-    if (kind === 'slave') return await ctx.services.domains.create(actor, { domain: zone, kind, masterIps: body.masters ?? [] });
-    return await ctx.services.domains.create(actor, { domain: zone, kind, soaEmail: `hostmaster@${zone}`, ...soaSettings(changes) });
+    const group = body.account === undefined ? {} : { displayGroup: body.account };
+    if (kind === 'slave') return await ctx.services.domains.create(actor, { domain: zone, kind, masterIps: body.masters ?? [], ...group });
+    return await ctx.services.domains.create(actor, { domain: zone, kind, soaEmail: `hostmaster@${zone}`, ...soaSettings(changes), ...group });
   } catch (e) {
     if (e instanceof ConflictError && e.field === 'domain') throw new PdnsError(409, `Domain '${canonical(zone)}' already exists: ${e.message}`);
     throw e;
@@ -136,11 +137,12 @@ function putZone(app: FastifyInstance, ctx: PdnsContext): void {
   typed(app).put(ZONE, { schema: { params: ZoneParams, body: UpdateZoneBody } }, async (req, reply) => {
     const actor = ctx.actor(req);
     const d = await zoneById(ctx, actor, req.params.zone_id);
-    const { kind, masters, dnssec } = req.body;
+    const { kind, masters, dnssec, account } = req.body;
     const next = kind === undefined ? d.kind : domainKind(kind);
     const patch = {
       ...(next !== d.kind ? { kind: next, ...(next === 'master' && d.soaEmail === '' ? { soaEmail: `hostmaster@${d.domain}` } : {}) } : {}),
       ...(masters !== undefined ? { masterIps: masters } : {}),
+      ...(account !== undefined && account !== d.displayGroup ? { displayGroup: account } : {}),
     };
     if (Object.keys(patch).length > 0) await ctx.services.domains.update(actor, d.id, patch);
     if (dnssec !== undefined && next === 'master') await ctx.services.dnssec.set(actor, d.id, { enabled: dnssec });
