@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dig, rrs } from '../dns/support.js';
 import { peers } from '../support/peers.js';
+import { prng } from '../support/random.js';
 import { rawRequest } from '../support/raw-http.js';
 import { startTestServer, v3, type TestServer } from '../support/server.js';
 import { call } from '../v1/support.js';
@@ -280,6 +281,37 @@ describe('hostile requests', () => {
     expect((await pdns(server.base, otherKey, 'GET', '~/zones')).body.map((z: any) => z.name)).not.toContain('mine.example.');
     expect((await pdns(server.base, otherKey, 'GET', '~/search-data?q=*mine*')).body).toEqual([]);
     expect(await rrsetLines(server.base, key, 'mine.example')).toEqual(['www.mine.example. A 3600 192.0.2.1']);
+  });
+
+  it('answers seeded random mutations of real requests with a 2xx or 4xx {"error"}, never a 5xx', async () => {
+    await pdnsZone(server.base, key, 'fuzz.example', { rrsets: [rrset('www.fuzz.example.', 'A', ['192.0.2.1'])] });
+    const seed = 31;
+    const random = prng(seed);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
+    const odd = [null, true, 0, -1, 1e300, '', 'x'.repeat(300), '.', '..', '\u0000', '*', [], {}, [null], { a: 1 }, '192.0.2.1', '"q"', 'fuzz.example.', '\\# 4 c0000201'];
+    const mutate = (v: unknown): unknown => {
+      if (random() < 0.15) return pick(odd);
+      if (Array.isArray(v)) return v.map(mutate);
+      if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(() => random() > 0.1).map(([k, x]) => [k, mutate(x)]));
+      return v;
+    };
+    const patch = { rrsets: [rrset('a.fuzz.example.', 'TXT', ['"t"']), { name: 'www.fuzz.example.', type: 'A', changetype: 'DELETE' }, rrset('fuzz.example.', 'MX', ['10 mx.example.net.'])] };
+    const zone = { name: 'new-fuzz.example.', kind: 'Native', nameservers: ['ns.example.net.'], masters: [], account: '', rrsets: [rrset('x.new-fuzz.example.', 'A', ['192.0.2.2'])] };
+    for (let i = 0; i < 150; i++) {
+      const [method, path, body] = pick([
+        ['PATCH', '~/zones/fuzz.example.', patch],
+        ['POST', '~/zones', zone],
+        ['PUT', '~/zones/fuzz.example.', { kind: 'Native', masters: [], account: 'a', dnssec: false }],
+        ['POST', '~/tsigkeys', { name: 'fuzz.key', algorithm: 'hmac-sha256', key: Buffer.alloc(32, 1).toString('base64') }],
+        ['POST', '~/zones/fuzz.example./cryptokeys', { keytype: 'csk', active: false, algorithm: 'ED25519' }],
+      ] as const);
+      const r = await pdns(server.base, key, method, path, mutate(body));
+      expect(r.status, `seed ${seed}, request ${i}: ${method} ${path}: ${r.text}`).toBeLessThan(500);
+      if (r.status >= 400) expect(Object.keys(r.body ?? {}), r.text).toEqual(['error']);
+      // Whatever was made is removed, so the next request meets the same state.
+      if (r.status === 201 && path === '~/zones') await pdns(server.base, key, 'DELETE', `~/zones/${r.body.id}`);
+      if (r.status === 201 && path === '~/tsigkeys') await pdns(server.base, key, 'DELETE', `~/tsigkeys/${r.body.id}`);
+    }
   });
 
   it('answers 401 {"error"} without a key or with a wrong one', async () => {
