@@ -1,6 +1,6 @@
 /** Domains (zones and mirrors): their settings, serials, and the locks that queue writers on one zone. */
 import type { Kysely, Selectable } from 'kysely';
-import type { DomainData, DomainKind, DomainStatus, StoredDomain } from '../model/domain.js';
+import type { DomainData, DomainKind, DomainStatus, PrimaryKind, StoredDomain } from '../model/domain.js';
 import type { TsigKeyRef } from '../model/tsig-key.js';
 import { countRows, num, raisedSerial } from './columns.js';
 import type { DialectSql } from './dialect-sql.js';
@@ -68,6 +68,7 @@ function toDomain(row: Selectable<DomainsTable>): StoredDomain {
     displayGroup: row.display_group,
     masterTsig: row.master_tsig ? (JSON.parse(row.master_tsig) as TsigKeyRef) : null,
     masterTls: num(row.master_tls) === 1,
+    primaryKind: row.primary_kind as PrimaryKind,
     serial: num(row.serial),
   };
 }
@@ -88,6 +89,7 @@ function domainColumns(d: DomainData) {
     display_group: d.displayGroup,
     master_tsig: d.masterTsig && JSON.stringify(d.masterTsig),
     master_tls: d.masterTls ? 1 : 0,
+    primary_kind: d.primaryKind,
   };
 }
 

@@ -45,6 +45,8 @@ export interface DomainsTable {
   master_tsig: string | null;
   /** 1: a zone mirror asks its masters over TLS. */
   master_tls: number;
+  /** 'native' or 'master': the kind a master domain was given through the PowerDNS API. */
+  primary_kind: string;
   serial: number;
   created_at: number;
   updated_at: number;

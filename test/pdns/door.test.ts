@@ -111,9 +111,10 @@ describe('zones', () => {
     expect((await pdns(server.base, key, 'GET', '~/zones/mirror.example.')).body.masters).toEqual(['192.0.2.54']);
   });
 
-  it("keeps a zone's account as its display group (Linode's group), set by POST and PUT", async () => {
-    expect((await pdnsZone(server.base, key, 'account.example', { account: 'team-a' })).account).toBe('team-a');
-    expect((await pdns(server.base, key, 'PUT', '~/zones/account.example.', { account: 'team-b', kind: 'Master' })).status).toBe(204);
+  it("keeps a zone's kind (Native or Master) and its account, our display group (Linode's group), set by POST and PUT", async () => {
+    expect((await pdnsZone(server.base, key, 'account.example', { account: 'team-a', kind: 'Master' })).account).toBe('team-a');
+    expect((await pdns(server.base, key, 'GET', '~/zones/account.example.')).body.kind).toBe('Master');
+    expect((await pdns(server.base, key, 'PUT', '~/zones/account.example.', { account: 'team-b', kind: 'Native' })).status).toBe(204);
     expect((await pdns(server.base, key, 'GET', '~/zones?zone=account.example.')).body[0]).toMatchObject({ account: 'team-b', kind: 'Native' });
     expect((await v3(server.base, { api_action: 'domain.list', api_key: key, DomainID: await domainId('account.example') })).DATA[0].LPM_DISPLAYGROUP).toBe('team-b');
     expect((await pdns(server.base, key, 'PUT', '~/zones/account.example.', { account: 'x'.repeat(51) })).status).toBe(422);

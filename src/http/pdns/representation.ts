@@ -48,11 +48,8 @@ export interface ZoneFacts {
   lastCheck: number | null;
 }
 
-/**
- * The kind PowerDNS would give it: a zone mirror is a Slave; a master zone is Native (PowerDNS's own default
- * kind for zones it serves from its database; we send NOTIFY for every zone all the same).
- */
-export const kindOf = (d: StoredDomain): 'Native' | 'Slave' => (d.kind === 'slave' ? 'Slave' : 'Native');
+/** PowerDNS's kind of a zone: a zone mirror is a Slave; a domain Native or Master as it was declared (both serve and notify alike). */
+export const kindOf = (d: StoredDomain): 'Native' | 'Master' | 'Slave' => (d.kind === 'slave' ? 'Slave' : d.primaryKind === 'master' ? 'Master' : 'Native');
 
 /** A zone as the zone list shows it (no RRsets). */
 export function zoneSummary(d: StoredDomain, facts: ZoneFacts) {

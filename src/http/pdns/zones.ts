@@ -5,7 +5,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { StoredDomain } from '../../model/domain.js';
+import type { PrimaryKind, StoredDomain } from '../../model/domain.js';
 import { ConflictError } from '../../model/errors.js';
 import { emailOfRname, SOA_TYPE, type Soa } from '../../model/records/index.js';
 import { zoneFile } from '../../model/zonefile.js';
@@ -61,11 +61,11 @@ function getZone(app: FastifyInstance, ctx: PdnsContext): void {
   });
 }
 
-/** PowerDNS's zone kinds: Native and Master are our master zones, Slave a zone mirror. */
-function domainKind(kind: string): 'master' | 'slave' {
+/** PowerDNS's zone kinds: Native and Master are our domains (the kind kept as declared), Slave a zone mirror. */
+function kindsOf(kind: string): { kind: 'master'; primaryKind: PrimaryKind } | { kind: 'slave' } {
   const k = kind.toLowerCase();
-  if (k === 'native' || k === 'master') return 'master';
-  if (k === 'slave') return 'slave';
+  if (k === 'native' || k === 'master') return { kind: 'master', primaryKind: k };
+  if (k === 'slave') return { kind: 'slave' };
   throw unprocessable(`ZoneKind '${kind}' is not supported (zonehost serves Native, Master and Slave zones)`);
 }
 
@@ -89,11 +89,11 @@ function newZoneRrsets(body: Static<typeof CreateZoneBody>, zone: string): Rrset
 
 /** The domain, made; a name taken (by anyone) is PowerDNS's 409. */
 async function createDomain(ctx: PdnsContext, actor: Actor, body: Static<typeof CreateZoneBody>, zone: string, changes: readonly RrsetChange[]) {
-  const kind = domainKind(body.kind);
+  const kinds = kindsOf(body.kind);
   try {
     const group = body.account === undefined ? {} : { displayGroup: body.account };
-    if (kind === 'slave') return await ctx.services.domains.create(actor, { domain: zone, kind, masterIps: body.masters ?? [], ...group });
-    return await ctx.services.domains.create(actor, { domain: zone, kind, soaEmail: `hostmaster@${zone}`, ...soaSettings(changes), ...group });
+    if (kinds.kind === 'slave') return await ctx.services.domains.create(actor, { domain: zone, ...kinds, masterIps: body.masters ?? [], ...group });
+    return await ctx.services.domains.create(actor, { domain: zone, ...kinds, soaEmail: `hostmaster@${zone}`, ...soaSettings(changes), ...group });
   } catch (e) {
     if (e instanceof ConflictError && e.field === 'domain') throw new PdnsError(409, `Domain '${canonical(zone)}' already exists: ${e.message}`);
     throw e;
@@ -105,7 +105,7 @@ function createZone(app: FastifyInstance, ctx: PdnsContext): void {
     const actor = ctx.actor(req);
     const zone = absoluteOf(req.body.name).toLowerCase();
     // Every RRset is checked before the zone is made, so a bad one makes nothing.
-    const changes = domainKind(req.body.kind) === 'master' ? newZoneRrsets(req.body, zone) : [];
+    const changes = kindsOf(req.body.kind).kind === 'master' ? newZoneRrsets(req.body, zone) : [];
     const created = await createDomain(ctx, actor, req.body, zone, changes);
     // The SOA given became the domain's settings; the rest are records.
     const records = changes.filter((c) => c.type !== SOA_TYPE.type);
@@ -138,9 +138,11 @@ function putZone(app: FastifyInstance, ctx: PdnsContext): void {
     const actor = ctx.actor(req);
     const d = await zoneById(ctx, actor, req.params.zone_id);
     const { kind, masters, dnssec, account } = req.body;
-    const next = kind === undefined ? d.kind : domainKind(kind);
+    const kinds = kind === undefined ? { kind: d.kind } : kindsOf(kind);
+    const next = kinds.kind;
     const patch = {
-      ...(next !== d.kind ? { kind: next, ...(next === 'master' && d.soaEmail === '' ? { soaEmail: `hostmaster@${d.domain}` } : {}) } : {}),
+      ...kinds,
+      ...(next !== d.kind && next === 'master' && d.soaEmail === '' ? { soaEmail: `hostmaster@${d.domain}` } : {}),
       ...(masters !== undefined ? { masterIps: masters } : {}),
       ...(account !== undefined && account !== d.displayGroup ? { displayGroup: account } : {}),
     };
