@@ -8,7 +8,7 @@
  */
 import type { StoredDomain } from '../../model/domain.js';
 import { keyOf } from '../../model/labels.js';
-import { checkRecord, fromPdns, recordType, SOA_TYPE, toPdns, toV1, type RecordData, type RecordFields, type StoredRecord } from '../../model/records/index.js';
+import { checkRecord, fromPdns, recordType, SOA_TYPE, toPdns, toV1, type RecordData, type RecordFields, type RecordType, type StoredRecord } from '../../model/records/index.js';
 import { defaultTtl, soaOf } from '../../model/zone.js';
 import { dataKey } from '../../model/zone-rules.js';
 import type { ChangeItem } from '../../services/bulk-changes.js';
@@ -56,14 +56,12 @@ export function checkRrsets(bodies: readonly RrsetBody[], zone: string, patch: b
       if (body.comments === undefined) throw unprocessable(`${label(body)}: no records or comments given`);
       return { owner, type, records: null };
     }
-    return { owner, type, records: recordsOf(body, owner, zone) };
+    return { owner, type, records: recordsOf(body, t, owner, zone) };
   });
 }
 
 /** The records a REPLACE wants, each parsed and checked; a 422 naming the RRset for the first problem. */
-function recordsOf(body: RrsetBody, owner: string, zone: string): RecordData[] {
-  const t = recordType(body.type);
-  if (!t) throw unprocessable(`${label(body)}: unknown type given`);
+function recordsOf(body: RrsetBody, t: RecordType, owner: string, zone: string): RecordData[] {
   const records = body.records ?? [];
   if (records.length > 0 && body.ttl === undefined) throw unprocessable(`${label(body)}: Key 'ttl' not present or not an Integer`);
   const keys = new Set<string>();
