@@ -1,7 +1,8 @@
 /**
  * API throughput and latency (issue 8, item 1): record create, record list (1000-record zone) and domain
- * list (101 zones) at 10 connections, through interfaces A and B on SQLite and on PostgreSQL, against
- * PowerDNS Authoritative's HTTP API doing the same (RRset PATCH, zone GET, zone list). Only successful
+ * list (101 zones) at 10 connections, through interfaces A and B and the PowerDNS door (the same RRset PATCH,
+ * zone GET and zone list PowerDNS gets; issue 31) on SQLite and on PostgreSQL, against PowerDNS
+ * Authoritative's HTTP API doing the same. Only successful
  * operations count towards requests/s; failures are counted on their own.
  *
  * All systems run at once, and each operation is measured in rounds that take turns between them, with
@@ -10,7 +11,7 @@
  */
 import { postgresSchema, table, tempDir, type BenchOptions } from '../support.js';
 import { load, type Measure } from './load.js';
-import { startPowerDns, startZonehost, type Case, type Operation, type System } from './systems.js';
+import { PDNS_DOOR, startPowerDns, startZonehost, type Case, type Operation, type System } from './systems.js';
 
 export const CONNECTIONS = 10;
 const OPERATIONS: Operation[] = ['domain list', 'record list', 'record create'];
@@ -90,7 +91,7 @@ export async function apiBenchmark(opts: BenchOptions, log: (line: string) => vo
     const rows: string[][] = [];
     for (const operation of [...OPERATIONS].reverse()) {
       const ref = results.get(`PowerDNS/${operation}/HTTP API`);
-      for (const via of ['A', 'B']) {
+      for (const via of ['A', 'B', PDNS_DOOR]) {
         const [s, p] = [results.get(`SQLite/${operation}/${via}`), results.get(`PostgreSQL/${operation}/${via}`)];
         if (s || p) rows.push([operation, via, ...fmt(s), ...fmt(p), ...fmt(ref), ratio(s, ref), ratio(p, ref)]);
       }

@@ -2,7 +2,8 @@
  * The systems the API benchmark loads: zonehost (the built CLI, on SQLite or PostgreSQL) and PowerDNS
  * Authoritative with its SQLite backend. Each is started on loopback and seeded with the same data: one
  * zone of 1000 A records ("list.example"), 100 small zones (101 zones in all); record creates go to
- * "zone-000.example" (zonehost's interface B: "zone-001.example").
+ * "zone-000.example" (zonehost's interface B: "zone-001.example", its PowerDNS door: "zone-002.example").
+ * zonehost's PowerDNS door answers the very requests PowerDNS does (zone list, zone GET, RRset PATCH).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ export type Operation = 'record create' | 'record list' | 'domain list';
 
 export interface Case {
   operation: Operation;
-  /** Interface: A or B for zonehost, the HTTP API for PowerDNS. */
+  /** Interface: A, B or the PowerDNS door for zonehost, the HTTP API for PowerDNS. */
   via: string;
   request: LoadRequest;
   /** Whether a response is a success as the client sees it (interface A reports errors with HTTP 200). */
@@ -103,6 +104,7 @@ export async function startZonehost(db: string): Promise<System> {
     });
     // Each interface creates in a zone of its own, so neither pays for the records the other added.
     const [createIdA, createIdB] = [ids.get(0) as number, ids.get(1) as number];
+    const createPdns = zoneName(2);
     const listed = ((await v3({ api_action: 'domain.resource.list', api_key: key, DomainID: listId })) as unknown[]).length;
     if (listed < LIST_RECORDS) throw new Error(`seeding: interface A lists ${listed} records of list.example, expected ${LIST_RECORDS}`);
 
@@ -151,12 +153,50 @@ export async function startZonehost(db: string): Promise<System> {
         },
       );
     }
+    cases.push(...(await pdnsDoorCases(url, key, createPdns, notes)));
     return { url, cases, notes, stop: () => child.stop() };
   } catch (e) {
     await child.stop();
     throw e;
   }
 }
+
+/** The PowerDNS API's three requests, as PowerDNS itself gets them below, answered by zonehost's PowerDNS door. */
+function pdnsCases(headers: Record<string, string>, createZone: string, via: string): Case[] {
+  const ok2xx = (status: number) => status >= 200 && status < 300;
+  const next = counter();
+  return [
+    { operation: 'domain list', via, request: { method: 'GET', path: '/api/v1/servers/localhost/zones', headers }, ok: ok2xx },
+    { operation: 'record list', via, request: { method: 'GET', path: '/api/v1/servers/localhost/zones/list.example.', headers }, ok: ok2xx },
+    {
+      operation: 'record create',
+      via,
+      request: {
+        method: 'PATCH',
+        path: `/api/v1/servers/localhost/zones/${createZone}.`,
+        headers,
+        body: () => JSON.stringify({ rrsets: [{ name: `c${next()}.${createZone}.`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.1', disabled: false }] }] }),
+      },
+      ok: ok2xx,
+    },
+  ];
+}
+
+/** The PowerDNS door's cases, once its zone GET shows the 1000 records; none (with a note) where the build has no such door. */
+async function pdnsDoorCases(url: string, key: string, createZone: string, notes: string[]): Promise<Case[]> {
+  const headers = { 'x-api-key': key, 'content-type': 'application/json' };
+  const probe = await fetch(`${url}/api/v1/servers/localhost/zones/list.example.`, { headers });
+  if (probe.status !== 200) {
+    notes.push(`the PowerDNS door (/api/v1) is not served by this build (HTTP ${probe.status}): its cases are left out`);
+    return [];
+  }
+  const listed = ((await probe.json()) as { rrsets: { type: string }[] }).rrsets.filter((s) => s.type === 'A').length;
+  if (listed < LIST_RECORDS) throw new Error(`seeding: the PowerDNS door shows ${listed} A RRsets in list.example, expected ${LIST_RECORDS}`);
+  return pdnsCases(headers, createZone, PDNS_DOOR);
+}
+
+/** The column of the PowerDNS door's rows. */
+export const PDNS_DOOR = 'PowerDNS door';
 
 const PDNS_SCHEMAS = ['/usr/share/doc/pdns-backend-sqlite3/schema.sqlite3.sql', '/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql'];
 
@@ -171,9 +211,10 @@ export interface PowerDns {
 
 /**
  * PowerDNS Authoritative (Debian's pdns-server + pdns-backend-sqlite3, default settings, its API on) with an
- * empty SQLite database in a temporary directory, once its API answers; or why it cannot run here.
+ * empty SQLite database in a temporary directory, once its API answers; or why it cannot run here. `extraArgs`
+ * are more settings (test/pdns/compare.test.ts turns on the backend's DNSSEC, which the benchmark leaves off).
  */
-export async function spawnPowerDns(): Promise<PowerDns | { skipped: string }> {
+export async function spawnPowerDns(extraArgs: string[] = []): Promise<PowerDns | { skipped: string }> {
   const schema = PDNS_SCHEMAS.find((p) => existsSync(p));
   if (!haveProgram('pdns_server') || !schema) return { skipped: 'PowerDNS is not installed (apt-get install pdns-server pdns-backend-sqlite3)' };
   const dir = tempDir('zonehost-bench-pdns-');
@@ -187,7 +228,7 @@ export async function spawnPowerDns(): Promise<PowerDns | { skipped: string }> {
     '--no-config', '--daemon=no', '--guardian=no', '--disable-syslog', '--write-pid=no', `--socket-dir=${dir.path}`,
     '--launch=gsqlite3', `--gsqlite3-database=${dbFile}`, '--local-address=127.0.0.1', `--local-port=${dns}`,
     '--api=yes', `--api-key=${apiKey}`, '--webserver=yes', '--webserver-address=127.0.0.1', `--webserver-port=${web}`,
-    '--webserver-allow-from=127.0.0.0/8', '--loglevel=3',
+    '--webserver-allow-from=127.0.0.0/8', '--loglevel=3', ...extraArgs,
   ]);
   const url = `http://127.0.0.1:${web}`;
   const stop = async () => {
@@ -221,25 +262,7 @@ export async function startPowerDns(): Promise<System | { skipped: string }> {
     });
     await inParallel(range(SMALL_ZONES), 1, (i) => createZone(zoneName(i)));
 
-    const ok2xx = (status: number) => status >= 200 && status < 300;
-    const next = counter();
-    const create = zoneName(0);
-    const cases: Case[] = [
-      { operation: 'domain list', via: 'HTTP API', request: { method: 'GET', path: '/api/v1/servers/localhost/zones', headers }, ok: ok2xx },
-      { operation: 'record list', via: 'HTTP API', request: { method: 'GET', path: '/api/v1/servers/localhost/zones/list.example.', headers }, ok: ok2xx },
-      {
-        operation: 'record create',
-        via: 'HTTP API',
-        request: {
-          method: 'PATCH',
-          path: `/api/v1/servers/localhost/zones/${create}.`,
-          headers,
-          body: () => JSON.stringify({ rrsets: [{ name: `c${next()}.${create}.`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.1', disabled: false }] }] }),
-        },
-        ok: ok2xx,
-      },
-    ];
-    return { url, cases, notes: [], stop };
+    return { url, cases: pdnsCases(headers, zoneName(0), 'HTTP API'), notes: [], stop };
   } catch (e) {
     await stop();
     throw e;

@@ -1,4 +1,4 @@
-/** The HTTP side: one Fastify app serving interface A at / and /api/, interface B at /v1/, the Linode API v4 door at /v4/. */
+/** The HTTP side: one Fastify app serving interface A at / and /api/, interface B at /v1/, the PowerDNS door at /api/v1/, the Linode API v4 door at /v4/. */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { METHODS, type ServerOptions } from 'node:http';
 import type { TlsFiles } from '../config.js';
@@ -11,6 +11,8 @@ import { isV3Target, v3ClientErrorResponse, v3LimitedReply, v3Routes } from './v
 import { isV1Path, v1Routes } from './v1/plugin.js';
 import { v4LimitedReply } from './v4/errors.js';
 import { isV4Path, v4Routes } from './v4/plugin.js';
+import { answerDiscovery, isDiscovery, isPdnsPath, pdnsRoutes } from './pdns/plugin.js';
+import { pdnsLimitedReply } from './pdns/errors.js';
 import { problem, v1LimitedReply } from './v1/problem.js';
 import { redactTarget, requestLogSerializers } from './log.js';
 import { installMetrics } from './metrics.js';
@@ -63,13 +65,15 @@ function clientError(err: Error & { code?: string; rawPacket?: unknown }, socket
   if (target === undefined || isV3Target(target)) response = v3ClientErrorResponse(target ?? '');
   else {
     const [status, text] = err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : [400, 'Bad Request'];
-    // Interface B answers in problem+json even here (an unknown method, say), the v4 door in Linode's errors.
+    // Interface B answers in problem+json even here (an unknown method, say), the v4 door in Linode's errors, the PowerDNS door in its `{"error"}`.
     const unreadable = 'The request could not be read (unknown method, malformed request line or headers too large).';
     const [type, body] = isV1Path(target)
       ? ['application/problem+json', JSON.stringify(problem(status, unreadable))]
       : isV4Path(target)
         ? ['application/json', JSON.stringify({ errors: [{ reason: unreadable }] })]
-        : ['application/json', JSON.stringify({ error: text, message: 'Client Error', statusCode: status })];
+        : isPdnsPath(target)
+          ? ['application/json', JSON.stringify({ error: text })]
+          : ['application/json', JSON.stringify({ error: text, message: 'Client Error', statusCode: status })];
     response = `HTTP/1.1 ${status} ${text}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
   }
   if (socket.writable) socket.end(response);
@@ -131,7 +135,7 @@ export async function buildApp(services: Services, opts: HttpOptions): Promise<F
   });
   app.addHook('onClose', async () => clearTimeout(forceClose));
 
-  installRateLimits(app, opts.rateLimits ?? DEFAULT_RATE_LIMITS, (req) => (isV1Path(req.url) ? v1LimitedReply : isV4Path(req.url) ? v4LimitedReply : v3LimitedReply));
+  installRateLimits(app, opts.rateLimits ?? DEFAULT_RATE_LIMITS, (req) => (isV1Path(req.url) ? v1LimitedReply : isV4Path(req.url) ? v4LimitedReply : isPdnsPath(req.url) ? pdnsLimitedReply : v3LimitedReply));
   // Before the routes are registered, so that every route's answers are counted.
   installMetrics(app, services.metrics);
 
@@ -143,7 +147,9 @@ export async function buildApp(services: Services, opts: HttpOptions): Promise<F
   });
   app.get('/healthz', async () => ({ status: 'ok' }));
   await app.register(v3Routes(services), { prefix: '/' });
-  await app.register(v3Routes(services), { prefix: '/api' });
+  // GET /api is also where PowerDNS clients ask for the API's versions (the PowerDNS door, at /api/v1).
+  await app.register(v3Routes(services, { matches: isDiscovery, answer: answerDiscovery }), { prefix: '/api' });
+  await app.register(pdnsRoutes(services));
   // Interface B at /v1 and its documentation page at /docs.
   await app.register(v1Routes(services));
   // The Linode API v4 door at /v4.

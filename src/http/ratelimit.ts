@@ -1,7 +1,7 @@
 /**
- * Request-rate limits, per client address and per presented API key, on both interfaces. Each interface
- * answers in its own format: interface A an envelope with code 14, interface B a 429 problem; both
- * with HTTP 429 and Retry-After.
+ * Request-rate limits, per client address and per presented API key, on every HTTP door. Each door answers in
+ * its own format: interface A an envelope with code 14, interface B a 429 problem, the PowerDNS door
+ * `{"error"}`; all with HTTP 429 and Retry-After.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
@@ -34,7 +34,9 @@ function presentedKey(req: FastifyRequest): string | undefined {
     const entry = Object.entries(source as Record<string, unknown>).find(([k]) => k.toLowerCase() === 'api_key');
     return typeof entry?.[1] === 'string' && entry[1] !== '' ? entry[1] : undefined;
   };
-  return bearerCredential(req) ?? fromArgs(req.query) ?? fromArgs(req.body) ?? basicCredentials(req)[0];
+  // X-API-Key: the PowerDNS door's header.
+  const header = req.headers['x-api-key'];
+  return bearerCredential(req) ?? (typeof header === 'string' && header !== '' ? header : undefined) ?? fromArgs(req.query) ?? fromArgs(req.body) ?? basicCredentials(req)[0];
 }
 
 export function installRateLimits(app: FastifyInstance, limits: RateLimits, answer: (req: FastifyRequest) => LimitedReply): void {

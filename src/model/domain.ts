@@ -6,6 +6,15 @@ import { roundTtl, ttlProblem } from './ttl.js';
 
 export type DomainKind = 'master' | 'slave';
 
+/**
+ * How a master domain was declared through the PowerDNS API: PowerDNS's two kinds of a zone it is the primary
+ * of, Native (replicated by other means) and Master (sends NOTIFY). zonehost serves and notifies both alike;
+ * the kind is kept so that the PowerDNS door answers what a client set (Terraform replaces a zone whose kind
+ * reads back otherwise).
+ */
+export type PrimaryKind = 'native' | 'master';
+export const PRIMARY_KINDS: readonly PrimaryKind[] = ['native', 'master'];
+
 /** Interface A's numeric status: 0 disabled, 1 active, 2 edit mode (served like active). */
 export type DomainStatus = 0 | 1 | 2;
 export const DOMAIN_STATUSES: readonly DomainStatus[] = [0, 1, 2];
@@ -52,6 +61,8 @@ export interface DomainData {
   masterTls: boolean;
   /** Labels for the owner's own grouping (Linode API v4's `tags`), sorted, without duplicates; nothing else reads them. */
   tags: string[];
+  /** The PowerDNS API's kind of a master domain (see PrimaryKind). */
+  primaryKind: PrimaryKind;
 }
 
 export interface StoredDomain extends DomainData {
@@ -74,6 +85,7 @@ export const DOMAIN_DEFAULTS: Omit<DomainData, 'domain' | 'kind'> = {
   masterTsig: null,
   masterTls: false,
   tags: [],
+  primaryKind: 'native',
 };
 
 /** A domain as the audit trail keeps it: a mirror's master key by name and algorithm, never its secret. */
@@ -113,6 +125,7 @@ export function checkDomain(d: DomainData): Problems {
     else d[field] = roundTtl(d[field]);
   }
   if (!DOMAIN_STATUSES.includes(d.status)) p.add('status', 'The status must be 0 (disabled), 1 (active) or 2 (edit mode).');
+  if (!PRIMARY_KINDS.includes(d.primaryKind)) p.add('primaryKind', 'The kind of a master zone must be native or master.');
   for (const field of ['masterIps', 'axfrIps'] as const) {
     const label = field === 'masterIps' ? 'master' : 'AXFR';
     for (const ip of d[field]) if (!isIPAddress(ip)) p.add(field, `'${ip}' in the ${label} IP list is not an IPv4 or IPv6 address.`);

@@ -19,7 +19,7 @@ export interface Actor {
    */
   key?: { id: number; scope: KeyScope; expiresAt: number | null };
   /** 'system': the server itself, e.g. a timed DNSSEC step (the zone owner's account, for the audit trail). */
-  iface: 'v3' | 'v1' | 'v4' | 'cli' | 'dns' | 'system';
+  iface: 'v3' | 'v1' | 'v4' | 'pdns' | 'cli' | 'dns' | 'system';
   /** Client address as the HTTP layer determined it. */
   remoteAddr: string;
 }

@@ -80,9 +80,16 @@ export class BulkChangeService {
   /**
    * Applies `items` to the actor's master domain `domainId`, all or none: throws ChangesRejected (nothing
    * written) when any item or the zone as the items leave it breaks a rule. Returns each item's outcome in
-   * order and the zone's serial afterwards (unchanged for an empty list).
+   * order and the zone's serial afterwards (unchanged for an empty list). `items` may be made from the zone's
+   * records as read under the domain's lock (a door that names RRsets rather than record ids: PowerDNS's PATCH),
+   * so no other write comes between the read they are made from and their write.
    */
-  async apply(actor: Actor, domainId: number, items: readonly ChangeItem[], opts: ChangeOptions = {}): Promise<{ outcomes: ChangeOutcome[]; serial: number }> {
+  async apply(
+    actor: Actor,
+    domainId: number,
+    itemsOf: readonly ChangeItem[] | ((stored: readonly StoredRecord[], domain: StoredDomain) => readonly ChangeItem[]),
+    opts: ChangeOptions = {},
+  ): Promise<{ outcomes: ChangeOutcome[]; serial: number }> {
     const { value, serial } = await this.writer.write(actor, async (tx, now) => {
       const domain = await this.domains.locked(tx, actor, domainId);
       if (domain.kind !== 'master') {
@@ -91,8 +98,9 @@ export class BulkChangeService {
       const scope = scopeOf(actor);
       checkWrite(scope);
       await opts.precondition?.(domain, tx);
-      if (items.length === 0) return { value: { outcomes: [] as ChangeOutcome[], serial: domain.serial }, change: null, journal: [] };
       const stored = await tx.listRecords(domain.id);
+      const items = typeof itemsOf === 'function' ? itemsOf(stored, domain) : itemsOf;
+      if (items.length === 0) return { value: { outcomes: [] as ChangeOutcome[], serial: domain.serial }, change: null, journal: [] };
       const judged = this.judge(domain, stored, items, opts);
       // The key's scope is one rule for the whole list (403), not a problem of one item.
       for (const r of [...judged.remove.map((x) => x.before), ...judged.change.flatMap((x) => [x.before, x.after]), ...judged.add.map((x) => x.rec)]) {

@@ -117,6 +117,19 @@ export class DnssecService {
   }
 
   /**
+   * The DNSSEC status of each of `domains` (the actor's, as `domains.list` gave them; others are left out), read
+   * in one query: a zone list that says which zones are signed, whatever their number.
+   */
+  async statuses(actor: Actor, domains: readonly StoredDomain[]): Promise<Map<number, DnssecStatus>> {
+    const mine = new Set(domains.filter((d) => d.accountId === actor.accountId).map((d) => d.id));
+    const out = new Map<number, DnssecStatus>();
+    if (mine.size === 0) return out;
+    const { zones } = await this.store.dnssecOfDomains(Math.min(...mine), Math.max(...mine));
+    for (const z of zones) if (mine.has(z.domainId)) out.set(z.domainId, z.status);
+    return out;
+  }
+
+  /**
    * Turns signing on or off; idempotent. On: a zone that is off gets a new active key at once; one being
    * turned off is signed again with the keys it has. Off: CDS/CDNSKEY say delete and the keys go on signing
    * until the timer turns the zone off. The algorithm of a signed zone changes by a rollover only.

@@ -71,6 +71,8 @@ export class Services {
   readonly aliases: AliasService;
   /** New domains made from existing zones: a clone of one of the account's, an import by AXFR. */
   readonly copies: DomainCopyService;
+  /** The configured name servers: every master zone's SOA and apex NS (model/zone.ts's zoneContent). */
+  readonly nameservers: readonly string[];
 
   constructor(
     readonly store: Store,
@@ -86,6 +88,7 @@ export class Services {
     /** The passkeys' relying party and origins where the operator fixed them (--webauthn-rp-id, --webauthn-origin). */
     webauthn: WebAuthnOptions = {},
   ) {
+    this.nameservers = nameservers;
     this.writer = new ZoneWriter(store, this.bus, now);
     // One throttle: wrong codes count as wrong passwords do.
     const throttle = new LoginThrottle();

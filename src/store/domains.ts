@@ -1,6 +1,6 @@
 /** Domains (zones and mirrors): their settings, serials, and the locks that queue writers on one zone. */
 import type { Kysely, Selectable } from 'kysely';
-import type { DomainData, DomainKind, DomainStatus, StoredDomain } from '../model/domain.js';
+import type { DomainData, DomainKind, DomainStatus, PrimaryKind, StoredDomain } from '../model/domain.js';
 import type { Timestamps } from '../model/timestamps.js';
 import type { TsigKeyRef } from '../model/tsig-key.js';
 import { countRows, num, raisedSerial } from './columns.js';
@@ -73,6 +73,7 @@ function toDomain(row: Selectable<DomainsTable>): StoredDomain {
     masterTls: num(row.master_tls) === 1,
     // A database not yet migrated to 017 (a test of older migrations) has no tags.
     tags: JSON.parse(row.tags ?? '[]') as string[],
+    primaryKind: row.primary_kind as PrimaryKind,
     serial: num(row.serial),
   };
 }
@@ -94,6 +95,7 @@ function domainColumns(d: DomainData) {
     master_tsig: d.masterTsig && JSON.stringify(d.masterTsig),
     master_tls: d.masterTls ? 1 : 0,
     tags: JSON.stringify(d.tags),
+    primary_kind: d.primaryKind,
   };
 }
 

@@ -112,6 +112,8 @@ export interface DomainsTable {
   master_tls: number;
   /** JSON array of the domain's tags (Linode API v4's). */
   tags: Generated<string>;
+  /** 'native' or 'master': the kind a master domain was given through the PowerDNS API. */
+  primary_kind: string;
   serial: number;
   created_at: number;
   updated_at: number;

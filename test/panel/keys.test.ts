@@ -114,15 +114,10 @@ needsChromium.describe('keys page', { timeout: 120_000 }, () => {
     expect(await page.getByRole('row', { name: /monitoring/ }).innerText()).toContain('read-only');
   });
 
-  it("shows each API's base URL on this server and where the key goes", async () => {
-    // Still on the keys page, signed in, from the tests before.
-    const table = page.getByRole('table', { name: /Where to use a key/ });
-    const rows = await table.getByRole('row').allInnerTexts();
-    expect(rows.slice(1).map((r) => r.split('\t').map((c) => c.trim()))).toEqual([
-      ['zonehost API (interface B)', `${server.base}/v1/`, 'Authorization: Bearer <key>'],
-      ['Linode API v3 (interface A)', `${server.base}/api/`, 'api_key=<key>'],
-      ['Linode API v4', `${server.base}/v4/`, 'Authorization: Bearer <key>'],
-    ]);
+  it('shows the base URL of each API the keys work on, the PowerDNS API among them', async () => {
+    const table = page.getByRole('table', { name: 'Where to use a key: the base URL of each API' });
+    expect(await table.locator('tbody th').allInnerTexts()).toEqual(['Interface A (Linode API v3)', 'Interface B', 'PowerDNS API', 'Linode API v4']);
+    expect(await table.locator('tbody td:nth-of-type(1) code').allInnerTexts()).toEqual([`${server.base}/`, `${server.base}/v1`, `${server.base}/api/v1`, `${server.base}/v4`]);
   });
 
   it('logged no script errors, and the only failed request is the refused key', () => {

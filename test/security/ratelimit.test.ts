@@ -24,6 +24,17 @@ describe('request rate limits', () => {
     expect((await call(server.base, `api_action=test.echo&api_key=${other}`)).status).toBe(200);
   });
 
+  it("limits the PowerDNS door's requests per X-API-Key, answering 429 {\"error\"} with Retry-After", async () => {
+    server = await startTestServer({ rateLimits: { perAddress: 0, perKey: 2 } });
+    const { key } = await server.user('alice');
+    const zones = () => fetch(`${server?.base}/api/v1/servers/localhost/zones`, { headers: { 'x-api-key': key } });
+    for (let i = 0; i < 2; i++) expect((await zones()).status).toBe(200);
+    const res = await zones();
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await res.json()).toEqual({ error: 'Too many requests' });
+  });
+
   it('limits requests per client address, whatever the key', async () => {
     server = await startTestServer({ rateLimits: { perAddress: 2, perKey: 0 } });
     expect((await call(server.base, 'api_action=api.spec')).status).toBe(200);

@@ -350,3 +350,29 @@ describe('015_second_factors', () => {
     }
   });
 });
+
+describe('016_primary_kind', () => {
+  it("makes every domain an older release stored a Native one, and keeps the kind it is given", async () => {
+    const { url, cleanup } = freshDatabase();
+    try {
+      const db = await olderDatabase(url, '013_records_domain_check');
+      const domainId = await db.transaction().execute(async (trx) => {
+        const account = await opsOf(trx).createAccount('fay', 'hash', 1);
+        return (await oldDomain(trx, account.id, { domain: 'older.example', kind: 'master' })).id;
+      });
+      await db.destroy();
+      const store = await openStore(url);
+      try {
+        const before = await store.domainById(domainId);
+        if (!before) throw new Error('the older domain is gone');
+        expect(before.primaryKind).toBe('native');
+        await store.updateDomain(domainId, { ...before, primaryKind: 'master' }, 2);
+        expect((await store.domainById(domainId))?.primaryKind).toBe('master');
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await cleanup();
+    }
+  });
+});

@@ -73,8 +73,17 @@ function answerTransportFailure(err: FastifyError, req: FastifyRequest, reply: F
   return send(reply.code(200), refusal(queriedAction(req), message));
 }
 
-function routeCalls(app: FastifyInstance, services: Services): void {
-  const handler = (req: FastifyRequest, reply: FastifyReply) => answerCall(services, req, reply);
+/**
+ * Another door's answer to some requests at the same path (the PowerDNS door's version list at GET /api, which
+ * interface A's endpoint shares): `matches` picks them out, `answer` answers them.
+ */
+export interface SharedPath {
+  matches(req: FastifyRequest): boolean;
+  answer(reply: FastifyReply): FastifyReply;
+}
+
+function routeCalls(app: FastifyInstance, services: Services, shared: SharedPath | null): void {
+  const handler = (req: FastifyRequest, reply: FastifyReply) => (shared?.matches(req) ? shared.answer(reply) : answerCall(services, req, reply));
   // No automatic HEAD route: it would run the action (a HEAD could create a domain) and drop the answer.
   app.get('/', { exposeHeadRoute: false }, handler);
   app.post('/', handler);
@@ -86,10 +95,10 @@ function routeCalls(app: FastifyInstance, services: Services): void {
   });
 }
 
-export function v3Routes(services: Services): FastifyPluginAsync {
+export function v3Routes(services: Services, shared: SharedPath | null = null): FastifyPluginAsync {
   return async (app) => {
     await acceptFormBodies(app);
-    routeCalls(app, services);
+    routeCalls(app, services, shared);
     app.setErrorHandler(answerTransportFailure);
   };
 }

@@ -21,6 +21,8 @@ export const AAAA: RecordType = {
   address: true,
   v3: addressV3('AAAA', 6),
   v4: v4Columns(addressV3('AAAA', 6)),
+  // PowerDNS takes an IPv6 address written any way, and shows it in its shortest form.
+  pdns: { anyForm: true },
   v1Fields: {
     name: nameField,
     address: Type.String({ format: 'ipv6', description: 'IPv6 address; stored and shown in RFC 5952 canonical text (2001:DB8:0::1 becomes 2001:db8::1)' }),

@@ -8,7 +8,7 @@
  */
 import { decodeHexRest, hexField, nameField, parseAlgorithm, ttlField, uint16Field, uint8Field, validateHex, validateUint } from './common.js';
 import { parseHex, parseUint } from './presentation.js';
-import type { RecordType } from './types.js';
+import type { RecordFields, RecordType } from './types.js';
 
 /** The digest types whose digest length is known: SHA-1 (RFC 4034), SHA-256 (RFC 4509) and SHA-384 (RFC 6605). */
 const DIGESTS: Record<number, { name: string; bytes: number }> = { 1: { name: 'SHA-1', bytes: 20 }, 2: { name: 'SHA-256', bytes: 32 }, 4: { name: 'SHA-384', bytes: 48 } };
@@ -64,7 +64,9 @@ export function delegationSigner(type: string, code: number, description: string
     },
     decode: (r): DsFields => ({ key_tag: r.u16(), algorithm: r.u8(), digest_type: r.u8(), digest: decodeHexRest(r, 'the digest') }),
     // dig and named-compilezone split a long digest into groups of 56 digits; written whole, as kdig does.
-    present: (data) => `${Number(data.key_tag)} ${Number(data.algorithm)} ${Number(data.digest_type)} ${String(data.digest)}`,
+    present: presentDs,
+    // PowerDNS shows the digest in lower case.
+    pdns: { present: (data) => presentDs(data).toLowerCase() },
     parse: (tokens) => ({
       key_tag: parseUint(tokens[0], 65535, 'the key tag'),
       algorithm: parseAlgorithm(tokens[1]),
@@ -72,6 +74,11 @@ export function delegationSigner(type: string, code: number, description: string
       digest: parseHex(tokens.slice(3), 'the digest'),
     }),
   };
+}
+
+/** DS data in master-file form. */
+function presentDs(data: RecordFields): string {
+  return `${Number(data.key_tag)} ${Number(data.algorithm)} ${Number(data.digest_type)} ${String(data.digest)}`;
 }
 
 export const DS: RecordType = delegationSigner('DS', 43, 'Delegation signer: the digest of a DNSSEC key of a delegated sub-domain, beside its NS records (RFC 4034)', false);

@@ -33,7 +33,7 @@ import { TLSA } from './tlsa.js';
 import { TXT } from './txt.js';
 import type { RecordContext, RecordData, RecordFields, RecordType } from './types.js';
 
-export type { RecordContext, RecordData, RecordFields, RecordType, StoredRecord, V3Columns, V4Columns, V4Fields, RdataWriter, RdataReader } from './types.js';
+export type { RecordContext, RecordData, RecordFields, RecordType, StoredRecord, V3Columns, V4Columns, V4Fields, RdataWriter, RdataReader, PdnsMapping } from './types.js';
 export { V3_DEFAULTS } from './types.js';
 export { PresentationError } from './presentation.js';
 export { emailOfRname, negativeTtl, rnameOf, soaData, type Soa } from './soa.js';
@@ -256,4 +256,25 @@ export function fromV1(t: RecordType, body: Record<string, unknown>): RecordData
   const data: RecordFields = {};
   for (const f of dataFields(t)) if (body[f] !== undefined) data[f] = body[f];
   return { type: t.type, name: typeof body.name === 'string' ? body.name : '', ttl: typeof body.ttl === 'number' ? body.ttl : 0, data };
+}
+
+/** A record's data as the PowerDNS door shows it: PowerDNS's presentation format, names absolute with the dot. */
+export function toPdns(t: RecordType, data: RecordFields): string {
+  return t.pdns?.present ? t.pdns.present(data) : t.present(data);
+}
+
+/** Text compared as PowerDNS compares a content with its own form of it: without regard to case or runs of blanks. */
+const pdnsForm = (text: string): string => text.trim().replace(/\s+/g, ' ').toLowerCase();
+
+/**
+ * A PowerDNS content -> the type's fields. As PowerDNS, the content must be the form PowerDNS itself presents
+ * (so a name without its final dot, `mail` for `mail.`, is refused rather than read as something else), unless
+ * the type takes any form (`pdns.anyForm`). Throws PresentationError saying what it was read as.
+ */
+export function fromPdns(t: RecordType, content: string): RecordFields {
+  const data = parseRdata(t, content, '');
+  if (t.pdns?.anyForm) return data;
+  const shown = toPdns(t, data);
+  if (pdnsForm(shown) !== pdnsForm(content)) throw new PresentationError(`Not in expected format (parsed as '${shown}')`);
+  return data;
 }

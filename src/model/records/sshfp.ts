@@ -41,6 +41,8 @@ export const SSHFP: RecordType = {
   },
   decode: (r) => ({ algorithm: r.u8(), fingerprint_type: r.u8(), fingerprint: decodeHexRest(r, 'the fingerprint') }),
   // The fingerprint in one piece, as kdig prints it (dig splits it every 56 digits).
+  // PowerDNS shows the fingerprint in lower case.
+  pdns: { present: (data) => SSHFP.present(data).toLowerCase() },
   present: (data) => `${Number(data.algorithm)} ${Number(data.fingerprint_type)} ${String(data.fingerprint)}`,
   parse(tokens) {
     return {

@@ -47,6 +47,8 @@ export const TLSA: RecordType = {
   },
   decode: (r) => ({ certificate_usage: r.u8(), selector: r.u8(), matching_type: r.u8(), certificate_association_data: decodeHexRest(r, 'the certificate association data') }),
   // The data in one piece, as kdig prints it (dig splits it every 56 digits).
+  // PowerDNS shows the data in lower case.
+  pdns: { present: (data) => TLSA.present(data).toLowerCase() },
   present: (data) => `${Number(data.certificate_usage)} ${Number(data.selector)} ${Number(data.matching_type)} ${String(data.certificate_association_data)}`,
   parse(tokens) {
     return {

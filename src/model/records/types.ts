@@ -121,6 +121,18 @@ export interface V4Mapping {
   toV4(rec: RecordData): V4Fields;
 }
 
+/**
+ * The PowerDNS API door's mapping, for a type whose content PowerDNS presents otherwise than our master-file
+ * form (`present`): its content is the rdata in presentation format, names absolute, and PowerDNS refuses a
+ * content that is not the form it would present itself (compared without regard to case).
+ */
+export interface PdnsMapping {
+  /** The content PowerDNS shows for the data, when it is not `present`'s. */
+  present?(data: RecordFields): string;
+  /** PowerDNS takes the content in any form it parses, not only its own (AAAA: any way of writing the address). */
+  anyForm?: true;
+}
+
 export interface RecordType {
   /** Canonical upper-case mnemonic. */
   readonly type: string;
@@ -178,6 +190,9 @@ export interface RecordType {
   readonly v3?: V3Mapping;
   /** Linode API v4's mapping (the v4 door); absent for types that API does not have, which the door does not show. */
   readonly v4?: V4Mapping;
+
+  /** The PowerDNS door's mapping, where the type's content is not simply `present`'s (PowerDNS: lower-case hex). */
+  readonly pdns?: PdnsMapping;
 
   /** Interface B: the type's own fields (without `id`), with formats and ranges; `name` and `ttl` included. */
   readonly v1Fields: TProperties;

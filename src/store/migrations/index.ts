@@ -15,6 +15,7 @@ import * as m012 from './012_mirror_tls.js';
 import * as m013 from './013_records_domain_check.js';
 import * as m014 from './014_members.js';
 import * as m015 from './015_second_factors.js';
+import * as m016 from './016_primary_kind.js';
 import * as m017 from './017_domain_tags.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '013_records_domain_check': m013,
   '014_members': m014,
   '015_second_factors': m015,
+  '016_primary_kind': m016,
   '017_domain_tags': m017,
 };
 

@@ -4,6 +4,7 @@ import { api, revokeKey, type ApiKey, type Domain, type KeyScope, type NewKey, t
 import { useLoad, useRowActions } from '../hooks';
 import { ColumnHeads, ConfirmButton, CopyOrHide, ErrorSummary, when } from '../ui';
 import { CreateApiKey } from './CreateApiKey';
+import { DoorUrls } from './DoorUrls';
 
 /** A key's scope in a few words, for the table. */
 function describeScope(scope: KeyScope, names: Map<number, string>): string {
@@ -16,37 +17,6 @@ function describeScope(scope: KeyScope, names: Map<number, string>): string {
   }
   if (scope.subnets) parts.push(`from ${scope.subnets.join(', ')}`);
   return parts.length ? parts.join('; ') : 'everything';
-}
-
-/** Where each API answers on this server, and how it takes a key: what a tool is pointed at. */
-function DoorUrls() {
-  const origin = window.location.origin;
-  const doors: [string, string, string][] = [
-    ['zonehost API (interface B)', `${origin}/v1/`, 'Authorization: Bearer <key>'],
-    ['Linode API v3 (interface A)', `${origin}/api/`, 'api_key=<key>'],
-    ['Linode API v4', `${origin}/v4/`, 'Authorization: Bearer <key>'],
-  ];
-  return (
-    <div className="table-wrap">
-      <table>
-        <caption>Where to use a key: each API's base URL on this server</caption>
-        <ColumnHeads labels={['API', 'Base URL', 'The key goes in']} />
-        <tbody>
-          {doors.map(([name, url, how]) => (
-            <tr key={url}>
-              <th scope="row">{name}</th>
-              <td>
-                <code>{url}</code>
-              </td>
-              <td>
-                <code>{how}</code>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
 }
 
 /** The key just created, shown this once. */
@@ -109,7 +79,7 @@ export function Keys({ session, onOwnKeyRevoked }: { session: Session; onOwnKeyR
   return (
     <section>
       <h1 tabIndex={-1}>API keys</h1>
-      <p>Keys let scripts use the APIs as you. The server keeps only a hash: a key is shown once, when it is created.</p>
+      <p>Keys let scripts use the APIs as you, each key on every one of them within its scope. The server keeps only a hash: a key is shown once, when it is created.</p>
       <DoorUrls />
       <ErrorSummary messages={[error?.detail, ...rows.errors].filter((m): m is string => !!m)} />
       {created ? <NewApiKey created={created} onDone={() => setCreated(null)} /> : null}
