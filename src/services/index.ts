@@ -8,6 +8,7 @@ import { CookieSecretService } from './cookie-secrets.js';
 import { BulkChangeService } from './bulk-changes.js';
 import { DnssecService, type DnssecOptions } from './dnssec.js';
 import { DomainService } from './domains.js';
+import { HealthCheckService } from './health-checks.js';
 import { Metrics } from './metrics.js';
 import { ZoneEventBus } from './zone-events.js';
 import { MirrorService } from './mirrors.js';
@@ -51,6 +52,8 @@ export class Services {
   readonly cookieSecrets: CookieSecretService;
   /** Zone files: a master domain's export, and imports that make its records a file's. */
   readonly zonefiles: ZoneFileService;
+  /** Health checks, which records' steering follows (the leader runs them: health-runner.ts). */
+  readonly healthChecks: HealthCheckService;
 
   constructor(
     readonly store: Store,
@@ -63,6 +66,8 @@ export class Services {
     transfers: TransferOptions = {},
     /** The catalog zone (--catalog) and its secondaries; null for none. */
     catalog: CatalogOptions | null = null,
+    /** Networks health checks may probe although not public (--healthcheck-allow). */
+    healthcheckAllow: readonly string[] = [],
   ) {
     this.writer = new ZoneWriter(store, this.bus, now);
     this.accounts = new AccountService(store, limits, now);
@@ -80,5 +85,6 @@ export class Services {
     this.metrics = new Metrics(this.bus, now);
     this.cookieSecrets = new CookieSecretService(store, now);
     this.zonefiles = new ZoneFileService(store, this.writer, this.domains, limits, nameservers, transfers);
+    this.healthChecks = new HealthCheckService(store, this.writer, now, healthcheckAllow);
   }
 }

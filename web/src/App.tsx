@@ -2,6 +2,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { loadSession, revokeKey, saveSession, setUnauthorisedHandler, type Session } from './api';
 import { DomainPage } from './pages/DomainPage';
+import { HealthChecks } from './pages/HealthChecks';
 import { Domains } from './pages/Domains';
 import { Keys } from './pages/Keys';
 import { Mirrors } from './pages/Mirrors';
@@ -14,6 +15,7 @@ const NAV: { page: Route['page']; href: string; label: string }[] = [
   { page: 'mirrors', href: '#/mirrors', label: 'Zone mirrors' },
   { page: 'keys', href: '#/keys', label: 'API keys' },
   { page: 'tsigkeys', href: '#/tsigkeys', label: 'TSIG keys' },
+  { page: 'healthchecks', href: '#/healthchecks', label: 'Health checks' },
 ];
 
 function MainNav({ route, session, onSignOut }: { route: Route; session: Session; onSignOut: () => void }) {
@@ -44,6 +46,8 @@ function CurrentPage({ route, session, onSignOut }: { route: Route; session: Ses
       return <Keys session={session} onOwnKeyRevoked={onSignOut} />;
     case 'tsigkeys':
       return <TsigKeys />;
+    case 'healthchecks':
+      return <HealthChecks />;
     default:
       return <Domains />;
   }

@@ -1,9 +1,9 @@
 /**
- * The panel's hash routes (#/domains, #/domains/3, #/mirrors, #/keys, #/tsigkeys). Hash routes keep every page
+ * The panel's hash routes (#/domains, #/domains/3, #/mirrors, #/keys, #/tsigkeys, #/healthchecks). Hash routes keep every page
  * at /manager/, so the server needs no fallback route. Pages navigate with `go`; the frame reads `parseRoute`.
  */
 
-export type Route = { page: 'domains' } | { page: 'domain'; id: number } | { page: 'mirrors' } | { page: 'keys' } | { page: 'tsigkeys' };
+export type Route = { page: 'domains' } | { page: 'domain'; id: number } | { page: 'mirrors' } | { page: 'keys' } | { page: 'tsigkeys' } | { page: 'healthchecks' };
 
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/');
@@ -11,6 +11,7 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'mirrors') return { page: 'mirrors' };
   if (parts[0] === 'keys') return { page: 'keys' };
   if (parts[0] === 'tsigkeys') return { page: 'tsigkeys' };
+  if (parts[0] === 'healthchecks') return { page: 'healthchecks' };
   return { page: 'domains' };
 }
 

@@ -21,6 +21,7 @@ import { ResponseWriter } from '../wire/writer.js';
 import { emptyResult, errorResult, type Result } from '../zone/result.js';
 import type { Zone } from '../zone/zone.js';
 import { answerQuery } from './answer.js';
+import type { ClientAddress } from './steering-client.js';
 import type { AnswerExtras, AnswerOptions } from './answer-options.js';
 import { AnswerTooLarge, encodeResponse, udpLimit } from './response.js';
 import type { CachedAnswer, ResponseCache } from './response-cache.js';
@@ -116,7 +117,7 @@ export class DnsHandler {
       const q = plainQuery(parseQuery(raw));
       if (!q || this.parts.zones.pendingFor(q.key)) return null;
       const extras = this.parts.options.forQuery(q, raw, address, this.services.now);
-      return this.answer(q, raw, (transport === 'udp' ? udpLimit(q) : TCP_MAX) - (extras ? extras.options.length : 0), extras);
+      return this.answer(q, raw, (transport === 'udp' ? udpLimit(q) : TCP_MAX) - (extras ? extras.options.length : 0), extras, address);
     } catch {
       return null;
     }
@@ -164,7 +165,7 @@ export class DnsHandler {
     if (q.opcode !== OPCODE.QUERY) return classed([notImplemented(q)]);
     const pending = this.parts.zones.pendingFor(q.key);
     if (pending) await pending;
-    const a = this.answer(q, raw, limit, null);
+    const a = this.answer(q, raw, limit, null, remoteAddress);
     return { outs: [a.response], cls: a.cls, verifiedClient: false };
   }
 
@@ -172,15 +173,16 @@ export class DnsHandler {
    * A standard query's answer: from the response cache, else looked up, signed when asked for, and cached;
    * `extras` (made room for in `limit`) appended.
    */
-  private answer(q: Query, raw: Buffer, limit: number, extras: AnswerExtras | null): PlainAnswer {
+  private answer(q: Query, raw: Buffer, limit: number, extras: AnswerExtras | null, address: ClientAddress): PlainAnswer {
     const { zones, responses } = this.parts;
     const now = this.services.now();
     let answer = responses.get(q, raw, limit, now, extras);
     if (!answer) {
-      const { result, zone } = answerQuery(zones, q, now);
+      const { result, zone } = answerQuery(zones, q, now, address);
       const signed = zone && q.edns?.dnssecOk ? zones.signed(zone) : undefined;
-      // A signed answer is kept only until its signatures are due to be made anew.
-      const staleAt = zone && signed ? secure(zone, signed, result, Math.floor(now / 1000)) * 1000 : Infinity;
+      // A signed answer is kept only until its signatures are due to be made anew; a steered one not at all (its client's alone).
+      const signedUntil = zone && signed ? secure(zone, signed, result, Math.floor(now / 1000)) * 1000 : Infinity;
+      const staleAt = result.steered ? 0 : signedUntil;
       const shared = this.encode(q, result, zone, limit);
       const cls = answerClass(q, result, zone, shared);
       responses.put(q, shared, limit, { zone, staleAt, cls });

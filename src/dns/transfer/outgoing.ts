@@ -10,6 +10,7 @@ import { normalizeZoneName } from '../../model/names.js';
 import { zoneDiff } from '../../model/zone-diff.js';
 import { soaData } from '../../model/records/index.js';
 import { serialNewer, withRRsetTtls } from '../../model/zone.js';
+import { transferred } from '../../model/steering-transfer.js';
 import type { Services } from '../../services/index.js';
 import { EDE } from '../wire/edns-options.js';
 import { RCODE } from '../wire/message.js';
@@ -68,7 +69,8 @@ export async function handleTransfer(req: TransferRequest): Promise<Buffer[]> {
   const snapshot = await services.zones.snapshot(domain, req.nameservers, clientSerial);
   if (!snapshot) return [response(query, RCODE.SERVFAIL)];
   // With the TTLs queries get, whatever the stored records (or a mirror's master) gave each record of a set.
-  const content = { soa: snapshot.content.soa, answers: withRRsetTtls(snapshot.content.answers) };
+  // Steered records as a secondary serves them to everyone (model/steering-transfer.ts).
+  const content = { soa: snapshot.content.soa, answers: withRRsetTtls(transferred(snapshot.content.answers)) };
   const current = soaData(content.soa).serial;
 
   if (clientSerial !== null) {
@@ -79,7 +81,7 @@ export async function handleTransfer(req: TransferRequest): Promise<Buffer[]> {
     }
     // A signed zone's signatures and NSEC3 chain are not in the journal: its IXFR is the whole zone.
     const { journal } = snapshot;
-    const diffs = journal && !snapshot.signing ? zoneDiff(snapshot.domain, journal.records, journal.changes, clientSerial, req.nameservers, content.answers.length) : null;
+    const diffs = journal && !snapshot.signing ? zoneDiff(snapshot.domain, journal.records, journal.changes, clientSerial, req.nameservers, content.answers.length, journal.down) : null;
     if (diffs) return responses(query, RCODE.NOERROR, [content.soa, ...diffs, content.soa]);
   }
   const answers = snapshot.signing ? await signedRecords(content, snapshot.signing, req.signatures, Math.floor(services.now() / 1000)) : content.answers;

@@ -69,6 +69,7 @@ const OPENAPI_INFO: FastifyDynamicSwaggerOptions['openapi'] = {
     { name: 'zonemirrors', description: 'Secondary zones transferred from other servers' },
     { name: 'keys', description: 'API keys' },
     { name: 'tsigkeys', description: 'TSIG keys for DNS UPDATE and signed transfers' },
+    { name: 'healthchecks', description: 'Health checks, which records\' steering follows (failover)' },
     { name: 'dnssec', description: 'DNSSEC signing of a domain: keys, DS records, rollovers (docs/dnssec.md)' },
     { name: 'events', description: 'Audit trail' },
   ],

@@ -13,6 +13,7 @@ import * as m010 from './010_cookie_secrets.js';
 import * as m011 from './011_account_controls.js';
 import * as m012 from './012_mirror_tls.js';
 import * as m013 from './013_records_domain_check.js';
+import * as m019 from './019_healthchecks.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '011_account_controls': m011,
   '012_mirror_tls': m012,
   '013_records_domain_check': m013,
+  '019_healthchecks': m019,
 };
 
 export const migrationProvider: MigrationProvider = {
