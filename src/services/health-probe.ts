@@ -26,7 +26,8 @@ function probeTcp(c: HealthCheckData): Promise<ProbeResult> {
     };
     const timer = setTimeout(() => done({ ok: false, why: `no connection within ${c.timeout} s` }), c.timeout * 1000);
     socket.once('connect', () => done({ ok: true }));
-    socket.once('error', (e) => done({ ok: false, why: e.message }));
+    // `on`, not `once`: a socket may report more than one error on its way down.
+    socket.on('error', (e) => done({ ok: false, why: e.message }));
   });
 }
 
@@ -53,10 +54,12 @@ function probeHttp(c: HealthCheckData): Promise<ProbeResult> {
     const timer = setTimeout(() => done({ ok: false, why: `no answer within ${c.timeout} s` }), c.timeout * 1000);
     req.once('response', (res) => {
       const status = res.statusCode ?? 0;
-      res.resume();
+      // The body is not read: the status says it all, and the request is destroyed at once.
+      res.on('error', () => undefined);
       done(status >= 200 && status < 400 ? { ok: true } : { ok: false, why: `HTTP status ${status}` });
     });
-    req.once('error', (e) => done({ ok: false, why: e.message }));
+    // `on`, not `once`: destroying a request may report an error after the first.
+    req.on('error', (e) => done({ ok: false, why: e.message }));
     req.end();
   });
 }

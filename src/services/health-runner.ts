@@ -99,8 +99,10 @@ export class HealthRunner {
   /** Probes again `delayMs` from now; each probe starts one interval after the one before started. */
   private next(r: Running, delayMs: number): void {
     r.timer = setTimeout(() => {
-      if (r.stopped || !this.isLeader()) return;
+      if (r.stopped) return;
       this.next(r, r.check.interval * 1000);
+      // Kept ticking while another node leads: it may lead again before the next reading of the list.
+      if (!this.isLeader()) return;
       const done = this.once(r).finally(() => this.pending.delete(done));
       this.pending.add(done);
     }, delayMs);

@@ -8,6 +8,7 @@ const FIELDS = ['type', 'address', 'port', 'path', 'host', 'interval', 'timeout'
 type Input = Record<(typeof FIELDS)[number], string>;
 const EMPTY: Input = { type: 'http', address: '', port: '', path: '', host: '', interval: '', timeout: '', fall: '', rise: '' };
 const NUMBERS = new Set(['port', 'interval', 'timeout', 'fall', 'rise']);
+const LABELS: Record<keyof Input, string> = { type: 'Type', address: 'Address', port: 'Port', path: 'Path', host: 'Host', interval: 'Interval', timeout: 'Timeout', fall: 'Fall', rise: 'Rise' };
 
 /** The body: blank fields left out (the server's defaults), numbers as numbers, the rest as typed for the server to explain. */
 function bodyOf(input: Input): Record<string, unknown> {
@@ -51,7 +52,7 @@ function CreateHealthCheck({ onCreated }: { onCreated: () => void }) {
         )}
       </Field>
       {FIELDS.filter((f) => f !== 'type').map((f) => (
-        <Field key={f} label={f[0]?.toUpperCase() + f.slice(1)} hint={HINTS[f]} errors={form.byField[f]} required={f === 'address'}>
+        <Field key={f} label={LABELS[f]} hint={HINTS[f]} errors={form.byField[f]} required={f === 'address'}>
           {(p) => <input {...p} name={f} autoComplete="off" inputMode={NUMBERS.has(f) ? 'decimal' : undefined} value={input[f]} onChange={(e) => set(f, e.target.value)} />}
         </Field>
       ))}
