@@ -15,8 +15,8 @@ export interface HealthCheckStore {
   countHealthChecks(accountId: number): Promise<number>;
   /** Every check of every account, by id (what the runner runs). */
   allHealthChecks(): Promise<StoredHealthCheck[]>;
-  /** The fields (not the status); a changed check starts again from unknown when `resetStatus`. */
-  updateHealthCheck(id: number, c: HealthCheckData, resetStatus: { changedAt: number } | null): Promise<void>;
+  /** The fields (the status stays: the next probes decide). */
+  updateHealthCheck(id: number, c: HealthCheckData): Promise<void>;
   deleteHealthCheck(accountId: number, id: number): Promise<boolean>;
   setHealthStatus(id: number, status: HealthStatus, changedAt: number): Promise<void>;
   /** Of the checks `ids`, those down now. */
@@ -92,9 +92,8 @@ export class KyselyHealthCheckStore implements HealthCheckStore {
     return (await this.db.selectFrom('healthchecks').selectAll().orderBy('id').execute()).map(toHealthCheck);
   }
 
-  async updateHealthCheck(id: number, c: HealthCheckData, resetStatus: { changedAt: number } | null): Promise<void> {
-    const reset = resetStatus ? { status: 'unknown', changed_at: resetStatus.changedAt } : {};
-    await this.db.updateTable('healthchecks').set({ ...columns(c), ...reset }).where('id', '=', id).execute();
+  async updateHealthCheck(id: number, c: HealthCheckData): Promise<void> {
+    await this.db.updateTable('healthchecks').set(columns(c)).where('id', '=', id).execute();
   }
 
   async deleteHealthCheck(accountId: number, id: number): Promise<boolean> {
