@@ -35,7 +35,8 @@ export class HealthRunner {
   private readonly running = new Map<number, Running>();
   private reload: NodeJS.Timeout | undefined;
   private loading: Promise<void> | null = null;
-  private pending = new Set<Promise<void>>();
+  /** Status writes under way (stop waits for them; a probe in flight is left to its timeout). */
+  private readonly pending = new Set<Promise<void>>();
 
   constructor(
     private readonly service: HealthCheckService,
@@ -103,8 +104,7 @@ export class HealthRunner {
       this.next(r, r.check.interval * 1000);
       // Kept ticking while another node leads: it may lead again before the next reading of the list.
       if (!this.isLeader()) return;
-      const done = this.once(r).finally(() => this.pending.delete(done));
-      this.pending.add(done);
+      this.once(r).catch((e: unknown) => this.log.warn({ healthcheck: r.check.id, err: (e as Error).message }, 'health check probe failed'));
     }, delayMs);
     r.timer.unref();
   }
@@ -119,12 +119,15 @@ export class HealthRunner {
     if (status === r.status) return;
     const { id, address, port, type } = r.check;
     this.log.info({ healthcheck: id, type, address, port, status, ...(result.ok ? {} : { why: result.why }) }, 'health check status changed');
-    try {
-      await this.service.setStatus(r.check, status);
-      r.status = status;
-    } catch (e) {
+    const write = this.service.setStatus(r.check, status).then(
+      () => {
+        r.status = status;
+      },
       // Tried again after the next probe: the status in memory is still the stored one.
-      this.log.warn({ healthcheck: id, err: (e as Error).message }, 'health check status could not be stored');
-    }
+      (e: unknown) => this.log.warn({ healthcheck: id, err: (e as Error).message }, 'health check status could not be stored'),
+    );
+    this.pending.add(write);
+    await write;
+    this.pending.delete(write);
   }
 }
