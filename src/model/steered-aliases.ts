@@ -1,6 +1,6 @@
 /**
  * The one zone rule steering changes (issue 32): with steering, several CNAME (or ALIAS) records may stand at
- * one name, since every answer holds exactly one of them (dns/zone/steering.ts) and a transfer carries one
+ * one name, since every answer holds exactly one of them (dns/zone/steer.ts) and a transfer carries one
  * (model/steering-transfer.ts). Without steering a CNAME stays alone at its name (zone-rules.ts).
  */
 import type { RecordData } from './records/index.js';

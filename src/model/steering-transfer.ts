@@ -9,12 +9,12 @@ import { keyOf } from './labels.js';
 import { STEERABLE_ALIASES } from './steered-aliases.js';
 import type { ZoneRecord } from './zone.js';
 
-/** The weight a record without one counts with beside weighted ones (dns/zone/steering.ts does the same). */
+/** The weight a record without one counts with beside weighted ones (dns/zone/steer.ts does the same). */
 export const DEFAULT_WEIGHT = 1;
 
 /** The zone's records as a transfer carries them; the records (and their order) unchanged when nothing is steered. */
 export function transferred(answers: readonly ZoneRecord[]): readonly ZoneRecord[] {
-  if (!answers.some((a) => a.steering)) return answers;
+  if (!answers.some((a) => a.steered)) return answers;
   const sets = new Map<string, ZoneRecord[]>();
   for (const a of answers) {
     const key = `${keyOf(a.name)} ${a.type}`;
@@ -23,18 +23,18 @@ export function transferred(answers: readonly ZoneRecord[]): readonly ZoneRecord
     else sets.set(key, [a]);
   }
   const kept = new Set<ZoneRecord>();
-  for (const set of sets.values()) for (const a of set.some((r) => r.steering) ? transferredSet(set) : set) kept.add(a);
+  for (const set of sets.values()) for (const a of set.some((r) => r.steered) ? transferredSet(set) : set) kept.add(a);
   return answers.filter((a) => kept.has(a));
 }
 
 /** One RRset's records, in id order, as transferred. */
 function transferredSet(set: readonly ZoneRecord[]): readonly ZoneRecord[] {
-  const up = set.filter((r) => !r.steering?.down);
-  const everyone = (up.length > 0 ? up : set).filter((r) => !r.steering?.subnets);
+  const up = set.filter((r) => !r.steered?.down);
+  const everyone = (up.length > 0 ? up : set).filter((r) => !r.steered?.subnets);
   if (everyone.length <= 1 || !STEERABLE_ALIASES.has(everyone[0]?.type as string)) return everyone;
   let best = everyone[0] as ZoneRecord;
   for (const r of everyone) if (weightOf(r) > weightOf(best)) best = r;
   return [best];
 }
 
-const weightOf = (r: ZoneRecord): number => r.steering?.weight ?? DEFAULT_WEIGHT;
+const weightOf = (r: ZoneRecord): number => r.steered?.weight ?? DEFAULT_WEIGHT;

@@ -5,7 +5,7 @@
  * - `subnets`: CIDR networks; the record is served only to clients inside one of them (the query's EDNS
  *   Client Subnet, else its source address), the most specific match winning;
  * - `weight` (0–255): among the candidates left, one is chosen at random in proportion to its weight.
- * This module holds the shape and its rules; dns/zone/steering.ts chooses at answer time, and
+ * This module holds the shape and its rules; dns/zone/steer.ts chooses at answer time, and
  * model/steering-transfer.ts what a transfer carries.
  */
 import * as ip from '@leichtgewicht/ip-codec';

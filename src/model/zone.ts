@@ -17,8 +17,11 @@ export interface ZoneRecord {
   type: string;
   ttl: number;
   data: RecordFields;
-  /** A master zone's record with steering: what answers choose by (dns/zone/steering.ts); absent for most. */
-  steering?: ServedSteering;
+  /**
+   * A master zone's record with steering, as served: what answers choose by (dns/zone/steer.ts); absent for
+   * most. Named apart from RecordData's `steering` (the stored form), which zone records are used as.
+   */
+  steered?: ServedSteering;
 }
 
 /** No health check is down: what a zone is built with when none of its records names one. */
@@ -89,7 +92,7 @@ export function zoneContent(domain: StoredDomain, records: readonly StoredRecord
       apexNs.add(host);
     }
     const answer: ZoneRecord = { type: t.type, name: absoluteName(rec.name, zone), ttl: orDefault(rec.ttl, ttl), data: rec.data };
-    if (rec.steering) answer.steering = servedSteering(rec.steering, down) as ServedSteering;
+    if (rec.steering) answer.steered = servedSteering(rec.steering, down) as ServedSteering;
     answers.push(answer);
   }
   return { soa: soaOf(domain, nameservers), answers };

@@ -20,7 +20,7 @@ const rr = (name: string, type: string, data: Record<string, unknown>, steering?
   type,
   ttl: 300,
   data: data as RecordFields,
-  ...(steering ? { steering: servedSteering(steering, DOWN) } : {}),
+  ...(steering ? { steered: servedSteering(steering, DOWN) } : {}),
 });
 const a = (name: string, address: string, steering?: Steering) => rr(`${name}.example.com`, 'A', { address }, steering);
 

@@ -164,7 +164,7 @@ function addRecords(nodes: Map<string, ZoneNode>, apex: string, content: ZoneCon
       set.items.push(rdata);
       set.additional?.push(extra);
     }
-    if (a.steering || set.steering) addSteering(set, a.steering);
+    if (a.steered || set.steering) addSteering(set, a.steered);
     // Names between the owner and the apex exist (empty non-terminals): NODATA there, not NXDOMAIN. None above the apex.
     if (k !== apex) for (let p = parentKey(k); p !== apex && p !== ''; p = parentKey(p)) if (!nodes.has(p)) nodes.set(p, null);
     return set;
