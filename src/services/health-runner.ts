@@ -59,31 +59,34 @@ export class HealthRunner {
     await Promise.all([...this.pending]);
   }
 
-  /** Starts the checks that are new or changed, stops those gone; stops them all while this node does not lead. */
+  /** One reading of the list at a time (its end, in a later microtask, always after it was noted as under way). */
   private sync(): Promise<void> {
-    this.loading ??= (async () => {
-      try {
-        const checks = this.isLeader() ? await this.service.all() : [];
-        const seen = new Set<number>();
-        for (const c of checks) {
-          seen.add(c.id);
-          const r = this.running.get(c.id);
-          if (r && r.fields === fieldsOf(c)) continue;
-          if (r) this.halt(r);
-          this.begin(c);
-        }
-        for (const [id, r] of this.running) {
-          if (seen.has(id)) continue;
-          this.halt(r);
-          this.running.delete(id);
-        }
-      } catch (e) {
-        this.log.warn({ err: (e as Error).message }, 'health checks could not be read; trying again');
-      } finally {
-        this.loading = null;
-      }
-    })();
+    this.loading ??= this.load().finally(() => {
+      this.loading = null;
+    });
     return this.loading;
+  }
+
+  /** Starts the checks that are new or changed, stops those gone; stops them all while this node does not lead. */
+  private async load(): Promise<void> {
+    try {
+      const checks = this.isLeader() ? await this.service.all() : [];
+      const seen = new Set<number>();
+      for (const c of checks) {
+        seen.add(c.id);
+        const r = this.running.get(c.id);
+        if (r && r.fields === fieldsOf(c)) continue;
+        if (r) this.halt(r);
+        this.begin(c);
+      }
+      for (const [id, r] of this.running) {
+        if (seen.has(id)) continue;
+        this.halt(r);
+        this.running.delete(id);
+      }
+    } catch (e) {
+      this.log.warn({ err: (e as Error).message }, 'health checks could not be read; trying again');
+    }
   }
 
   private begin(check: StoredHealthCheck): void {
