@@ -55,11 +55,7 @@ const field = (rec: RecordData): string => {
 };
 
 const aliasBesideData = (rec: RecordData, other: RecordData, zone: string): ConflictError =>
-  new ConflictError(
-    'name',
-    `A ${rec.type} record cannot share its name with other records, and ${ownerLabel(rec.name, zone)} already has ${other.type} data` +
-      (other.type === rec.type ? ` (several ${rec.type} records may stand at one name only when each carries steering).` : '.'),
-  );
+  new ConflictError('name', `A ${rec.type} record cannot share its name with other records, and ${ownerLabel(rec.name, zone)} already has ${other.type} data.`);
 
 const dataBesideAlias = (rec: RecordData, exclusive: RecordData, zone: string): ConflictError =>
   new ConflictError('name', `${ownerLabel(rec.name, zone)} is an alias (${exclusive.type}), so it cannot hold other records.`);
