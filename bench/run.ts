@@ -12,6 +12,7 @@ import { importBenchmark } from './import/index.js';
 import { propagationBenchmark } from './propagation/index.js';
 import { rrlBenchmark } from './rrl/index.js';
 import { scaleBenchmark } from './scale/index.js';
+import { steeringBenchmark } from './dns/steering.js';
 import { updateBenchmark } from './update/index.js';
 import type { BenchOptions } from './support.js';
 
@@ -26,6 +27,7 @@ const SUITES: Record<string, Suite> = {
   propagation: propagationBenchmark,
   rrl: rrlBenchmark,
   scale: scaleBenchmark,
+  steering: steeringBenchmark,
   update: updateBenchmark,
 };
 

@@ -62,6 +62,11 @@ export interface Config {
    * private...): --import-allow, ZONEHOST_IMPORT_ALLOW. See services/import-destinations.ts.
    */
   importAllow?: string[];
+  /**
+   * Networks (CIDR) health checks may probe although they are not public addresses (loopback, private...):
+   * --healthcheck-allow, ZONEHOST_HEALTHCHECK_ALLOW. See services/address-policy.ts.
+   */
+  healthcheckAllow?: string[];
   /** Reverse proxies whose X-Forwarded-For is trusted. */
   trustProxy?: string[];
   /** Per-account size limits; DEFAULT_LIMITS (src/services/actor.ts) when absent. */

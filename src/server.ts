@@ -10,6 +10,7 @@ import { DEFAULT_LIMITS } from './services/actor.js';
 import { ClusterFeed } from './services/cluster.js';
 import { resolveKek } from './services/kek.js';
 import { Leadership } from './services/leader.js';
+import { HealthRunner } from './services/health-runner.js';
 import { Services } from './services/index.js';
 import type { Store } from './store/store.js';
 import { openStore } from './store/open.js';
@@ -80,7 +81,7 @@ async function openServices(config: Config, logger: Logger): Promise<{ store: St
   const services = new Services(store, { ...DEFAULT_LIMITS, ...config.limits }, Date.now, { kek: kek?.key ?? null, ...(config.dnssec ? { timings: config.dnssec } : {}) }, config.nameservers, {
     source: axfrZoneSource,
     allow: config.importAllow ?? [],
-  }, config.catalog ?? null, config.webauthn ?? {});
+  }, config.catalog ?? null, config.webauthn ?? {}, config.healthcheckAllow ?? []);
   return { store, services };
 }
 
@@ -97,7 +98,7 @@ async function warnAboutSetup(config: Config, services: Services, logger: Logger
 
 /**
  * What runs behind the doors: other nodes' changes heard, the leader chosen, NOTIFY and zone-mirror
- * transfers, DNSSEC's timed steps. Returns the transfers, which DNS hands the NOTIFY it accepts for mirrors.
+ * transfers, DNSSEC's timed steps, health checks. Returns the transfers, which DNS hands the NOTIFY it accepts for mirrors.
  */
 async function startBackground(config: Config, services: Services, store: Store, leadership: Leadership, logger: Logger, closers: Closer[]): Promise<RunningTransfers> {
   // Other nodes' changes reach services.bus from here on; started before anything loads zones.
@@ -125,6 +126,10 @@ async function startBackground(config: Config, services: Services, store: Store,
     clearInterval(dnssecTimer);
     await services.dnssec.idle();
   });
+  // Health checks probe from one node, the leader, as the issue asks ("never on two").
+  const healthRunner = new HealthRunner(services.healthChecks, () => leadership.isLeader(), logger);
+  healthRunner.start();
+  closers.push(() => healthRunner.stop());
   return transfers;
 }
 

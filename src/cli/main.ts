@@ -42,6 +42,7 @@ interface ServeOptions extends DbOptions {
   rateLimitKey: string;
   trustProxy?: string;
   importAllow?: string;
+  healthcheckAllow?: string;
   maxRecords: string;
   maxDomains: string;
   keyEncryptionKeyFile?: string;
@@ -123,6 +124,7 @@ program
   .addOption(new Option('--rate-limit-key <n>', 'requests per minute with one API key (0 = unlimited)').env('ZONEHOST_RATE_LIMIT_KEY').default(DEFAULTS.rateLimitKey))
   .addOption(new Option('--trust-proxy <addresses>', 'comma-separated reverse-proxy addresses/CIDRs whose X-Forwarded-For is trusted').env('ZONEHOST_TRUST_PROXY'))
   .addOption(new Option('--import-allow <networks>', 'comma-separated CIDR networks an import by AXFR may connect to although private, loopback or otherwise refused').env('ZONEHOST_IMPORT_ALLOW'))
+  .addOption(new Option('--healthcheck-allow <networks>', 'comma-separated CIDR networks health checks may probe although private, loopback or otherwise refused (default: public addresses only)').env('ZONEHOST_HEALTHCHECK_ALLOW'))
   .addOption(new Option('--max-records <n>', 'records per domain').env('ZONEHOST_MAX_RECORDS').default(String(DEFAULT_LIMITS.recordsPerDomain)))
   .addOption(new Option('--max-domains <n>', 'domains per account').env('ZONEHOST_MAX_DOMAINS').default(String(DEFAULT_LIMITS.domainsPerAccount)))
   .addOption(new Option('--key-encryption-key-file <file>', 'file with the key (32 bytes, base64 or hex) that encrypts DNSSEC private keys; default for sqlite:PATH: PATH.kek, made on first start').env('ZONEHOST_KEK_FILE'))
@@ -156,6 +158,7 @@ program
       limits: { recordsPerDomain: parseCount(opts.maxRecords, '--max-records'), domainsPerAccount: parseCount(opts.maxDomains, '--max-domains') },
       trustProxy: opts.trustProxy ? opts.trustProxy.split(',').map((s) => s.trim()).filter(Boolean) : [],
       importAllow: opts.importAllow ? opts.importAllow.split(',').map((s) => s.trim()).filter(Boolean) : [],
+      healthcheckAllow: opts.healthcheckAllow ? opts.healthcheckAllow.split(',').map((s) => s.trim()).filter(Boolean) : [],
       keyEncryptionKeyFile: opts.keyEncryptionKeyFile ?? null,
       dnssec: {
         dnskeyTtl: parseCount(opts.dnssecDnskeyTtl, '--dnssec-dnskey-ttl'),

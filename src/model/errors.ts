@@ -13,7 +13,7 @@ export abstract class ZoneHostError extends Error {}
 
 /** The object does not exist, or belongs to another account (the two must be indistinguishable). */
 export class NotFoundError extends ZoneHostError {
-  constructor(readonly what: 'domain' | 'record' | 'key' | 'mirror' | 'tsigkey' | 'account' | 'member' | 'passkey' = 'domain') {
+  constructor(readonly what: 'domain' | 'record' | 'key' | 'mirror' | 'tsigkey' | 'account' | 'member' | 'passkey' | 'healthcheck' = 'domain') {
     super('Object not found');
   }
 }

@@ -9,8 +9,9 @@ import type { StoredDomain } from './domain.js';
 import { ALIASES_RESOLVED } from './journal.js';
 import { absoluteName } from './names.js';
 import { recordType, type StoredRecord } from './records/index.js';
+import { transferred } from './steering-transfer.js';
 import { dataKey, distinctData, rrsetKey } from './zone-rules.js';
-import { serialNewer, soaOf, withRRsetTtls, zoneContent, type ZoneRecord } from './zone.js';
+import { NONE_DOWN, serialNewer, soaOf, withRRsetTtls, zoneContent, type ZoneRecord } from './zone.js';
 
 /**
  * What the diff reads of a journal row: a record change's `before` and `after` are StoredRecords (null when
@@ -60,7 +61,9 @@ function resolvesAliases(records: readonly StoredRecord[], later: readonly Journ
  * Each version's sequence is worked out per RRset it touched, from the set as served before and after:
  * one TTL for the whole set (RFC 2181 5.2), so when a change moves that TTL, every record of the old set
  * is deleted and every record of the new one added. A secondary applying the differences then holds
- * exactly the records and TTLs an AXFR sends.
+ * exactly the records and TTLs an AXFR sends. `down`: the health checks down now, with which the records'
+ * steering is transferred (model/steering-transfer.ts); a change of a check's status is journaled as no record
+ * change, so the journal cannot span one and the whole zone goes instead.
  */
 export function zoneDiff(
   domain: StoredDomain,
@@ -69,6 +72,7 @@ export function zoneDiff(
   clientSerial: number,
   nameservers: readonly string[],
   zoneSize: number,
+  down: ReadonlySet<number> = NONE_DOWN,
 ): ZoneRecord[] | null {
   const later = recordChangesSince(domain, changes, clientSerial);
   if (!later || later.length > zoneSize || resolvesAliases(records, later)) return null;
@@ -90,7 +94,7 @@ export function zoneDiff(
   for (const r of records) put(r);
   for (let j = later.length - 1; j >= 0; j--) apply(later[j] as JournalRow, false);
   // One RRset as served (the apex NS set includes the configured name servers).
-  const served = (key: string) => withRRsetTtls(zoneContent(domain, [...(sets.get(key)?.values() ?? [])], nameservers).answers.filter((a) => rrsetKey(a) === key));
+  const served = (key: string) => withRRsetTtls(transferred(zoneContent(domain, [...(sets.get(key)?.values() ?? [])], nameservers, down).answers).filter((a) => rrsetKey(a) === key));
   const out: ZoneRecord[] = [];
   let from = clientSerial;
   let i = 0;

@@ -13,6 +13,7 @@ import { ConflictError } from './errors.js';
 import { keyOf } from './labels.js';
 import { absoluteName, relativeName } from './names.js';
 import { mainField, MAX_RRSET_BYTES, recordType, recordWireSize, rrsetWireSize, wireDataKey, type RecordData } from './records/index.js';
+import { steeredAliases } from './steered-aliases.js';
 
 /** Which RRset a record belongs to: its owner (letter case aside) and type. */
 export const rrsetKey = (a: { name: string; type: string }): string => `${keyOf(a.name)} ${a.type}`;
@@ -39,6 +40,7 @@ const ownerLabel = (name: string, zone: string): string => absoluteName(name, zo
  */
 export function conflictAtName(rec: RecordData, others: readonly RecordData[], zone: string): ConflictError | null {
   if (others.length === 0) return null;
+  if (steeredAliases([rec, ...others])) return others.some((r) => dataKey(r) === dataKey(rec)) ? duplicate(rec, zone) : null;
   if (recordType(rec.type)?.exclusive) return aliasBesideData(rec, others[0] as RecordData, zone);
   const exclusive = others.find((r) => recordType(r.type)?.exclusive);
   if (exclusive) return dataBesideAlias(rec, exclusive, zone);
@@ -75,6 +77,7 @@ const rrsetTooLarge = (rec: RecordData, size: number, zone: string): ConflictErr
  * records take linear time), then the types they require.
  */
 export function checkAtName(records: readonly RecordData[], zone: string): ConflictError | null {
+  if (records.length > 1 && steeredAliases(records)) return distinctData(records).length < records.length ? duplicate(records.at(-1) as RecordData, zone) : null;
   const keys = new Set<string>();
   const sizes = new Map<string, number>();
   let exclusive: RecordData | undefined;

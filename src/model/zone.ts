@@ -7,6 +7,7 @@ import type { StoredDomain } from './domain.js';
 import { keyOf } from './labels.js';
 import { absoluteName } from './names.js';
 import { NAME_SERVER_TYPE, nameServerData, recordType, rnameOf, SOA_TYPE, type RecordFields, type Soa, type StoredRecord } from './records/index.js';
+import { servedSteering, type ServedSteering } from './steering.js';
 import { DEFAULT_TIMERS } from './ttl.js';
 import { rrsetKey } from './zone-rules.js';
 
@@ -16,7 +17,15 @@ export interface ZoneRecord {
   type: string;
   ttl: number;
   data: RecordFields;
+  /**
+   * A master zone's record with steering, as served: what answers choose by (dns/zone/steer.ts); absent for
+   * most. Named apart from RecordData's `steering` (the stored form), which zone records are used as.
+   */
+  steered?: ServedSteering;
 }
+
+/** No health check is down: what a zone is built with when none of its records names one. */
+export const NONE_DOWN: ReadonlySet<number> = new Set();
 
 export interface ZoneContent {
   /** The SOA record (owner = zone apex). */
@@ -62,9 +71,10 @@ export function soaOf(domain: StoredDomain, nameservers: readonly string[]): Zon
 
 /**
  * A master zone: SOA, apex NS = configured name servers plus the customer's apex NS records (duplicates
- * dropped), then every record. Records of unknown types are skipped.
+ * dropped), then every record. Records of unknown types are skipped. `down`: the ids of the health checks
+ * that are down now, which the records' steering is served with.
  */
-export function zoneContent(domain: StoredDomain, records: readonly StoredRecord[], nameservers: readonly string[]): ZoneContent {
+export function zoneContent(domain: StoredDomain, records: readonly StoredRecord[], nameservers: readonly string[], down: ReadonlySet<number> = NONE_DOWN): ZoneContent {
   const zone = domain.domain;
   const ttl = defaultTtl(domain);
   const answers: ZoneRecord[] = [];
@@ -81,7 +91,9 @@ export function zoneContent(domain: StoredDomain, records: readonly StoredRecord
       if (apexNs.has(host)) continue;
       apexNs.add(host);
     }
-    answers.push({ type: t.type, name: absoluteName(rec.name, zone), ttl: orDefault(rec.ttl, ttl), data: rec.data });
+    const answer: ZoneRecord = { type: t.type, name: absoluteName(rec.name, zone), ttl: orDefault(rec.ttl, ttl), data: rec.data };
+    if (rec.steering) answer.steered = servedSteering(rec.steering, down) as ServedSteering;
+    answers.push(answer);
   }
   return { soa: soaOf(domain, nameservers), answers };
 }

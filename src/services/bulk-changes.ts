@@ -17,6 +17,7 @@ import { checkRecordWrite, checkWrite } from '../model/key-scope.js';
 import { accountLimits, scopeOf, type Actor, type Limits } from './actor.js';
 import type { DomainService } from './domains.js';
 import { applyBatch, wholeZone, type BatchResult } from './record-batch.js';
+import { checkSteeringRefs } from './health-checks.js';
 import type { Precondition, ZoneWriter } from './zone-writer.js';
 import { touchesNameServers } from './zone-checks.js';
 
@@ -107,6 +108,7 @@ export class BulkChangeService {
         checkRecordWrite(scope, r.name, r.type);
       }
       this.checkZone(domain, stored, judged, items.length, (await accountLimits(tx, this.limits, domain.accountId)).recordsPerDomain);
+      await checkSteeringRefs(tx, domain.accountId, [...judged.change.map((c) => c.after), ...judged.add.map((a) => a.rec)]);
       let result: BatchResult;
       try {
         result = await applyBatch(

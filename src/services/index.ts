@@ -11,6 +11,7 @@ import { DnssecService, type DnssecOptions } from './dnssec.js';
 import { DomainCopyService } from './domain-copies.js';
 import { DomainService } from './domains.js';
 import { MemberService } from './members.js';
+import { HealthCheckService } from './health-checks.js';
 import { Metrics } from './metrics.js';
 import { ZoneEventBus } from './zone-events.js';
 import { MirrorService } from './mirrors.js';
@@ -73,6 +74,8 @@ export class Services {
   readonly copies: DomainCopyService;
   /** The configured name servers: every master zone's SOA and apex NS (model/zone.ts's zoneContent). */
   readonly nameservers: readonly string[];
+  /** Health checks, which records' steering follows (the leader runs them: health-runner.ts). */
+  readonly healthChecks: HealthCheckService;
 
   constructor(
     readonly store: Store,
@@ -87,6 +90,8 @@ export class Services {
     catalog: CatalogOptions | null = null,
     /** The passkeys' relying party and origins where the operator fixed them (--webauthn-rp-id, --webauthn-origin). */
     webauthn: WebAuthnOptions = {},
+    /** Networks health checks may probe although not public (--healthcheck-allow). */
+    healthcheckAllow: readonly string[] = [],
   ) {
     this.nameservers = nameservers;
     this.writer = new ZoneWriter(store, this.bus, now);
@@ -113,5 +118,6 @@ export class Services {
     this.zonefiles = new ZoneFileService(store, this.writer, this.domains, limits, nameservers, transfers);
     this.aliases = new AliasService(this.writer);
     this.copies = new DomainCopyService(this.domains, this.records, this.changes, this.zonefiles);
+    this.healthChecks = new HealthCheckService(store, this.writer, now, healthcheckAllow);
   }
 }

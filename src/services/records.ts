@@ -12,6 +12,8 @@ import { accountLimits, scopeOf, type Actor, type Limits } from './actor.js';
 import type { DomainService } from './domains.js';
 import type { Precondition, ZoneWriter } from './zone-writer.js';
 import { checkNameServerAddresses, checkRequirements, touchesNameServers } from './zone-checks.js';
+import { checkSteeringRefs } from './health-checks.js';
+import { sameSteering } from '../model/steering.js';
 
 export interface RecordFilter extends Page {
   type?: string;
@@ -74,6 +76,11 @@ function select(records: readonly StoredRecord[], filter: RecordFilter = {}): St
   return out;
 }
 
+/** A change from a door that knows nothing of steering (its record has none: undefined) keeps the record's. */
+function keptSteering(data: RecordData, current: StoredRecord): RecordData {
+  return data.steering === undefined && current.steering ? { ...data, steering: current.steering } : data;
+}
+
 export class RecordService {
   private readonly lists = new ZoneListCache(LIST_CACHE_RECORDS);
 
@@ -126,6 +133,7 @@ export class RecordService {
         throw new LimitError('records', `A domain may hold at most ${recordsPerDomain} records.`);
       }
       await this.checkNeighbours(tx, domain, data, null);
+      await checkSteeringRefs(tx, domain.accountId, [data]);
       const created = await tx.insertRecord(domainId, data, now);
       if (touchesNameServers(data)) await checkNameServerAddresses(tx, domainId, domain.domain, mainField(recordTypeOrThrow(data.type)));
       return {
@@ -149,12 +157,16 @@ export class RecordService {
       const domain = await this.editable(tx, actor, domainId);
       const current = await this.owned(tx, domainId, id);
       checkRecordWrite(scopeOf(actor), current.name, current.type);
-      const data = { ...next(current, domain.domain), type: current.type };
+      const data = keptSteering({ ...next(current, domain.domain), type: current.type }, current);
       checkRecord(data, { ...ctx, zone: domain.domain }).throwIfAny();
       checkRecordWrite(scopeOf(actor), data.name, data.type);
       const after: StoredRecord = { ...data, id, domainId };
-      if (after.name === current.name && after.ttl === current.ttl && JSON.stringify(after.data) === JSON.stringify(current.data)) return { value: current, change: null, journal: [] };
+      if (!data.steering) delete after.steering;
+      if (after.name === current.name && after.ttl === current.ttl && JSON.stringify(after.data) === JSON.stringify(current.data) && sameSteering(after.steering, current.steering)) {
+        return { value: current, change: null, journal: [] };
+      }
       await this.checkNeighbours(tx, domain, data, id);
+      await checkSteeringRefs(tx, domain.accountId, [data]);
       await tx.updateRecord(id, data, now);
       // The new name was checked with the record there; the old one may have lost what another type there needs.
       if (current.name.toLowerCase() !== data.name.toLowerCase()) await checkRequirements(tx, domainId, current.name, domain.domain);

@@ -8,7 +8,9 @@ import { isServed, type StoredDomain } from '../model/domain.js';
 import { soaData, type StoredRecord } from '../model/records/index.js';
 import type { StoredTsigKey } from '../model/tsig-key.js';
 import { keyOf } from '../model/labels.js';
-import { parseZone, soaOf, zoneContent, type ZoneContent, type ZoneRecord } from '../model/zone.js';
+import { NONE_DOWN, parseZone, soaOf, zoneContent, type ZoneContent, type ZoneRecord } from '../model/zone.js';
+import { checksOf } from '../model/steering.js';
+import type { HealthCheckStore } from '../store/health-checks.js';
 import { recordChangesSince, recordsOf } from '../model/zone-diff.js';
 import { absoluteName } from '../model/names.js';
 import type { ZoneSigning } from '../model/dnssec.js';
@@ -21,7 +23,21 @@ import type { RecordStore } from '../store/records.js';
 import type { Transactions } from '../store/store.js';
 
 /** What serving zones reads of the store: a zone's domain, records and journal (in one transaction for a transfer), mirrors' copies, TSIG owners. */
-type ServedStore = DomainStore & RecordStore & JournalStore & MirrorStore & Pick<AccountStore, 'accountByName'> & Transactions<DomainStore & RecordStore & JournalStore>;
+type ServedStore = DomainStore &
+  RecordStore &
+  JournalStore &
+  MirrorStore &
+  DownChecks &
+  Pick<AccountStore, 'accountByName'> &
+  Transactions<DomainStore & RecordStore & JournalStore & DownChecks>;
+/** The health checks down now, which steered records are served with (model/steering.ts). */
+type DownChecks = Pick<HealthCheckStore, 'downHealthChecks'>;
+
+/** The checks the records' steering names that are down now (read only when a record names one). */
+async function downAmong(ops: DownChecks, records: readonly StoredRecord[]): Promise<ReadonlySet<number>> {
+  const ids = checksOf(records);
+  return ids.length === 0 ? NONE_DOWN : new Set(await ops.downHealthChecks(ids));
+}
 import { CATALOG_ID } from '../model/catalog.js';
 import { DNS_PORT, type CatalogOptions, type CatalogService, type NotifyTarget } from './catalog.js';
 import type { DnssecService } from './dnssec.js';
@@ -38,8 +54,11 @@ export interface ServedZone {
 
 /** One consistent version of a zone, for a transfer. */
 export interface ZoneSnapshot extends ServedZone {
-  /** A master zone's stored records and its journal rows from the serial asked for on; null for a mirror (it keeps none). */
-  journal: { records: StoredRecord[]; changes: StoredJournalEntry[] } | null;
+  /**
+   * A master zone's stored records and its journal rows from the serial asked for on, and the health checks
+   * down (its content was built with); null for a mirror (it keeps none).
+   */
+  journal: { records: StoredRecord[]; changes: StoredJournalEntry[]; down: ReadonlySet<number> } | null;
 }
 
 /**
@@ -135,7 +154,7 @@ export class ZoneService {
     if (!domain || !isServed(domain.status)) return null;
     if (domain.kind === 'master') {
       const [records, signing] = await Promise.all([this.store.listRecords(id), this.signing(id)]);
-      return { domain, content: zoneContent(domain, records, nameservers), expiresAt: null, signing };
+      return { domain, content: zoneContent(domain, records, nameservers, await downAmong(this.store, records)), expiresAt: null, signing };
     }
     return this.mirrorCopy(domain);
   }
@@ -162,7 +181,8 @@ export class ZoneService {
     const relative = [...names].map((k) => (k === apex ? '' : k.slice(0, k.length - apex.length - 1)));
     // Only record changes since `serial`: the zone's keys and their states are those of the reader's version.
     const [records, signing] = await Promise.all([this.store.recordsAtNames(id, relative), recordsOnly ? undefined : this.signing(id)]);
-    return { domain, content: zoneContent(domain, records, nameservers), expiresAt: null, names, ...(signing === undefined ? {} : { signing }) };
+    const down = await downAmong(this.store, records);
+    return { domain, content: zoneContent(domain, records, nameservers, down), expiresAt: null, names, ...(signing === undefined ? {} : { signing }) };
   }
 
   /**
@@ -176,6 +196,7 @@ export class ZoneService {
       this.dnssec.signingOfRange(firstId, lastId),
       firstId <= CATALOG_ID && CATALOG_ID <= lastId ? this.catalogZone(nameservers) : null,
     ]);
+    const down = await downAmong(this.store, records);
     const byId = new Map(domains.map((d) => [d.id, d]));
     const byDomain = new Map<number, StoredRecord[]>();
     for (const r of records) {
@@ -188,7 +209,7 @@ export class ZoneService {
         if (id === CATALOG_ID) return catalog;
         const domain = byId.get(id);
         if (!domain || !isServed(domain.status) || domain.kind !== 'master') return null;
-        return { domain, content: zoneContent(domain, byDomain.get(id) ?? [], nameservers), expiresAt: null, signing: signing(id) };
+        return { domain, content: zoneContent(domain, byDomain.get(id) ?? [], nameservers, down), expiresAt: null, signing: signing(id) };
       },
     };
   }
@@ -230,7 +251,8 @@ export class ZoneService {
       if (!d) return null;
       const records = await tx.listRecords(d.id);
       const changes = sinceSerial === null ? [] : await tx.listJournal({ domainId: d.id, afterSerial: sinceSerial - 1 });
-      return { domain: d, content: zoneContent(d, records, nameservers), expiresAt: null, journal: { records, changes } };
+      const down = await downAmong(tx, records);
+      return { domain: d, content: zoneContent(d, records, nameservers, down), expiresAt: null, journal: { records, changes, down } };
     });
     // Keys change only by writes that also raise the serial, so they are read after the records without a race that matters.
     return snapshot && { ...snapshot, signing: await this.signing(domain.id) };

@@ -8,6 +8,7 @@ import type { DialectSql } from './dialect-sql.js';
 import { KyselyDnssecStore } from './dnssec.js';
 import { KyselyDomainStore } from './domains.js';
 import { KyselyEventStore } from './events.js';
+import { KyselyHealthCheckStore } from './health-checks.js';
 import { KyselyJournalStore } from './journal.js';
 import { migrationProvider } from './migrations/index.js';
 import { KyselyMirrorStore } from './mirrors.js';
@@ -37,6 +38,7 @@ const PARTS: Part[] = [
   KyselySavepointStore,
   KyselyCookieSecretStore,
   KyselySecondFactorStore,
+  KyselyHealthCheckStore,
 ];
 
 /**

@@ -7,14 +7,14 @@ import type { RecordData, StoredRecord } from '../model/records/index.js';
 import { num } from './columns.js';
 import type { Database } from './schema.js';
 
-/** Rows per INSERT: 7 parameters each stays far below SQLite's (32766) and PostgreSQL's (65535) limits. */
+/** Rows per INSERT: 8 parameters each stays far below SQLite's (32766) and PostgreSQL's (65535) limits. */
 const INSERT_CHUNK = 500;
 
 /** The columns insertRecordChunks fills, in the order of its parameters' cells. */
-const INSERT_COLUMNS = ['domain_id', 'type', 'name', 'ttl', 'data', 'created_at', 'updated_at'] as const;
+const INSERT_COLUMNS = ['domain_id', 'type', 'name', 'ttl', 'data', 'steering', 'created_at', 'updated_at'] as const;
 
 export function recordColumns(r: RecordData) {
-  return { type: r.type, name: r.name, ttl: r.ttl, data: JSON.stringify(r.data) };
+  return { type: r.type, name: r.name, ttl: r.ttl, data: JSON.stringify(r.data), steering: r.steering ? JSON.stringify(r.steering) : null };
 }
 
 /**
@@ -36,7 +36,7 @@ const fullChunkInserts = new WeakMap<object, InsertTemplate>();
  */
 export function withIds(domainId: number, rs: readonly RecordData[], rows: readonly { id: unknown }[]): StoredRecord[] {
   const ids = rows.map((row) => num(row.id)).sort((a, b) => a - b);
-  return rs.map((r, k) => ({ id: ids[k] as number, domainId, type: r.type, name: r.name, ttl: r.ttl, data: r.data }));
+  return rs.map((r, k) => ({ id: ids[k] as number, domainId, type: r.type, name: r.name, ttl: r.ttl, data: r.data, ...(r.steering ? { steering: r.steering } : {}) }));
 }
 
 /** Inserts the records INSERT_CHUNK a statement; returns them stored, in the order given. */
@@ -48,7 +48,7 @@ export async function insertRecordChunks(db: Kysely<Database>, domainId: number,
     const values: unknown[] = [];
     for (const r of chunk) {
       const c = recordColumns(r);
-      values.push(domainId, c.type, c.name, c.ttl, c.data, now, now);
+      values.push(domainId, c.type, c.name, c.ttl, c.data, c.steering, now, now);
     }
     const { rows } = await db.executeQuery<{ id: unknown }>(CompiledQuery.raw(template.sql, template.cells.map((k) => values[k])));
     out.push(...withIds(domainId, chunk, rows));

@@ -2,6 +2,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { RecordData, StoredRecord } from '../model/records/index.js';
 import type { Timestamps } from '../model/timestamps.js';
+import type { Steering } from '../model/steering.js';
 import { countRows, num } from './columns.js';
 import type { DialectSql } from './dialect-sql.js';
 import { recordColumns } from './record-insert.js';
@@ -31,10 +32,10 @@ export interface RecordStore {
 }
 
 /** The columns a StoredRecord is made of (not the timestamps: nothing reads them back, and a bulk read pays for each). */
-const RECORD_COLUMNS = ['id', 'domain_id', 'type', 'name', 'ttl', 'data'] as const;
+const RECORD_COLUMNS = ['id', 'domain_id', 'type', 'name', 'ttl', 'data', 'steering'] as const;
 
 function toRecord(row: Pick<Selectable<RecordsTable>, (typeof RECORD_COLUMNS)[number]>): StoredRecord {
-  return {
+  const r: StoredRecord = {
     id: num(row.id),
     domainId: num(row.domain_id),
     type: row.type,
@@ -42,6 +43,9 @@ function toRecord(row: Pick<Selectable<RecordsTable>, (typeof RECORD_COLUMNS)[nu
     ttl: num(row.ttl),
     data: JSON.parse(row.data) as RecordData['data'],
   };
+  // Only records with steering carry the key: most have none, and the journal and answers show none for them.
+  if (row.steering !== null) r.steering = JSON.parse(row.steering) as Steering;
+  return r;
 }
 
 export class KyselyRecordStore implements RecordStore {

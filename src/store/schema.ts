@@ -127,8 +127,33 @@ export interface RecordsTable {
   ttl: number;
   /** JSON of the type's own fields (RecordData.data). */
   data: string;
+  /** JSON of the record's steering (model/steering.ts), null for none. */
+  steering: string | null;
   created_at: number;
   updated_at: number;
+}
+
+/** Health checks (model/health-check.ts), owned by an account; the leader runs them and keeps their status. */
+export interface HealthChecksTable {
+  id: Generated<number>;
+  account_id: number;
+  /** http, https or tcp. */
+  type: string;
+  address: string;
+  port: number;
+  path: string;
+  host: string;
+  /** Seconds. */
+  interval: number;
+  /** Milliseconds (a timeout may be a fraction of a second). */
+  timeout_ms: number;
+  fall: number;
+  rise: number;
+  /** up, down or unknown. */
+  status: string;
+  /** When the status last changed (epoch ms); null while it never has. */
+  changed_at: number | null;
+  created_at: number;
 }
 
 /** The change journal: one row per change, for IXFR and the audit trail. */
@@ -234,6 +259,7 @@ export interface Database {
   webauthn_challenges: WebauthnChallengesTable;
   domains: DomainsTable;
   records: RecordsTable;
+  healthchecks: HealthChecksTable;
   changes: ChangesTable;
   tsig_keys: TsigKeysTable;
   dnssec_zones: DnssecZonesTable;

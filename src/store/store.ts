@@ -12,6 +12,7 @@ import type { CookieSecretStore } from './cookie-secrets.js';
 import type { DnssecStore } from './dnssec.js';
 import type { DomainStore } from './domains.js';
 import type { EventStore } from './events.js';
+import type { HealthCheckStore } from './health-checks.js';
 import type { JournalStore } from './journal.js';
 import type { MirrorStore } from './mirrors.js';
 import type { RecordStore } from './records.js';
@@ -34,7 +35,8 @@ export type StoreOps = AccountStore &
   EventStore &
   SavepointStore &
   CookieSecretStore &
-  SecondFactorStore;
+  SecondFactorStore &
+    HealthCheckStore;
 
 /** Runs work in one transaction; a service names the aggregates its transactions use as `Ops`. */
 export interface Transactions<Ops = StoreOps> {

@@ -14,6 +14,7 @@ import { cookiePeriod } from '../../src/model/cookie-secret.js';
 import { AnswerOptions } from '../../src/dns/server/answer-options.js';
 import { startDns, type RunningDns } from '../../src/dns/server/server.js';
 import { addressBytes, checkServerCookie, cookieKey, cookieLengthValid, writeAnswerCookie } from '../../src/dns/wire/cookie.js';
+import { readClientSubnet } from '../../src/dns/wire/client-subnet.js';
 import { parseQuery, type Query } from '../../src/dns/wire/query.js';
 import { peers } from '../support/peers.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -26,6 +27,8 @@ const ZONE = 'cookies.example';
 const COOKIE = 10;
 const NSID = 3;
 const EDE = 15;
+/** EDNS Client Subnet (RFC 7871): a malformed first one is FORMERR. */
+const ECS = 8;
 let server: TestServer;
 let port = 0;
 
@@ -302,19 +305,22 @@ const hostileArb = fc
   .array(
     fc.oneof(
       fc.record({ code: fc.constant(COOKIE), data: fc.uint8Array({ maxLength: 64 }).map((a) => Buffer.from(a)) }),
-      fc.record({ code: fc.constantFrom(COOKIE, NSID, EDE, 0, 65535, 8, 12), data: fc.uint8Array({ maxLength: 30 }).map((a) => Buffer.from(a)) }),
+      fc.record({ code: fc.constantFrom(COOKIE, NSID, EDE, 0, 65535, ECS, 12), data: fc.uint8Array({ maxLength: 30 }).map((a) => Buffer.from(a)) }),
     ),
     { minLength: 1, maxLength: 5 },
   )
   .chain((options) => fc.tuple(fc.constant(options), fc.boolean()));
 
 /**
- * What the answer to a query with `options` must be: FORMERR when a cookie has a wrong length, else the usual
+ * What the answer to a query with `options` must be: FORMERR when a cookie has a wrong length, or when the first
+ * EDNS Client Subnet option (code 8) is malformed (RFC 7871 7.1; test/dns/steering.test.ts), else the usual
  * answer (NOERROR, or NXDOMAIN for a name that is not there) with the first cookie's client part.
  */
 function expected(options: Option[], exists = true): { rcode: number; client: string | null } {
   const cookies = options.filter((o) => o.code === COOKIE);
   if (cookies.some((c) => !cookieLengthValid(c.data.length))) return { rcode: 1, client: null };
+  const ecs = options.find((o) => o.code === ECS);
+  if (ecs && !readClientSubnet(ecs.data, 0, ecs.data.length)) return { rcode: 1, client: null };
   return { rcode: exists ? 0 : 3, client: cookies[0] ? cookies[0].data.subarray(0, 8).toString('hex') : null };
 }
 

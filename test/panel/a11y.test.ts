@@ -169,6 +169,17 @@ needsChromium.describe('accessibility of every page', { timeout: 120_000 }, () =
     expect(await violations()).toEqual([]);
   });
 
+  it('health checks page, with a check and a problem beside a field', async () => {
+    await api.post('/v1/healthchecks', { type: 'https', address: '192.0.2.10', host: `www.${ZONE}` });
+    await page.getByRole('link', { name: 'Health checks' }).click();
+    await page.getByRole('table', { name: 'Your health checks' }).waitFor();
+    const form = page.getByRole('form', { name: 'Create a health check' });
+    await form.getByLabel(/^Address/).fill('127.0.0.1');
+    await form.getByRole('button', { name: 'Create health check' }).click();
+    await form.getByText(/loopback/).waitFor();
+    expect(await violations()).toEqual([]);
+  });
+
   it('members page, with an invitation link shown, and the invitation page', async () => {
     await page.getByRole('link', { name: 'Members', exact: true }).click();
     const form = page.getByRole('form', { name: 'Invite a member' });

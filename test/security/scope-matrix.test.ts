@@ -249,6 +249,14 @@ function v1Rows(): Map<string, Row> {
   add('POST /v1/sign-in/passkey', { class: 'public', passed: [400], request: async () => ({ method: 'POST', path: '/v1/sign-in/passkey', body: { response: answer } }) });
   add('PATCH /v1/tsigkeys/{id}', { class: 'manage', request: async () => ({ method: 'PATCH', path: `/v1/tsigkeys/${await tsigIn()}`, body: { update: true } }) });
   add('DELETE /v1/tsigkeys/{id}', { class: 'manage', request: async () => ({ method: 'DELETE', path: `/v1/tsigkeys/${await tsigIn()}` }) });
+  // Health checks belong to the whole account: a key limited to some domains may read them, not change them (as it may not create domains).
+  const CHECK = { type: 'tcp', address: '192.0.2.7', port: 443 };
+  add('GET /v1/healthchecks', { class: 'read', request: async () => ({ method: 'GET', path: '/v1/healthchecks' }) });
+  add('POST /v1/healthchecks', { class: 'create', request: async () => ({ method: 'POST', path: '/v1/healthchecks', body: CHECK }) });
+  const checkIn = async () => (await ok(v1('POST', '/v1/healthchecks', full, CHECK))).body.id;
+  add('GET /v1/healthchecks/{id}', { class: 'read', request: async () => ({ method: 'GET', path: `/v1/healthchecks/${await checkIn()}` }) });
+  add('PATCH /v1/healthchecks/{id}', { class: 'create', request: async () => ({ method: 'PATCH', path: `/v1/healthchecks/${await checkIn()}`, body: { port: 444 } }) });
+  add('DELETE /v1/healthchecks/{id}', { class: 'create', request: async () => ({ method: 'DELETE', path: `/v1/healthchecks/${await checkIn()}` }) });
   return rows;
 }
 

@@ -24,6 +24,11 @@ async function olderDatabase(url: string, last: string): Promise<Kysely<Database
   return db;
 }
 
+/** A record as releases from 004_record_data to 013_records_domain_check stored it. */
+async function oldRecord(trx: Kysely<Database>, domainId: number, name: string, data: Record<string, unknown>): Promise<void> {
+  await trx.insertInto('records').values({ domain_id: domainId, type: 'A', name, ttl: 0, data: JSON.stringify(data), created_at: 1, updated_at: 1 } as never).execute();
+}
+
 /** Interface A's columns, as releases before 004_record_data stored every record. */
 const oldColumns = { priority: 10, weight: 5, port: 80, protocol: '', ttl: 0, tag: '' };
 
@@ -223,7 +228,8 @@ describe('013_records_domain_check', () => {
         const ops = opsOf(trx);
         const account = await ops.createAccount('erin', 'hash', 1);
         const d = await oldDomain(trx, account.id, { domain: 'kept.example', kind: 'master' });
-        await ops.insertRecords(d.id, [{ type: 'A', name: 'www', ttl: 0, data: { address: '192.0.2.1' } }], 1);
+        // As that release wrote it: the live store also writes the columns added since (019's steering).
+        await oldRecord(trx, d.id, 'www', { address: '192.0.2.1' });
         return d.id;
       });
       const postgres = sqlitePath(url) === null;
@@ -241,6 +247,48 @@ describe('013_records_domain_check', () => {
         expect((await store.listRecords(domainId)).map((r) => r.name)).toEqual(['www']);
         await store.deleteDomain(domainId);
         expect(await store.countAllRecords()).toBe(0);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
+describe('019_healthchecks', () => {
+  it('keeps the records an older release stored, without steering; adds health checks, and back down', async () => {
+    const { url, cleanup } = freshDatabase();
+    try {
+      const db = await olderDatabase(url, '013_records_domain_check');
+      const { domainId, accountId } = await db.transaction().execute(async (trx) => {
+        const account = await opsOf(trx).createAccount('fay', 'hash', 1);
+        const d = await oldDomain(trx, account.id, { domain: 'older.example', kind: 'master' });
+        await oldRecord(trx, d.id, 'www', { address: '192.0.2.1' });
+        return { domainId: d.id, accountId: account.id };
+      });
+      const schema = sqlitePath(url) === null ? parsePostgresUrl(url).schema : null;
+      const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
+      expect((await migrator.migrateTo('019_healthchecks')).error).toBeUndefined();
+      expect((await migrator.migrateDown()).error).toBeUndefined();
+      await db.destroy();
+      const store = await openStore(url);
+      try {
+        const [www] = await store.listRecords(domainId);
+        expect(www).toEqual({ id: www?.id, domainId, type: 'A', name: 'www', ttl: 0, data: { address: '192.0.2.1' } });
+        const check = await store.insertHealthCheck(accountId, { type: 'tcp', address: '192.0.2.7', port: 443, path: '/', host: '', interval: 10, timeout: 0.5, fall: 3, rise: 2 }, 1);
+        expect(check).toMatchObject({ status: 'unknown', changedAt: null, timeout: 0.5 });
+        await store.insertRecords(domainId, [{ type: 'A', name: 'www', ttl: 0, data: { address: '192.0.2.2' }, steering: { healthcheck: check.id, subnets: ['10.0.0.0/8'] } }], 2);
+        expect((await store.listRecords(domainId)).map((r) => r.steering ?? null)).toEqual([null, { healthcheck: check.id, subnets: ['10.0.0.0/8'] }]);
+        expect(await store.domainsUsingCheck(accountId, check.id)).toEqual([{ id: domainId, domain: 'older.example' }]);
+        // Many at once (PostgreSQL: unnest from 2 records, COPY from 3,000) keep steering, and its absence.
+        for (const n of [2, 3000]) {
+          const many = Array.from({ length: n }, (_, i) => ({ type: 'A', name: `m${n}-${i}`, ttl: 0, data: { address: '192.0.2.3' }, ...(i === 0 ? { steering: { weight: n } } : {}) }));
+          const stored = await store.insertRecords(domainId, many, 3);
+          expect(stored[0]?.steering).toEqual({ weight: n });
+          const read = (await store.listRecords(domainId)).filter((r) => r.name.startsWith(`m${n}-`));
+          expect(read.filter((r) => r.steering).map((r) => [r.name, r.steering])).toEqual([[`m${n}-0`, { weight: n }]]);
+        }
       } finally {
         await store.close();
       }

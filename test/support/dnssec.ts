@@ -29,9 +29,10 @@ const output = (p: Promise<{ stdout: string; stderr: string }>) => p.then((o) =>
 
 /**
  * `delv` (BIND) asking `at` for `name` `type`, with `zone`'s DS records as its only trust anchor: its output,
- * which says "; fully validated" or "; negative response, fully validated" when the answer validates.
+ * which says "; fully validated" or "; negative response, fully validated" when the answer validates. `extra`:
+ * more options (`-b ADDRESS` to ask from another source address).
  */
-export function delv(zone: string, ds: readonly string[], at: { host: string; port: number }, name: string, type: string): Promise<string> {
+export function delv(zone: string, ds: readonly string[], at: { host: string; port: number }, name: string, type: string, extra: readonly string[] = []): Promise<string> {
   return inTemp(async (dir) => {
     const file = join(dir, 'anchors.conf');
     const lines = ds.map(dsData).map((d) => {
@@ -39,7 +40,7 @@ export function delv(zone: string, ds: readonly string[], at: { host: string; po
       return `  "${zone}." static-ds ${tag} ${alg} ${digestType} "${hex}";`;
     });
     writeFileSync(file, `trust-anchors {\n${lines.join('\n')}\n};\n`);
-    return output(run('delv', ['-a', file, `+root=${zone}`, `@${at.host}`, '-p', String(at.port), name, type], { timeout: 20_000 }));
+    return output(run('delv', ['-a', file, `+root=${zone}`, ...extra, `@${at.host}`, '-p', String(at.port), name, type], { timeout: 20_000 }));
   });
 }
 

@@ -235,6 +235,16 @@ describe('real responses match the published schemas', () => {
     await run('GET', `/v1/members/${member.body.id}`);
     await run('PATCH', `/v1/members/${member.body.id}`, { role: 'viewer', domains: null });
     await run('DELETE', `/v1/members/${member.body.id}`);
+    // Health checks, and a record that steers by one
+    const h = await run('POST', '/v1/healthchecks', { type: 'https', address: '192.0.2.10', path: '/health' });
+    expect(h.status, h.text).toBe(201);
+    await run('GET', '/v1/healthchecks');
+    await run('GET', `/v1/healthchecks/${h.body.id}`);
+    await run('PATCH', `/v1/healthchecks/${h.body.id}`, { interval: 30 });
+    const steered = await run('POST', `/v1/domains/${id}/A`, { name: 'steered', address: '192.0.2.11', steering: { healthcheck: h.body.id, weight: 2, subnets: ['198.51.100.0/24'] } });
+    expect(steered.status, steered.text).toBe(201);
+    await run('DELETE', `/v1/domains/${id}/A/${steered.body.id}`);
+    await run('DELETE', `/v1/healthchecks/${h.body.id}`);
 
     // DNSSEC: on, a rollover, off
     await run('GET', `/v1/domains/${id}/dnssec`);

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'react';
 import { loadSession, revokeKey, saveSession, setSetupRequiredHandler, setUnauthorisedHandler, type Session } from './api';
 import { AcceptInvitation } from './pages/AcceptInvitation';
 import { DomainPage } from './pages/DomainPage';
+import { HealthChecks } from './pages/HealthChecks';
 import { Domains } from './pages/Domains';
 import { Keys } from './pages/Keys';
 import { Members } from './pages/Members';
@@ -19,6 +20,7 @@ const NAV: { page: Route['page']; href: string; label: string }[] = [
   { page: 'tsigkeys', href: '#/tsigkeys', label: 'TSIG keys' },
   { page: 'members', href: '#/members', label: 'Members' },
   { page: 'security', href: '#/security', label: 'Security' },
+  { page: 'healthchecks', href: '#/healthchecks', label: 'Health checks' },
 ];
 
 function MainNav({ route, session, onSignOut }: { route: Route; session: Session; onSignOut: () => void }) {
@@ -53,6 +55,8 @@ function CurrentPage({ route, session, onSignOut, setup }: { route: Route; sessi
       return <TsigKeys />;
     case 'members':
       return <Members />;
+    case 'healthchecks':
+      return <HealthChecks />;
     default:
       return <Domains />;
   }

@@ -288,3 +288,28 @@ export interface Member {
 export interface NewMember extends Member {
   invitation: string;
 }
+
+export type HealthStatus = 'up' | 'down' | 'unknown';
+
+export interface HealthCheck {
+  id: number;
+  type: 'http' | 'https' | 'tcp';
+  address: string;
+  port: number;
+  path: string;
+  host: string;
+  interval: number;
+  timeout: number;
+  fall: number;
+  rise: number;
+  status: HealthStatus;
+  changed: string | null;
+  created: string;
+}
+
+/** A record's steering (docs/interface-b.md "Steering"). */
+export interface Steering {
+  healthcheck?: number;
+  weight?: number;
+  subnets?: string[];
+}

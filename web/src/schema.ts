@@ -81,7 +81,10 @@ export function recordTypes(): Promise<TypeSpec[]> {
       types.push({
         type,
         description: schema.description ?? '',
-        fields: Object.entries(schema.properties).map(([name, s]) => fieldOf(name, s, required.has(name))),
+        // Steering has its own fields in the form (pages/SteeringFields.tsx).
+        fields: Object.entries(schema.properties)
+          .filter(([name]) => name !== 'steering')
+          .map(([name, s]) => fieldOf(name, s, required.has(name))),
       });
     }
     return types;

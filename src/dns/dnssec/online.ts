@@ -15,6 +15,7 @@ import type { DenialChain, SignedView } from './secure.js';
 import type { SignatureCache } from './sign.js';
 import { encodeRdata, type Rdata } from '../wire/writer.js';
 import { buildZone, setOf, type RRset, type Zone, type ZoneNode } from '../zone/zone.js';
+import { mayServeNothing } from '../zone/steer.js';
 
 /** The rdata of one served record in canonical form (RFC 4034 6.2), from what the writer keeps. */
 function canonical(t: RecordType, item: Rdata): Buffer {
@@ -34,7 +35,7 @@ function chainTypes(zone: Zone, key: string, node: ZoneNode): number[] | null {
   if (key !== zone.key && belowCut(zone, key)) return null;
   const types: number[] = [];
   const delegation = key !== zone.key && setOf(node, NS.code) !== undefined;
-  for (let set = node; set; set = set.next) if (!delegation || set.type === NS.code || set.type === DS.code) types.push(set.type);
+  for (let set = node; set; set = set.next) if ((!delegation || set.type === NS.code || set.type === DS.code) && !mayServeNothing(set)) types.push(set.type);
   // At a delegation only the DS set is ours to sign.
   if (types.length > 0 && (!delegation || types.includes(DS.code))) types.push(RRSIG.code);
   return types;

@@ -14,7 +14,7 @@ import { signingSecret, type CookieSecret } from '../../model/cookie-secret.js';
 import { addressBytes, ANSWER_COOKIE_BYTES, checkServerCookie, cookieKey, writeAnswerCookie, type CookieKey } from '../wire/cookie.js';
 import { ednsOption, OPTION } from '../wire/edns-options.js';
 import type { Query } from '../wire/query.js';
-import type { UdpSender } from './udp-socket.js';
+import { senderAddress, type UdpSender } from './udp-socket.js';
 
 /** The options of one answer, and what the query's cookie was. */
 export interface AnswerExtras {
@@ -102,11 +102,5 @@ export class AnswerOptions {
   }
 }
 
-/** The client's address as the cookie's hash takes it (wire/cookie.ts): a UdpSender's IPv4-mapped bytes as IPv4's 4. */
-function hashedAddress(client: string | UdpSender): Uint8Array {
-  if (typeof client === 'string') return addressBytes(client);
-  const { bytes, at } = client;
-  let mapped = bytes[at + 10] === 0xff && bytes[at + 11] === 0xff;
-  for (let i = 0; mapped && i < 10; i++) mapped = bytes[at + i] === 0;
-  return mapped ? bytes.subarray(at + 12, at + 16) : bytes.subarray(at, at + 16);
-}
+/** The client's address as the cookie's hash takes it (wire/cookie.ts): IPv4 as its 4 octets. */
+const hashedAddress = (client: string | UdpSender): Uint8Array => (typeof client === 'string' ? addressBytes(client) : senderAddress(client));

@@ -22,6 +22,7 @@ import { ResponseWriter } from '../wire/writer.js';
 import { emptyResult, errorResult, type Result } from '../zone/result.js';
 import type { Zone } from '../zone/zone.js';
 import { answerQuery } from './answer.js';
+import type { ClientAddress } from './steering-client.js';
 import type { AnswerExtras, AnswerOptions } from './answer-options.js';
 import { AnswerTooLarge, encodeResponse, udpLimit } from './response.js';
 import type { UdpSender } from './udp-socket.js';
@@ -125,7 +126,7 @@ export class DnsHandler {
       const q = plainQuery(parseQuery(raw));
       if (!q || this.parts.zones.pendingFor(q.key)) return null;
       const extras = this.parts.options.forQuery(q, raw, address, this.services.now);
-      const a = this.answer(q, raw, (transport === 'udp' ? udpLimit(q) : TCP_MAX) - (extras ? extras.options.length : 0), extras);
+      const a = this.answer(q, raw, (transport === 'udp' ? udpLimit(q) : TCP_MAX) - (extras ? extras.options.length : 0), extras, address);
       return 'wait' in a ? null : a;
     } catch {
       return null;
@@ -174,11 +175,11 @@ export class DnsHandler {
     if (q.opcode !== OPCODE.QUERY) return classed([notImplemented(q)]);
     const pending = this.parts.zones.pendingFor(q.key);
     if (pending) await pending;
-    let a = this.answer(q, raw, limit, null);
+    let a = this.answer(q, raw, limit, null, remoteAddress);
     // A first resolution settles once (resolved or failed): the answer made after it no longer waits.
     for (let i = 0; 'wait' in a && i < 2; i++) {
       await a.wait;
-      a = this.answer(q, raw, limit, null);
+      a = this.answer(q, raw, limit, null, remoteAddress);
     }
     if ('wait' in a) throw new Error('an ALIAS target is still being resolved');
     return { outs: [a.response], cls: a.cls, verifiedClient: false };
@@ -188,16 +189,18 @@ export class DnsHandler {
    * A standard query's answer: from the response cache, else looked up, signed when asked for, and cached;
    * `extras` (made room for in `limit`) appended.
    */
-  private answer(q: Query, raw: Buffer, limit: number, extras: AnswerExtras | null): PlainAnswer | Waiting {
+  private answer(q: Query, raw: Buffer, limit: number, extras: AnswerExtras | null, address: ClientAddress): PlainAnswer | Waiting {
     const { zones, responses } = this.parts;
     const now = this.services.now();
     let answer = responses.get(q, raw, limit, now, extras);
     if (!answer) {
-      const { result, zone } = answerQuery(zones, q, now, this.parts.aliases);
+      const { result, zone } = answerQuery(zones, q, now, this.parts.aliases, address);
       if (result.wait) return { wait: result.wait };
       const signed = zone && q.edns?.dnssecOk ? zones.signed(zone) : undefined;
-      // A signed answer is kept only until its signatures are due to be made anew, one with an ALIAS's addresses until they run out.
-      const staleAt = Math.min(zone && signed ? secure(zone, signed, result, Math.floor(now / 1000)) * 1000 : Infinity, result.until ?? Infinity);
+      // A signed answer is kept only until its signatures are due to be made anew, one with an ALIAS's addresses
+      // until they run out; a steered one not at all (its client's alone).
+      const signedUntil = zone && signed ? secure(zone, signed, result, Math.floor(now / 1000)) * 1000 : Infinity;
+      const staleAt = result.steered ? 0 : Math.min(signedUntil, result.until ?? Infinity);
       const shared = this.encode(q, result, zone, limit);
       const cls = answerClass(q, result, zone, shared);
       responses.put(q, shared, limit, { zone, staleAt, cls });

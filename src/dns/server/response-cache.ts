@@ -5,7 +5,8 @@
  * the query's own question bytes (its case echoed exactly) between a fresh header and the cached rest.
  * Emptied on every zone change, so it never outlives the data it was built from. What is the client's own
  * (its cookie, NSID: answer-options.ts) is not cached: `get` appends it to the OPT record, whose place in the
- * rest is kept, and the answer is cached under a limit smaller by its size.
+ * rest is kept, and the answer is cached under a limit smaller by its size. Steered answers (dns/zone/steer.ts) and
+ * answers to queries with an EDNS Client Subnet are made afresh each time: they are their client's alone.
  */
 import { optRecordAt } from '../wire/edns-options.js';
 import type { Query } from '../wire/query.js';
@@ -69,7 +70,7 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
    * `extras`' options are appended to its OPT record (the answer was cached under `limit`, their size left free).
    */
   get(q: Query, raw: Buffer, limit: number, now: number, extras: AnswerExtras | null = null): CachedAnswer<Z> | null {
-    if (q.questionEnd === 0) return null;
+    if (q.questionEnd === 0 || q.edns?.ecs) return null;
     const e = this.entries.get(ResponseCache.key(q, limit));
     // A mirror's copy past its expiry is answered afresh (REFUSED).
     if (!e || now >= e.staleAt || (e.zone?.expiresAt != null && now >= e.zone.expiresAt)) return null;
@@ -90,7 +91,8 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
 
   /** Keeps the rest of a response just built for `q` (without what it carries for its client alone). */
   put(q: Query, response: Buffer, limit: number, { zone, staleAt, cls }: Pick<CachedAnswer<Z>, 'zone' | 'staleAt' | 'cls'>): void {
-    if (q.questionEnd === 0 || response.length < q.questionEnd) return;
+    // Not kept: an answer for one client alone (steered: staleAt 0), or to a query with a client subnet (its ECS option is the client's).
+    if (q.questionEnd === 0 || response.length < q.questionEnd || staleAt === 0 || q.edns?.ecs) return;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(ResponseCache.key(q, limit), {
       flags: response.readUInt16BE(2) & FROM_ANSWER,

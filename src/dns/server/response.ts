@@ -17,6 +17,13 @@ export function udpLimit(q: Query): number {
   return Math.max(CLASSIC_UDP_SIZE, Math.min(q.edns.udpSize, EDNS_UDP_SIZE));
 }
 
+/** The options of the answer's OPT record: its Extended DNS Error, its EDNS Client Subnet; null for none. */
+function responseOptions(r: Result): Buffer | null {
+  const ede = r.ede ? edeOption(r.ede) : null;
+  if (!r.ecs) return ede;
+  return ede ? Buffer.concat([ede, r.ecs]) : r.ecs;
+}
+
 /** An answer that does not fit in the largest DNS message: no transport can carry it. */
 export class AnswerTooLarge extends Error {}
 
@@ -30,7 +37,7 @@ export function encodeResponse(q: Query | Malformed, r: Result, limit: number): 
   const w = new ResponseWriter();
   if (!('malformed' in q)) w.question(q.labels, q.qtype, q.qclass);
   const edns = q.edns;
-  const options = edns && r.ede ? edeOption(r.ede) : null;
+  const options = edns ? responseOptions(r) : null;
   const room = limit - (edns ? 11 + (options ? options.length : 0) : 0);
   const afterQuestion = w.mark();
   let tc = false;

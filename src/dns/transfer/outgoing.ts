@@ -11,6 +11,7 @@ import { normalizeZoneName } from '../../model/names.js';
 import { zoneDiff } from '../../model/zone-diff.js';
 import { soaData } from '../../model/records/index.js';
 import { serialNewer, withRRsetTtls } from '../../model/zone.js';
+import { transferred } from '../../model/steering-transfer.js';
 import type { Services } from '../../services/index.js';
 import { EDE } from '../wire/edns-options.js';
 import { RCODE } from '../wire/message.js';
@@ -73,7 +74,8 @@ export async function handleTransfer(req: TransferRequest): Promise<Buffer[]> {
   const snapshot = await services.zones.snapshot(domain, req.nameservers, clientSerial);
   if (!snapshot) return [response(query, RCODE.SERVFAIL)];
   // With the TTLs queries get, whatever the stored records (or a mirror's master) gave each record of a set.
-  const resolved = await withResolvedAliases(snapshot.content, req.aliases);
+  // Steered records as a secondary serves them to everyone (model/steering-transfer.ts), ALIAS records as the addresses they stand for.
+  const resolved = await withResolvedAliases({ soa: snapshot.content.soa, answers: [...transferred(snapshot.content.answers)] }, req.aliases);
   const content = { soa: resolved.soa, answers: withRRsetTtls(resolved.answers) };
   const current = soaData(content.soa).serial;
 
@@ -85,7 +87,7 @@ export async function handleTransfer(req: TransferRequest): Promise<Buffer[]> {
     }
     // A signed zone's signatures and NSEC3 chain are not in the journal: its IXFR is the whole zone.
     const { journal } = snapshot;
-    const diffs = journal && !snapshot.signing ? zoneDiff(snapshot.domain, journal.records, journal.changes, clientSerial, req.nameservers, content.answers.length) : null;
+    const diffs = journal && !snapshot.signing ? zoneDiff(snapshot.domain, journal.records, journal.changes, clientSerial, req.nameservers, content.answers.length, journal.down) : null;
     if (diffs) return responses(query, RCODE.NOERROR, [content.soa, ...diffs, content.soa]);
   }
   const answers = snapshot.signing ? await signedRecords(content, snapshot.signing, req.signatures, Math.floor(services.now() / 1000)) : content.answers;

@@ -3,6 +3,7 @@
  * OPT and TSIG placement, option lengths) and keeping the question's labels byte for byte.
  */
 import { keyOfLabels, readName, WireError } from '../../model/labels.js';
+import { readClientSubnet, type ClientSubnet } from './client-subnet.js';
 import { cookieLengthValid } from './cookie.js';
 import { OPTION } from './edns-options.js';
 import { CLASS_ANY, EDNS_DO, FLAG_QR, META_TYPE, OPCODE } from './message.js';
@@ -18,6 +19,8 @@ export interface Edns {
   cookieLength: number;
   /** Whether the client asks for our NSID (RFC 5001; what the option holds is ignored, 2.1). */
   nsid: boolean;
+  /** The first EDNS Client Subnet option (RFC 7871), when the query has one. */
+  ecs?: ClientSubnet;
 }
 
 /** A parsed query: header fields, the question as received (labels keep their case), EDNS and TSIG. */
@@ -114,6 +117,11 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
             edns.cookieLength = length;
           }
         } else if (code === OPTION.NSID) edns.nsid = true;
+        else if (code === OPTION.ECS && !edns.ecs && o + 4 + length <= rr.end) {
+          const ecs = readClientSubnet(buf, o + 4, length);
+          if (!ecs) return malformed({ ...edns, cookieAt: 0, nsid: false });
+          edns.ecs = ecs;
+        }
         o += 4 + length;
       }
       if (o !== rr.end) return malformed();

@@ -27,7 +27,8 @@ export function addAdditional(zone: Zone, r: Result, from: Entry[], cut?: string
       const required = cut !== undefined && isWithin(target, cut);
       for (const t of ADDRESS_TYPES) {
         const set = setOf(node, t);
-        if (set) (required ? r.additional : optional).push({ set, required });
+        // A steered host's addresses depend on who asks: the resolver asks for them itself.
+        if (set && !set.steering) (required ? r.additional : optional).push({ set, required });
       }
     }
   }

@@ -12,15 +12,20 @@ import { META_TYPE, RCODE } from '../wire/message.js';
 import { nodata, nxdomain } from './negative.js';
 import type { Query } from '../wire/query.js';
 import { emptyResult, prove, type Result } from './result.js';
+import { steerer, type SteeringClient } from './steer.js';
 import { wildcardAt } from './wildcard.js';
 import { aliasTarget, setOf, type Zone, type ZoneNode } from './zone.js';
 
 /** Longest CNAME chain followed inside a zone. */
 const MAX_CHAIN = 16;
 
-/** Answers a QUERY for a name inside `zone`; A and AAAA at an ALIAS from `aliases`. */
-export function resolve(zone: Zone, q: Query, aliases?: AliasSource): Result {
+/**
+ * Answers a QUERY for a name inside `zone`; A and AAAA at an ALIAS from `aliases`; `client`, for steered sets
+ * (steer.ts), is asked for only when one is met.
+ */
+export function resolve(zone: Zone, q: Query, aliases?: AliasSource, client: () => SteeringClient | null = () => null): Result {
   const r = emptyResult(RCODE.NOERROR, true);
+  const steered = steerer(r, client);
   let labels: readonly string[] = q.labels;
   let key = q.key;
   const visited = new Set<string>();
@@ -46,7 +51,7 @@ export function resolve(zone: Zone, q: Query, aliases?: AliasSource): Result {
       node = wild;
       wildcard = place.encloser;
     }
-    const cname = setOf(node, CNAME.code);
+    const cname = steered(setOf(node, CNAME.code));
     if (cname && q.qtype !== CNAME.code && q.qtype !== META_TYPE.ANY) {
       r.answer.push({ set: cname, owner: labels });
       if (wildcard !== null) prove(r, { kind: 'wildcard', name: key, encloser: wildcard });
@@ -59,9 +64,12 @@ export function resolve(zone: Zone, q: Query, aliases?: AliasSource): Result {
     }
     const start = r.answer.length;
     if (q.qtype === META_TYPE.ANY) {
-      for (let set = node; set; set = set.next) r.answer.push({ set, owner: labels });
+      for (let set = node; set; set = set.next) {
+        const served = steered(set);
+        if (served) r.answer.push({ set: served, owner: labels });
+      }
     } else {
-      const set = setOf(node, q.qtype) ?? viaAlias(node, q.qtype, r, aliases);
+      const set = steered(setOf(node, q.qtype)) ?? viaAlias(node, q.qtype, r, aliases);
       if (set) r.answer.push({ set, owner: labels });
     }
     if (r.answer.length === start) {

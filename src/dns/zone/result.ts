@@ -41,6 +41,13 @@ export interface Result {
   wait?: Promise<unknown>;
   /** Epoch ms after which the answer may not be reused: it holds an ALIAS target's addresses, which run out then. */
   until?: number;
+  /**
+   * Present when the answer holds a steered set (steer.ts): made for its client alone, never cached; `scope`,
+   * the prefix of the client's network the choice holds for (an ECS answer's scope, RFC 7871).
+   */
+  steered?: { scope: number };
+  /** The EDNS Client Subnet option the answer carries back (RFC 7871 7.2.1), when the query had one. */
+  ecs?: Buffer;
 }
 
 /** An answer with this rcode and no records (yet). */

@@ -7,6 +7,7 @@ import { checkName, firstLabelEnd, isWithin, keyOf, lowerAscii, parentKey } from
 import { NS, recordTypeByCode, soaData, type RecordFields, type RecordType } from '../../model/records/index.js';
 import { wireTtl } from '../../model/ttl.js';
 import type { ZoneContent, ZoneRecord } from '../../model/zone.js';
+import type { ServedSteering } from '../../model/steering.js';
 import { encodeRdata, servedType, type Rdata } from '../wire/writer.js';
 
 
@@ -22,6 +23,23 @@ export interface RRset {
   additional: (string | null)[] | null;
   /** The next set at the same name (a chain rather than an array: one object less for every name). */
   next: RRset | null;
+  /** Present when a record of the set has steering: answers hold the variant chosen for their client (steer.ts). */
+  steering?: SetSteering;
+}
+
+/** The steering of a set's records, item by item, and the variants of the set answers have held (made once each). */
+export interface SetSteering {
+  items: ServedSteering[];
+  variants: Map<string, RRset>;
+}
+
+/** How a record without steering stands among steered ones: up, unweighted, for every client. */
+const UNSTEERED: ServedSteering = Object.freeze({ down: false, weight: null, subnets: null });
+
+/** Notes the steering of the item just added to `set` (the records before it, if any, had none). */
+function addSteering(set: RRset, steering: ServedSteering | undefined): void {
+  set.steering ??= { items: set.items.slice(0, -1).map(() => UNSTEERED), variants: new Map() };
+  set.steering.items.push(steering ?? UNSTEERED);
 }
 
 /** The record sets at one name: the first of its chain, or null at an empty non-terminal. */
@@ -146,6 +164,7 @@ function addRecords(nodes: Map<string, ZoneNode>, apex: string, content: ZoneCon
       set.items.push(rdata);
       set.additional?.push(extra);
     }
+    if (a.steered || set.steering) addSteering(set, a.steered);
     // Names between the owner and the apex exist (empty non-terminals): NODATA there, not NXDOMAIN. None above the apex.
     if (k !== apex) for (let p = parentKey(k); p !== apex && p !== ''; p = parentKey(p)) if (!nodes.has(p)) nodes.set(p, null);
     return set;
@@ -162,6 +181,7 @@ function trim(node: ZoneNode): void {
     if (set.items.length < 2) continue;
     set.items = set.items.slice();
     if (set.additional) set.additional = set.additional.slice();
+    if (set.steering) set.steering.items = set.steering.items.slice();
   }
 }
 

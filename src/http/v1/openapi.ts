@@ -71,6 +71,7 @@ const OPENAPI_INFO: FastifyDynamicSwaggerOptions['openapi'] = {
     { name: 'members', description: "The account's members, their roles and domains, and invitations (docs/interface-b.md)" },
     { name: 'security', description: 'Your second factors (TOTP, passkeys) and password; the account\'s require_2fa' },
     { name: 'tsigkeys', description: 'TSIG keys for DNS UPDATE and signed transfers' },
+    { name: 'healthchecks', description: 'Health checks, which records\' steering follows (failover)' },
     { name: 'dnssec', description: 'DNSSEC signing of a domain: keys, DS records, rollovers (docs/dnssec.md)' },
     { name: 'events', description: 'Audit trail' },
   ],

@@ -11,6 +11,7 @@ import { accountRoutes } from './account/routes.js';
 import { authenticatedContext } from './auth.js';
 import { changeRoutes } from './bulk-changes/routes.js';
 import { dnssecRoutes } from './dnssec/routes.js';
+import { healthCheckRoutes } from './healthchecks/routes.js';
 import { domainRoutes, mirrorRoutes } from './domains/routes.js';
 import { acceptJsonBodies } from './json-body.js';
 import { collectOpenapi, openapiRoutes, serveDocsPage } from './openapi.js';
@@ -31,7 +32,7 @@ export const V1_PREFIX = '/v1';
 export const isV1Path = (url: string): boolean => /^\/v1(?:[/?]|$)/i.test(url);
 
 /** The resources, in the order their paths appear in the OpenAPI document. */
-const RESOURCES: ResourceRoutes[] = [domainRoutes, mirrorRoutes, recordRoutes, changeRoutes, accountRoutes, memberRoutes, securityRoutes, tsigKeyRoutes, dnssecRoutes, queryRoutes, zonefileRoutes];
+const RESOURCES: ResourceRoutes[] = [domainRoutes, mirrorRoutes, recordRoutes, changeRoutes, accountRoutes, memberRoutes, securityRoutes, tsigKeyRoutes, healthCheckRoutes, dnssecRoutes, queryRoutes, zonefileRoutes];
 
 const validatorCompiler = ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? exact : text).compile(schema);
 /** The query string of a route that takes no query fields. */

@@ -181,7 +181,7 @@ export const mapFields =
   };
 
 /** How a 404 names what it did not find, where the core's name is not already the word. */
-const NOUNS: Partial<Record<NotFoundError['what'], string>> = { mirror: 'zone mirror', tsigkey: 'TSIG key' };
+const NOUNS: Partial<Record<NotFoundError['what'], string>> = { mirror: 'zone mirror', tsigkey: 'TSIG key', healthcheck: 'health check' };
 
 export function problemFor(err: unknown, fieldMap: FieldMap = (f) => f): { body: ProblemBody; headers: Record<string, string | string[]> } | null {
   if (err instanceof FieldMapped) return problemFor(err.inner, err.map);

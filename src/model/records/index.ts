@@ -3,6 +3,7 @@
  * server look types up here; adding a type means adding its module to this list.
  */
 import { Problems } from '../errors.js';
+import { checkSteering } from '../steering.js';
 import { WireError } from '../labels.js';
 import { relativeName } from '../names.js';
 import { A } from './a.js';
@@ -127,6 +128,7 @@ export function checkRecord(rec: RecordData, ctx: RecordContext): Problems {
   validateTtl(rec, p);
   if (!rec.data || typeof rec.data !== 'object') rec.data = {};
   t.validate(rec, ctx, p);
+  if (rec.steering !== undefined) rec.steering = checkSteering(rec.steering, p);
   // Data that passed the type's rules must also fit the wire (a name's labels and length, say); the
   // encoding is the one the zone rules' identity of the record uses next, so it is made once.
   if (p.empty) {
@@ -240,19 +242,32 @@ export function parseRdata(t: RecordType, text: string | Token[], origin: string
   return t.parse(tokens, origin);
 }
 
-/** A record as interface B shows it (without id and type). */
+/** A record as interface B shows it (without id and type); `steering` last, when the record has it. */
 export function toV1(rec: RecordData): Record<string, unknown> {
   const t = byName.get(rec.type) ?? recordTypeOrThrow(rec.type);
-  if (t.toV1) return t.toV1(rec);
+  if (t.toV1) return withSteering(t.toV1(rec), rec);
   const out: Record<string, unknown> = { name: rec.name };
   for (const f of dataFields(t)) if (rec.data[f] !== undefined) out[f] = rec.data[f];
   out.ttl = rec.ttl;
+  return withSteering(out, rec);
+}
+
+function withSteering(out: Record<string, unknown>, rec: RecordData): Record<string, unknown> {
+  if (rec.steering) out.steering = rec.steering;
   return out;
 }
 
-/** An interface B body as a canonical record (not checked yet: checkRecord does that). */
+/**
+ * An interface B body as a canonical record (not checked yet: checkRecord does that). A body is the whole
+ * record, so one without `steering` has none (null: removed on a write).
+ */
 export function fromV1(t: RecordType, body: Record<string, unknown>): RecordData {
-  if (t.fromV1) return t.fromV1(body);
+  const rec = t.fromV1 ? t.fromV1(body) : plainFromV1(t, body);
+  rec.steering = (body.steering as RecordData['steering']) ?? null;
+  return rec;
+}
+
+function plainFromV1(t: RecordType, body: Record<string, unknown>): RecordData {
   const data: RecordFields = {};
   for (const f of dataFields(t)) if (body[f] !== undefined) data[f] = body[f];
   return { type: t.type, name: typeof body.name === 'string' ? body.name : '', ttl: typeof body.ttl === 'number' ? body.ttl : 0, data };

@@ -4,6 +4,7 @@
  */
 import type { TProperties } from '@sinclair/typebox';
 import type { Problems } from '../errors.js';
+import type { Steering } from '../steering.js';
 import type { Token } from './presentation.js';
 
 /** A type's own fields, JSON-safe (numbers, strings, booleans, arrays and objects of them). */
@@ -19,6 +20,11 @@ export interface RecordData {
   ttl: number;
   /** The type's own fields, named as interface B names them; host names absolute, without the trailing dot. */
   data: RecordFields;
+  /**
+   * Who the record is served to and when (model/steering.ts); absent or null for none. On a write, absent
+   * keeps what the record had (doors that know nothing of steering leave it untouched), null removes it.
+   */
+  steering?: Steering | null;
 }
 
 export interface StoredRecord extends RecordData {

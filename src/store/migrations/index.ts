@@ -17,6 +17,7 @@ import * as m014 from './014_members.js';
 import * as m015 from './015_second_factors.js';
 import * as m016 from './016_primary_kind.js';
 import * as m017 from './017_domain_tags.js';
+import * as m019 from './019_healthchecks.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '015_second_factors': m015,
   '016_primary_kind': m016,
   '017_domain_tags': m017,
+  '019_healthchecks': m019,
 };
 
 export const migrationProvider: MigrationProvider = {

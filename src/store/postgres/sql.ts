@@ -34,10 +34,10 @@ export function postgresSql(channel: string, origin: string): DialectSql {
       if (rs.length >= COPY_FROM) return withIds(domainId, rs, await insertByCopy(db, domainId, rs, now));
       const columns = rs.map(recordColumns);
       const { rows } = await sql<{ id: unknown }>`
-        insert into records (domain_id, type, name, ttl, data, created_at, updated_at)
-        select ${domainId}::integer, r.type, r.name, r.ttl, r.data, ${now}::bigint, ${now}::bigint
-        from unnest(${columns.map((c) => c.type)}::text[], ${columns.map((c) => c.name)}::text[], ${columns.map((c) => c.ttl)}::integer[], ${columns.map((c) => c.data)}::text[])
-          with ordinality as r(type, name, ttl, data, n)
+        insert into records (domain_id, type, name, ttl, data, steering, created_at, updated_at)
+        select ${domainId}::integer, r.type, r.name, r.ttl, r.data, r.steering, ${now}::bigint, ${now}::bigint
+        from unnest(${columns.map((c) => c.type)}::text[], ${columns.map((c) => c.name)}::text[], ${columns.map((c) => c.ttl)}::integer[], ${columns.map((c) => c.data)}::text[], ${columns.map((c) => c.steering)}::text[])
+          with ordinality as r(type, name, ttl, data, steering, n)
         order by r.n
         returning id`.execute(db);
       return withIds(domainId, rs, rows);
@@ -72,9 +72,10 @@ async function insertByCopy(db: Kysely<Database>, domainId: number, rs: readonly
   let rows = '';
   for (const r of rs) {
     const c = recordColumns(r);
-    rows += `${domainId}\t${copyText(c.type)}\t${copyText(c.name)}\t${c.ttl}\t${copyText(c.data)}\t${now}\t${now}\n`;
+    // \N: COPY's null, a record without steering.
+    rows += `${domainId}\t${copyText(c.type)}\t${copyText(c.name)}\t${c.ttl}\t${copyText(c.data)}\t${c.steering === null ? '\\N' : copyText(c.steering)}\t${now}\t${now}\n`;
   }
-  await db.executeQuery(CompiledQuery.raw('copy records (domain_id, type, name, ttl, data, created_at, updated_at) from stdin', [new CopyRows(rows)]));
+  await db.executeQuery(CompiledQuery.raw('copy records (domain_id, type, name, ttl, data, steering, created_at, updated_at) from stdin', [new CopyRows(rows)]));
   const ids = await db
     .selectFrom('records')
     .select('id')

@@ -1,10 +1,11 @@
 /** A record's form, for adding one and for editing one: its fields follow the type's schema. */
 import { useState, type ReactNode } from 'react';
-import type { RecordItem } from '../api';
-import { useSubmit } from '../hooks';
+import { api, type HealthCheck, type RecordItem, type Steering } from '../api';
+import { useLoad, useSubmit } from '../hooks';
 import { bodyOf, toText, type FieldSpec, type TypeSpec } from '../schema';
 import { ErrorSummary, Field } from '../ui';
 import { labelOf } from './recordRows';
+import { SteeringFields, steeringInput, steeringOf, type SteeringInput } from './SteeringFields';
 
 function hintOf(f: FieldSpec): string {
   const parts = [f.description, f.kind === 'json' ? 'As JSON.' : f.kind === 'strings' ? 'Several strings as a JSON list, e.g. ["v=spf1 …", "…"].' : ''];
@@ -50,10 +51,15 @@ export function RecordForm({ spec, initial, label, submitLabel, onSubmit, onCanc
 }) {
   const start = () => Object.fromEntries(spec.fields.map((f) => [f.name, toText(initial ? initial[f.name] : '')]));
   const [values, setValues] = useState<Record<string, string>>(start);
+  const initialSteering = steeringInput(initial?.steering as Steering | undefined);
+  const [steering, setSteering] = useState<SteeringInput>(initialSteering);
+  const checks = useLoad(() => api.all<HealthCheck>('/v1/healthchecks?limit=500'), []);
   const form = useSubmit<void>(
-    spec.fields.map((f) => f.name),
+    [...spec.fields.map((f) => f.name), 'steering'],
     () => {
-      if (!initial) setValues(Object.fromEntries(spec.fields.map((f) => [f.name, ''])));
+      if (initial) return;
+      setValues(Object.fromEntries(spec.fields.map((f) => [f.name, ''])));
+      setSteering(steeringInput(undefined));
     },
   );
   // Another type chosen: its own empty fields, so values typed for one type do not leak into another's. Reset
@@ -67,7 +73,11 @@ export function RecordForm({ spec, initial, label, submitLabel, onSubmit, onCanc
   // An edit sends only what changed (PATCH); a new record sends what was filled in.
   const submit = form.submitWith(() => {
     const changed = initial ? new Set(spec.fields.filter((f) => values[f.name] !== toText(initial[f.name])).map((f) => f.name)) : undefined;
-    return onSubmit(bodyOf(spec.fields, values, changed));
+    const body = bodyOf(spec.fields, values, changed);
+    // Steering goes when it changed (an edit) or was filled in (a new record); null takes it off.
+    const next = steeringOf(steering);
+    if (initial ? JSON.stringify(steering) !== JSON.stringify(initialSteering) : next !== null) body.steering = next;
+    return onSubmit(body);
   });
 
   return (
@@ -77,6 +87,7 @@ export function RecordForm({ spec, initial, label, submitLabel, onSubmit, onCanc
       {spec.fields.map((f) => (
         <RecordField key={f.name} f={f} value={values[f.name] ?? ''} errors={form.byField[f.name]} onChange={(text) => setValues((v) => ({ ...v, [f.name]: text }))} />
       ))}
+      <SteeringFields input={steering} checks={checks.data ?? []} errors={form.byField.steering} onChange={setSteering} />
       <div className="actions">
         <button type="submit" className="primary" disabled={form.busy}>
           {submitLabel}

@@ -5,6 +5,7 @@
 import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import { MAX_NAME_LENGTH } from '../../../model/names.js';
 import { RECORD_TYPES, type RecordType } from '../../../model/records/index.js';
+import { MAX_SUBNETS, MAX_WEIGHT } from '../../../model/steering.js';
 import { pageFields } from '../shared-schemas.js';
 
 export const RecordParams = Type.Object({ id: Type.Integer({ minimum: 1, description: 'Domain id' }), rid: Type.Integer({ minimum: 1, description: 'Record id' }) });
@@ -31,6 +32,24 @@ function outputField(s: TSchema): TSchema {
   return rest as TSchema;
 }
 
+/** A record's steering (docs/interface-b.md "Steering"): each part optional. */
+export const SteeringSchema = Type.Object(
+  {
+    healthcheck: Type.Optional(Type.Integer({ minimum: 1, description: 'Id of one of your health checks (/v1/healthchecks): while it is down the record is left out of answers, unless every candidate is down' })),
+    weight: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WEIGHT, description: 'Among the candidates left, one is served at random in proportion to its weight (a record without one counts as 1)' })),
+    subnets: Type.Optional(
+      Type.Array(Type.String({ maxLength: 64 }), {
+        minItems: 1,
+        maxItems: MAX_SUBNETS,
+        description: 'CIDR networks: the record is served only to clients inside one of them (EDNS Client Subnet, else the source address), the most specific match winning',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'Steering', description: 'Which clients the record is served to, and when' },
+);
+/** On a write, null removes the record's steering. */
+const steeringInput = Type.Union([SteeringSchema, Type.Null()], { description: 'steering {healthcheck, weight, subnets}, or null for none' });
+
 export interface RecordSchemas {
   create: TObject;
   replace: TObject;
@@ -40,11 +59,12 @@ export interface RecordSchemas {
 
 /** The four schemas of one record type, straight from its registry module. */
 export function recordSchemas(t: RecordType): RecordSchemas {
-  const fields: TProperties = t.v1Fields;
+  const fields: TProperties = { ...t.v1Fields, steering: steeringInput };
   const createProps: TProperties = {};
   for (const [k, s] of Object.entries(fields)) createProps[k] = t.v1Required.includes(k) ? s : Type.Optional(s);
   const out: TProperties = { id: Type.Integer({ minimum: 1, description: 'Record id, shared with interface A (ResourceID)' }), type: Type.Literal(t.type) };
-  for (const [k, s] of Object.entries(fields)) out[k] = outputField(s);
+  for (const [k, s] of Object.entries(t.v1Fields)) out[k] = outputField(s);
+  out.steering = Type.Optional(SteeringSchema);
   const what = `${t.type} record (${t.description})`;
   return {
     create: Type.Object(createProps, { additionalProperties: false, title: `${t.type}Create`, description: `A new ${what}. Omitted fields take the defaults shown.` }),

@@ -1,0 +1,98 @@
+/**
+ * What steering costs the DNS query rate (issue 32, target ≤ 10 %): one zonehost serving two zones of the same
+ * names and records, one plain and one where every name's records carry subnets and weights, measured with
+ * dnsperf in alternation. Steered answers are chosen per query and never cached (docs/dns.md "Steering"), so
+ * this is the price of a lookup per query against answers from the response cache. `npm run bench -- steering`.
+ */
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort, haveProgram, runCommand, startChild, table, tempDir, waitFor, ZONEHOST_BIN, type BenchOptions } from '../support.js';
+import { dnsperf, LOADS, type PerfResult } from './index.js';
+
+const run = promisify(execFile);
+const PLAIN = 'plain.example';
+const STEERED = 'steered.example';
+const SEED_CONCURRENCY = 16;
+
+/** Each name's records: one for 127.0.0.0/8 (where dnsperf asks from), one for 10.0.0.0/8, one for the others; weights on two. */
+const RECORDS = [
+  { address: '192.0.2.1', steering: { subnets: ['127.0.0.0/8'], weight: 3 } },
+  { address: '192.0.2.2', steering: { subnets: ['127.0.0.0/8'], weight: 1 } },
+  { address: '192.0.2.3', steering: { subnets: ['10.0.0.0/8'] } },
+  { address: '192.0.2.4', steering: { weight: 1 } },
+];
+
+async function answers(port: number, zone: string): Promise<boolean> {
+  try {
+    const { stdout } = await run('dig', ['-p', String(port), '@127.0.0.1', '+time=1', '+tries=1', '+short', zone, 'SOA'], { timeout: 5000 });
+    return stdout.trim() !== '';
+  } catch {
+    return false;
+  }
+}
+
+export async function steeringBenchmark(opts: BenchOptions, log: (line: string) => void): Promise<string> {
+  const missing = ['dnsperf', 'dig'].filter((p) => !haveProgram(p));
+  if (missing.length) return `Steering: skipped, missing ${missing.join(', ')} (Debian packages dnsperf, dnsutils)`;
+  const names = opts.quick ? 100 : 1000;
+  const seconds = opts.quick ? 3 : 15;
+  const rounds = opts.quick ? 1 : 3;
+  const dir = tempDir('zonehost-steerbench-');
+  const db = `sqlite:${join(dir.path, 'bench.db')}`;
+  const password = 'bench password';
+  runCommand(process.execPath, [ZONEHOST_BIN, 'user', 'add', 'bench', '--db', db], `${password}\n`);
+  const [http, port] = [await freePort(), await freePort()];
+  const child = startChild(process.execPath, [
+    ZONEHOST_BIN, 'serve', '--db', db, '--http', `127.0.0.1:${http}`, '--dns', `127.0.0.1:${port}`, '--log-level', 'warn', '--rate-limit-address', '0', '--rate-limit-key', '0', '--rrl-rate', '0',
+  ]);
+  const runs = new Map<string, PerfResult[]>();
+  try {
+    const base = `http://127.0.0.1:${http}`;
+    await waitFor(() => `zonehost (${child.output()})`, () => fetch(`${base}/healthz`).then((r) => r.ok, () => false));
+    const key = ((await (await fetch(`${base}/v1/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'bench', password }) })).json()) as { key: string }).key;
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${base}/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+      return (await res.json()) as { id: number };
+    };
+    for (const zone of [PLAIN, STEERED]) {
+      const { id } = await post('/domains', { domain: zone, soa: `hostmaster@${zone}` });
+      const all = Array.from({ length: names }, (_, i) => RECORDS.map((r) => ({ name: `r${i}`, address: r.address, ...(zone === STEERED ? { steering: r.steering } : {}) }))).flat();
+      log(`  seeding ${all.length} records into ${zone}`);
+      for (let i = 0; i < all.length; i += SEED_CONCURRENCY) await Promise.all(all.slice(i, i + SEED_CONCURRENCY).map((r) => post(`/domains/${id}/A`, r)));
+      await waitFor(`zonehost serving ${zone}`, () => answers(port, zone));
+    }
+    const files = new Map([PLAIN, STEERED].map((zone) => {
+      const path = join(dir.path, `${zone}.txt`);
+      writeFileSync(path, Array.from({ length: 20_000 }, (_, i) => `r${(i * 7919) % names}.${zone} A`).join('\n') + '\n');
+      return [zone, path];
+    }));
+    for (const load of LOADS) {
+      for (let round = 0; round < rounds; round++) {
+        for (const zone of [PLAIN, STEERED]) {
+          const r = await dnsperf(port, files.get(zone) as string, seconds, load);
+          log(`  ${zone}, ${load.name}, round ${round + 1}: ${r.qps.toFixed(0)} qps`);
+          runs.set(`${zone}/${load.name}`, [...(runs.get(`${zone}/${load.name}`) ?? []), r]);
+        }
+      }
+    }
+  } finally {
+    await child.stop();
+    dir.remove();
+  }
+  const median = (zone: string, load: (typeof LOADS)[number]) => {
+    const rs = [...(runs.get(`${zone}/${load.name}`) ?? [])].sort((a, b) => a.qps - b.qps);
+    return rs[Math.floor(rs.length / 2)] as PerfResult;
+  };
+  const rows = LOADS.map((load) => {
+    const [plain, steered] = [median(PLAIN, load), median(STEERED, load)];
+    return [load.name, plain.qps.toFixed(0), plain.latency, steered.qps.toFixed(0), steered.latency, `${(100 * (1 - steered.qps / plain.qps)).toFixed(1)} %`];
+  });
+  return [
+    `Steering: dnsperf for ${seconds} s per load over UDP (median of ${rounds} alternating round${rounds > 1 ? 's' : ''}) against one zonehost (default DNS threads, --rrl-rate 0) serving two zones of ${names} names with ${RECORDS.length} A records each: plain, and with subnets and weights on every record (each answer one record, chosen per query for 127.0.0.1)`,
+    table(['load', 'plain qps', 'avg latency s', 'steered qps', 'avg latency s', 'cost'], rows),
+    'target: cost ≤ 10 % (issue 32)',
+  ].join('\n');
+}

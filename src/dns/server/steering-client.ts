@@ -1,0 +1,40 @@
+/**
+ * The client a steered answer is chosen for (dns/zone/steer.ts): the network of the query's EDNS Client Subnet
+ * option (RFC 7871) when it has one, else its source address; and the ECS option the answer carries back,
+ * with the scope the choice held for (0 when nothing was steered: the answer is the same for everyone).
+ */
+import * as ip from '@leichtgewicht/ip-codec';
+import { clientSubnetOption } from '../wire/client-subnet.js';
+import type { Query } from '../wire/query.js';
+import type { Result } from '../zone/result.js';
+import type { SteeringClient } from '../zone/steer.js';
+import { senderAddress, type UdpSender } from './udp-socket.js';
+
+/** The source address of a query (over UDP its sender's bytes, read only when asked), or null when unknown. */
+export type ClientAddress = string | UdpSender | null;
+
+export function steeringClient(q: Query, address: ClientAddress): SteeringClient | null {
+  const ecs = q.edns?.ecs;
+  if (ecs) return { bytes: ecs.bytes, prefix: ecs.sourcePrefix };
+  if (address === null) return null;
+  if (typeof address !== 'string') {
+    const bytes = Uint8Array.from(senderAddress(address));
+    return { bytes, prefix: bytes.length * 8 };
+  }
+  const text = address;
+  // An IPv4 client on a dual-stack socket is written ::ffff:a.b.c.d; a link-local address may carry its zone.
+  const plain = text.startsWith('::ffff:') && text.includes('.') ? text.slice(7) : text.split('%')[0] as string;
+  try {
+    const bytes = ip.encode(plain);
+    return { bytes, prefix: bytes.length * 8 };
+  } catch {
+    return null;
+  }
+}
+
+/** The result with the ECS option its answer carries back, when the query had one. */
+export function withClientSubnet(q: Query, r: Result): Result {
+  const ecs = q.edns?.ecs;
+  if (ecs) r.ecs = clientSubnetOption(ecs, r.steered?.scope ?? 0);
+  return r;
+}
