@@ -56,6 +56,7 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
   DS: { name: 'ns.dyn', key_tag: 12345, algorithm: 13, digest_type: 2, digest: 'EF'.repeat(32) },
   SVCB: { name: 'svcb.dyn', svc_priority: 1, target_name: '.', svc_params: { alpn: ['h2'] } },
   HTTPS: { name: 'https.dyn', svc_priority: 1, target_name: '.', svc_params: { alpn: ['h2'] } },
+  ALIAS: { name: 'alias.dyn', target: 'www.example.net' },
 };
 /** The owner name a sample is stored under (SRV's is made of its service and protocol). */
 const ownerOf = (type: string, body: Record<string, unknown>) => (type === 'SRV' ? `_${body.service}._${body.protocol}.${body.name}` : String(body.name));

@@ -104,6 +104,7 @@ const SAMPLE: Record<string, object> = {
   DS: { name: 'sub', key_tag: 12345, algorithm: 13, digest_type: 2, digest: '2E7D2C03A9507AE265ECF5B5356885A53393A2029D241394997265A1A25AEFC6' },
   SVCB: { name: '_dns', svc_priority: 1, target_name: 'dns.contract.example', svc_params: { alpn: ['dot'], port: 853 } },
   HTTPS: { svc_priority: 1, target_name: '.', svc_params: { alpn: ['h2'], ech: 'AEX+DQBBpQAgACB/' } },
+  ALIAS: { name: 'cdn', target: 'cdn.provider.example' },
 };
 
 describe('the OpenAPI document', () => {
