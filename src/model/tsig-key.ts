@@ -61,6 +61,8 @@ export interface NamedTsigKey extends StoredTsigKey {
   account: string;
   accountStatus: AccountStatus;
   member: MemberRights & { id: number; username: string };
+  /** The account requires a second factor (require_2fa) and the member who made the key has none yet. */
+  memberHeld: boolean;
 }
 
 /** A key name as a client writes it: trimmed, one trailing dot dropped, lower case (names compare so on the wire). */

@@ -4,7 +4,7 @@
  * changes are not in a domain's journal.
  */
 import { randomBytes } from 'node:crypto';
-import { ConflictError, LimitError, NotFoundError, SuspendedError, type Problems } from '../model/errors.js';
+import { ConflictError, LimitError, NotFoundError, SecondFactorSetupError, SuspendedError, type Problems } from '../model/errors.js';
 import { checkTsigKey, DEFAULT_TSIG_ALGORITHM, normalizeKeyName, SECRET_BYTES, type NamedTsigKey, type StoredTsigKey, type TsigKeyData } from '../model/tsig-key.js';
 import { checkManage, seesDomain } from '../model/key-scope.js';
 import { checkMemberChange, managesAccount } from '../model/roles.js';
@@ -147,10 +147,12 @@ export class TsigKeyService {
 
   /**
    * Whether a key found by `byName`, whose signature checked out, may act: SuspendedError when its account is
-   * suspended. Only after the signature, so a message that cannot sign learns nothing of the account.
+   * suspended, SecondFactorSetupError when the account requires a second factor its member has not set up (as
+   * their API keys are held). Only after the signature, so a message that cannot sign learns nothing of the account.
    */
   checkActive(key: NamedTsigKey): void {
     if (key.accountStatus === 'suspended') throw new SuspendedError(key.account);
+    if (key.memberHeld) throw new SecondFactorSetupError();
   }
 
   /** Another member's key: an owner or admin may change it, an owner's only an owner (model/roles.ts). */

@@ -69,12 +69,26 @@ export class KyselyTsigKeyStore implements TsigKeyStore {
       // A key whose member is gone is no key (removing a member deletes their keys too).
       .innerJoin('users', (j) => j.onRef('users.id', '=', 'tsig_keys.user_id').onRef('users.account_id', '=', 'tsig_keys.account_id'))
       .selectAll('tsig_keys')
-      .select(['accounts.username', 'accounts.status', 'users.username as member', 'users.role', 'users.domains as member_domains'])
+      .select(['accounts.username', 'accounts.status', 'accounts.require_2fa', 'users.username as member', 'users.role', 'users.domains as member_domains'])
+      .select((eb) => [
+        // Whether the member has a second factor, asked only where the account requires one.
+        eb.or([
+          eb('accounts.require_2fa', '=', 0),
+          eb.exists(eb.selectFrom('totp_secrets').select('user_id').whereRef('totp_secrets.user_id', '=', 'tsig_keys.user_id').where('totp_secrets.enabled', '=', 1)),
+          eb.exists(eb.selectFrom('passkeys').select('user_id').whereRef('passkeys.user_id', '=', 'tsig_keys.user_id')),
+        ]).as('factor_ok'),
+      ])
       .where('tsig_keys.name', '=', name)
       .executeTakeFirst();
     if (!row) return undefined;
     const domains = row.member_domains === null ? null : (JSON.parse(row.member_domains) as number[]);
-    return { ...toTsigKey(row), account: row.username, accountStatus: row.status as AccountStatus, member: { id: num(row.user_id), username: row.member, role: row.role as Role, domains } };
+    return {
+      ...toTsigKey(row),
+      account: row.username,
+      accountStatus: row.status as AccountStatus,
+      member: { id: num(row.user_id), username: row.member, role: row.role as Role, domains },
+      memberHeld: !(row.factor_ok === true || Number(row.factor_ok) === 1),
+    };
   }
 
   async listTsigKeys(accountId: number, page: Page = {}): Promise<StoredTsigKey[]> {

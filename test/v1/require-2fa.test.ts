@@ -1,22 +1,27 @@
 /**
  * PATCH /v1/account {"require_2fa": true}: whoever turns it on needs a second factor; a user without one may
  * then only set one up: their keys, made before, answer 403 (of a type of its own) on every other route of
- * both interfaces, and work again once they have one.
+ * both interfaces and DNS UPDATE (their TSIG keys), and work again once they have one.
  */
 import { afterAll, beforeAll, expect } from 'vitest';
 import { totpCode } from '../support/oathtool.js';
 import { peers } from '../support/peers.js';
 import { startTestServer, v3, type TestServer } from '../support/server.js';
+import { updateClient } from '../dns/support.js';
 import { client, expectProblem } from './support.js';
 
 const SETUP_REQUIRED = 'https://zonehost.invalid/problems/second-factor-setup-required';
-const withOathtool = peers('oathtool');
+const withOathtool = peers('oathtool', 'nsupdate');
 let server: TestServer;
 
 beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(() => server?.close());
+
+const TSIG_SECRET = Buffer.alloc(32, 7).toString('base64');
+/** A DNS UPDATE signed with olga's TSIG key, through nsupdate. */
+const update = () => updateClient(server, [], 'nsupdate', `hmac-sha256:olga-update:${TSIG_SECRET}`, ['zone olga.test', `update add u${Date.now()}.olga.test 60 TXT "x"`]);
 
 withOathtool.describe('require_2fa', () => {
   withOathtool.it('holds the keys of a user without a second factor to setting one up', async () => {
@@ -33,8 +38,17 @@ withOathtool.describe('require_2fa', () => {
     expect(set.body).toEqual({ require_2fa: true });
     expect((await api.get('/v1/domains')).status).toBe(200);
 
+    // A TSIG key the user made for DNS UPDATE, working while they have a factor.
+    const domain = (await api.post('/v1/domains', { domain: 'olga.test', soa: 'h@olga.test' })).body.id as number;
+    expect((await api.post('/v1/tsigkeys', { name: 'olga-update', secret: TSIG_SECRET, domains: [domain], update: true })).status).toBe(201);
+    expect((await update()).ok).toBe(true);
+
     // Without a factor again, the same key may only set one up.
     expect((await api.del('/v1/me/totp', { body: { code: totpCode(secret, 1) } })).status).toBe(204);
+    // Their TSIG key is held too: REFUSED, saying why.
+    const refused = await update();
+    expect(refused.ok).toBe(false);
+    expect(refused.output).toMatch(/REFUSED/);
     const held = await api.get('/v1/domains');
     expect(expectProblem(held, 403).type).toBe(SETUP_REQUIRED);
     expect(held.body.detail).toMatch(/requires a second factor/);
@@ -55,6 +69,7 @@ withOathtool.describe('require_2fa', () => {
     expect((await api.post('/v1/me/totp/confirm', { code: totpCode(again) })).status).toBe(200);
     expect((await api.get('/v1/domains')).status).toBe(200);
     expect((await v3(server.base, { api_action: 'domain.list', api_key: key })).ERRORARRAY).toEqual([]);
+    expect((await update()).ok).toBe(true);
 
     expect((await api.patch('/v1/account', { require_2fa: false })).body).toEqual({ require_2fa: false });
   });

@@ -7,7 +7,7 @@
  */
 import type * as dnsPacket from 'dns-packet';
 import type { Logger } from 'pino';
-import { SuspendedError } from '../../model/errors.js';
+import { SecondFactorSetupError, SuspendedError } from '../../model/errors.js';
 import type { Services } from '../../services/index.js';
 import { secure } from '../dnssec/secure.js';
 import { SigningError, type SignatureCache } from '../dnssec/sign.js';
@@ -150,12 +150,13 @@ export class DnsHandler {
   private async respond(q: Query, raw: Buffer, remoteAddress: string, transport: Transport, limit: number, signer: Signer | null): Promise<Answers> {
     if (q.edns && q.edns.version !== 0) return classed([encodeResponse(q, emptyResult(RCODE.BADVERS), limit)]);
     if (signer?.key) {
-      // A key of a suspended account verified but may not act (the services decide): REFUSED, signed like any answer to it.
+      // A key of a suspended account, or of a member held by require_2fa, verified but may not act (the services
+      // decide): REFUSED with the reason, signed like any answer to it.
       try {
         this.services.tsigKeys.checkActive(signer.key);
       } catch (e) {
-        if (!(e instanceof SuspendedError)) throw e;
-        this.parts.log.info({ key: signer.key.name, remoteAddress, why: e.message }, 'DNS message signed with a suspended account\'s key refused');
+        if (!(e instanceof SuspendedError || e instanceof SecondFactorSetupError)) throw e;
+        this.parts.log.info({ key: signer.key.name, remoteAddress, why: e.message }, 'DNS message signed with a key that may not act refused');
         return classed([encodeResponse(q, errorResult(RCODE.REFUSED, { code: EDE.PROHIBITED, text: e.message }), limit)]);
       }
     }
