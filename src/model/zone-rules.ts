@@ -100,7 +100,8 @@ export function checkAtName(records: readonly RecordData[], zone: string): Confl
 
 /**
  * The records at one name hold an ALIAS (`addressAlias`) beside an address record (A, AAAA), which it answers
- * for, or beside another ALIAS; null otherwise. The first record is the one a single write adds.
+ * for, or beside another ALIAS (allowed when every one has steering: an answer holds one of them); null
+ * otherwise. The first record is the one a single write adds.
  */
 export function addressAliasConflict(records: readonly RecordData[], zone: string): ConflictError | null {
   const aliases = records.filter((r) => recordType(r.type)?.addressAlias);
@@ -114,7 +115,9 @@ export function addressAliasConflict(records: readonly RecordData[], zone: strin
       `${owner} cannot hold both an ${(aliases[0] as RecordData).type} record and ${address.type} records: the ${(aliases[0] as RecordData).type} answers A and AAAA queries there with its target's addresses. Delete one of them first.`,
     );
   }
-  if (aliases.length > 1) return new ConflictError('name', `${owner} already has an ${(aliases[0] as RecordData).type} record; a name holds one (change its target instead).`);
+  if (aliases.length > 1 && !steeredAliases(aliases)) {
+    return new ConflictError('name', `${owner} already has an ${(aliases[0] as RecordData).type} record; a name holds one (change its target instead), or several when each has steering.`);
+  }
   return null;
 }
 

@@ -23,9 +23,10 @@ const STALE = { code: EDE.STALE_ANSWER, text: 'the ALIAS target could not be res
  * The RRset answering `qtype` at `node` through its ALIAS, or undefined when there is none (not an address
  * type, no ALIAS, no source). When the answer cannot be given, `r` says so instead: SERVFAIL, or what to wait for.
  */
-export function viaAlias(node: ZoneNode, qtype: number, r: Result, aliases: AliasSource | undefined): RRset | undefined {
+export function viaAlias(node: ZoneNode, qtype: number, r: Result, aliases: AliasSource | undefined, choose: (set: RRset | undefined) => RRset | undefined = (s) => s): RRset | undefined {
   const type = aliases && ADDRESS_TYPES.find((t) => t.code === qtype);
-  const alias = type && setOf(node, ADDRESS_ALIAS_TYPE.code);
+  // Several steered ALIAS records: the one steering chooses for this client (steer.ts), as for a CNAME.
+  const alias = type && choose(setOf(node, ADDRESS_ALIAS_TYPE.code));
   if (!type || !alias || !aliases) return undefined;
   const got = aliases.addresses(targetOf(alias), type);
   if (got.kind === 'waiting') {

@@ -69,7 +69,7 @@ export function resolve(zone: Zone, q: Query, aliases?: AliasSource, client: () 
         if (served) r.answer.push({ set: served, owner: labels });
       }
     } else {
-      const set = steered(setOf(node, q.qtype)) ?? viaAlias(node, q.qtype, r, aliases);
+      const set = steered(setOf(node, q.qtype)) ?? viaAlias(node, q.qtype, r, aliases, steered);
       if (set) r.answer.push({ set, owner: labels });
     }
     if (r.answer.length === start) {

@@ -58,4 +58,12 @@ describe('zone rules of ALIAS', () => {
     }
     expect(checkZone([alias(), rec('A', '', { address: '192.0.2.1' })], ZONE).error).toMatch(/ALIAS/);
   });
+
+  it('allows several at one name when each has steering (an answer holds one of them), not otherwise', () => {
+    const steered = (target: string, weight: number): RecordData => ({ ...alias('', target), steering: { weight } });
+    expect(conflictAtName(steered('a.example.net', 3), [steered('b.example.net', 1)], ZONE)).toBeNull();
+    expect(checkAtName([steered('a.example.net', 3), steered('b.example.net', 1)], ZONE)).toBeNull();
+    expect(conflictAtName(steered('a.example.net', 3), [alias('', 'b.example.net')], ZONE)).toBeInstanceOf(ConflictError);
+    expect(conflictAtName(alias('', 'a.example.net'), [alias('', 'b.example.net')], ZONE)).toBeInstanceOf(ConflictError);
+  });
 });
