@@ -104,7 +104,8 @@ describe('zone file export', () => {
   needsNamedCheckzone.it('writes every registry type, quoted TXT strings, a wildcard and a delegation; named-checkzone accepts it', async () => {
     const text = await exported();
     const types = new Set(text.split('\n').filter(Boolean).map((l) => l.split('\t')[3]));
-    for (const t of RECORD_TYPE_NAMES) expect(types, `the test zone lacks a ${t} record`).toContain(t);
+    // Every type BIND knows: named-checkzone reads this file (ALIAS, PowerDNS's, has tests of its own: alias.test.ts).
+    for (const t of RECORD_TYPE_NAMES.filter((n) => n !== 'ALIAS')) expect(types, `the test zone lacks a ${t} record`).toContain(t);
     expect(text).toContain(`${ZONE}.\t`);
     expect(text).toContain(`*.${ZONE}.\t`);
     expect(text).toContain('"say \\"hi\\" \\\\ back\\\\slash; (paren) @ $ORIGIN"');

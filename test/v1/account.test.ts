@@ -214,6 +214,7 @@ describe('isolation between accounts', () => {
       DS: { name: 'sub', key_tag: 1, algorithm: 13, digest_type: 1, digest: '86F7E437FAA5A7FCE15D1DDCB9EAEAEA377667B8' },
       SVCB: { svc_priority: 1, target_name: '.' },
       HTTPS: { svc_priority: 0, target_name: 'x.example' },
+      ALIAS: { name: 'cdn', target: 'cdn.provider.example' },
     };
     for (const t of RECORD_TYPE_NAMES) rec[t] = (await eve.post(`/v1/domains/${dom}/${t}`, bodies[t])).body.id;
     const eveKeyId = (await eve.get('/v1/keys')).body[0].id;
