@@ -65,8 +65,9 @@ needsAcme.describe('ACME DNS-01 with lego --dns pdns', { timeout: 240_000 }, () 
     expect(rrs((await dig(server, `_acme-challenge.${zone}`, 'TXT')).answer)).toEqual([]);
     // Each change went through the door with lego's key: created, then removed.
     const events = (await call(server.base, 'GET', '/v1/events?limit=500', { key })).body as { action: string; key_label: string }[];
-    const lego = events.filter((e) => e.key_label === 'lego');
+    // (The key's own making is in the trail too, under its label: key.create.)
+    const lego = events.filter((e) => e.key_label === 'lego' && e.action !== 'key.create');
     expect(lego.length, JSON.stringify(events)).toBeGreaterThanOrEqual(2);
-    expect(lego.every((e) => e.action === 'record.batch')).toBe(true);
+    expect(lego.map((e) => e.action).filter((a) => a !== 'record.batch'), JSON.stringify(lego)).toEqual([]);
   });
 });

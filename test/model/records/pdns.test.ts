@@ -23,6 +23,7 @@ const CONTENTS: Record<string, string> = {
   DS: `12345 13 2 ${'ef'.repeat(32)}`,
   SVCB: '1 . alpn="h2"',
   HTTPS: '1 . alpn="h2"',
+  ALIAS: 'cdn.example.net.',
 };
 
 describe('PowerDNS contents', () => {
