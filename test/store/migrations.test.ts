@@ -203,7 +203,7 @@ describe('005_tsig_keys', () => {
         const key = await store.insertTsigKey(alice, data, 'c2VjcmV0LXNlY3JldC1zZWNyZXQ=', 5);
         expect(await store.tsigKeyByName('acme.example.com')).toEqual({
           ...data, id: key.id, accountId: alice, secret: 'c2VjcmV0LXNlY3JldC1zZWNyZXQ=', createdAt: 5, account: 'alice', accountStatus: 'active',
-          userId: alice, member: { id: alice, username: 'alice', role: 'owner', domains: null },
+          userId: alice, member: { id: alice, username: 'alice', role: 'owner', domains: null }, memberHeld: false,
         });
         await expect(store.insertTsigKey(bob, data, 'c2VjcmV0LXNlY3JldC1zZWNyZXQ=', 5)).rejects.toBeInstanceOf(UniqueViolation);
         expect(await store.tsigKey(bob, key.id)).toBeUndefined();
