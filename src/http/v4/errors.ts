@@ -29,25 +29,9 @@ export class V4Failure extends Error {
   }
 }
 
-/** The core's field names as a v4 resource names them. */
-export type FieldMap = (field: string) => string;
-
-/** A core error raised where its field names are a resource's (domains' `soaEmail` is v4's `soa_email`). */
-export class FieldMapped extends Error {
-  constructor(
-    readonly inner: unknown,
-    readonly map: FieldMap,
-  ) {
-    super(inner instanceof Error ? inner.message : String(inner));
-  }
-}
-
-/** For `.catch()`: rethrows with the field map of the resource at hand. */
-export const mapFields =
-  (map: FieldMap) =>
-  (e: unknown): never => {
-    throw new FieldMapped(e, map);
-  };
+// A core error's field names as the resource at hand names them: interface B's mechanism, shared.
+export { FieldMapped, mapFields, type FieldMap } from '../v1/problem.js';
+import { FieldMapped, type FieldMap } from '../v1/problem.js';
 
 const entry = (reason: string, field: string | null | undefined): V4Error => (field ? { reason, field } : { reason });
 
