@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cookiePeriod } from '../../src/model/cookie-secret.js';
 import { AnswerOptions } from '../../src/dns/server/answer-options.js';
 import { startDns, type RunningDns } from '../../src/dns/server/server.js';
-import { addressBytes, checkServerCookie, cookieKey, cookieLengthValid, writeAnswerCookie } from '../../src/dns/wire/cookie.js';
+import { addressBytes, checkServerCookie, cookieKey, cookieLengthValid, hashedAddressOf, writeAnswerCookie } from '../../src/dns/wire/cookie.js';
 import { readClientSubnet } from '../../src/dns/wire/client-subnet.js';
 import { parseQuery, type Query } from '../../src/dns/wire/query.js';
 import { peers } from '../support/peers.js';
@@ -104,7 +104,7 @@ describe('server cookies as RFC 9018 makes them', () => {
     ['A.4, an IPv6 client after a rollover', '445536bcd2513298075a5d379663c962', '22681ab97d52c298', '2001:db8:220:1:59de:d0f4:8769:82b8', 1559741961, '22681ab97d52c298010000005cf7c609a6bb79d16625507a'],
   ])('makes the cookie of its appendix %s', (_what, secret, client, address, at, expected) => {
     const out = Buffer.alloc(24);
-    writeAnswerCookie(hex(client), 0, addressBytes(address), at, cookieKey(hex(secret)), out, 0);
+    writeAnswerCookie(hex(client), 0, hashedAddressOf(address), at, cookieKey(hex(secret)), out, 0);
     expect(out.toString('hex')).toBe(expected);
   });
 
@@ -112,14 +112,14 @@ describe('server cookies as RFC 9018 makes them', () => {
     const a3 = hex('fc93fc62807ddb8601abcdef5cf78f71a314227b6679ebf5');
     const key = cookieKey(hex('e5e973e5a6b2a43f48e7dc849e37bfcf'));
     // The reserved octets the client sent are part of the hash.
-    expect(checkServerCookie(a3, 0, 24, addressBytes('203.0.113.203'), 0x5cf78f71 + 60, [key])).toBe('valid');
-    expect(checkServerCookie(a3, 0, 24, addressBytes('203.0.113.204'), 0x5cf78f71 + 60, [key])).toBe('invalid');
+    expect(checkServerCookie(a3, 0, 24, hashedAddressOf('203.0.113.203'), 0x5cf78f71 + 60, [key])).toBe('valid');
+    expect(checkServerCookie(a3, 0, 24, hashedAddressOf('203.0.113.204'), 0x5cf78f71 + 60, [key])).toBe('invalid');
     const a4 = hex('22681ab97d52c298010000005cf7c57926556bd0934c72f8');
     const [old, next] = [cookieKey(hex('dd3bdf9344b678b185a6f5cb60fca715')), cookieKey(hex('445536bcd2513298075a5d379663c962'))];
-    expect(checkServerCookie(a4, 0, 24, addressBytes('2001:db8:220:1:59de:d0f4:8769:82b8'), 1559741961, [next, old])).toBe('valid');
-    expect(checkServerCookie(a4, 0, 24, addressBytes('2001:db8:220:1:59de:d0f4:8769:82b8'), 1559741961, [next])).toBe('invalid');
+    expect(checkServerCookie(a4, 0, 24, hashedAddressOf('2001:db8:220:1:59de:d0f4:8769:82b8'), 1559741961, [next, old])).toBe('valid');
+    expect(checkServerCookie(a4, 0, 24, hashedAddressOf('2001:db8:220:1:59de:d0f4:8769:82b8'), 1559741961, [next])).toBe('invalid');
     // 1559741817 is its timestamp: renewed after half an hour, refused after an hour, and five minutes early at most.
-    const at = (age: number) => checkServerCookie(a4, 0, 24, addressBytes('2001:db8:220:1:59de:d0f4:8769:82b8'), 1559741817 + age, [old]);
+    const at = (age: number) => checkServerCookie(a4, 0, 24, hashedAddressOf('2001:db8:220:1:59de:d0f4:8769:82b8'), 1559741817 + age, [old]);
     expect([at(0), at(1800), at(1801), at(3600), at(3601), at(-300), at(-301)]).toEqual(['valid', 'valid', 'renew', 'renew', 'invalid', 'valid', 'invalid']);
   });
 
@@ -149,7 +149,7 @@ describe('server cookies as RFC 9018 makes them', () => {
     // Valid and young: sent back as it came.
     expect(after.forQuery(back.q, back.raw, '192.0.2.7', () => now)?.options.subarray(4)).toEqual(cookie);
     const fresh = after.forQuery(made.q, made.raw, '192.0.2.7', () => now)?.options.subarray(4) as Buffer;
-    expect(checkServerCookie(fresh, 0, 24, addressBytes('192.0.2.7'), Math.floor(now / 1000), [cookieKey(today)])).toBe('valid');
+    expect(checkServerCookie(fresh, 0, 24, hashedAddressOf('192.0.2.7'), Math.floor(now / 1000), [cookieKey(today)])).toBe('valid');
   });
 });
 
@@ -186,7 +186,7 @@ describe('cookies over UDP and TCP', () => {
     const secrets = await server.services.cookieSecrets.current();
     const key = cookieKey((secrets[1] as { secret: Uint8Array }).secret);
     const stale = Buffer.alloc(24);
-    writeAnswerCookie(CLIENT, 0, addressBytes('127.0.0.1'), Math.floor(Date.now() / 1000) - 2 * 3600, key, stale, 0);
+    writeAnswerCookie(CLIENT, 0, hashedAddressOf('127.0.0.1'), Math.floor(Date.now() / 1000) - 2 * 3600, key, stale, 0);
     const reply = await ask(query(`www.${ZONE}`, [{ code: COOKIE, data: stale }]));
     expect(reply.answers).toEqual([`www.${ZONE} A "192.0.2.1"`]);
     const fresh = cookieOf(reply) as Buffer;

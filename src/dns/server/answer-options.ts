@@ -11,12 +11,15 @@
  * this path (RFC 7873 5.2.3 leaves it to policy); an answer RRL slips keeps its OPT record, so it carries a fresh cookie.
  */
 import { signingSecret, type CookieSecret } from '../../model/cookie-secret.js';
-import { addressBytes, ANSWER_COOKIE_BYTES, checkServerCookie, cookieKey, writeAnswerCookie, type CookieKey } from '../wire/cookie.js';
+import { ANSWER_COOKIE_BYTES, checkServerCookie, cookieKey, hashedAddressOf, writeAnswerCookie, type CookieKey, type HashedAddress } from '../wire/cookie.js';
 import { ednsOption, OPTION } from '../wire/edns-options.js';
 import type { Query } from '../wire/query.js';
-import { senderAddress, type UdpSender } from './udp-socket.js';
+import { senderAddressStart, type UdpSender } from './udp-socket.js';
 
-/** The options of one answer, and what the query's cookie was. */
+/**
+ * The options of one answer, and what the query's cookie was. What `forQuery` answers is reused by its next call
+ * (the hot path makes no object per query): a caller that keeps it past a wait takes `detached` of it.
+ */
 export interface AnswerExtras {
   /** The options, ready to append to OPT's rdata. */
   options: Buffer;
@@ -35,9 +38,17 @@ export class AnswerOptions {
   private keys: CookieKey[] = [];
   private secrets: { period: number; key: CookieKey }[] = [];
   private readonly nsid: Buffer | null;
+  /** What forQuery answers, reused: the cookie option alone, the cookie option and NSID, and the object itself. */
+  private readonly cookieOption = cookieOptionBuffer(0);
+  private readonly cookieAndNsid: Buffer | null;
+  private readonly extras: AnswerExtras = { options: this.cookieOption, validServerCookie: false };
+  /** The UDP sender's address, in place (forQuery). */
+  private readonly sender: HashedAddress = { bytes: new Uint8Array(0), start: 0, end: 0 };
 
   constructor(setup: AnswerOptionsSetup) {
     this.nsid = setup.nsid && setup.nsid.length > 0 ? ednsOption(OPTION.NSID, setup.nsid) : null;
+    this.cookieAndNsid = this.nsid ? cookieOptionBuffer(this.nsid.length) : null;
+    if (this.nsid && this.cookieAndNsid) this.nsid.copy(this.cookieAndNsid, 4 + ANSWER_COOKIE_BYTES);
     this.setSecrets(setup.secrets);
   }
 
@@ -57,17 +68,27 @@ export class AnswerOptions {
   forQuery(q: Query, raw: Buffer, address: string | UdpSender, now: () => number): AnswerExtras | null {
     const edns = q.edns;
     if (!edns || (edns.cookieAt === 0 && !(edns.nsid && this.nsid))) return null;
-    let validServerCookie = false;
-    let cookie: Buffer | null = null;
-    if (edns.cookieAt !== 0) {
-      cookie = Buffer.allocUnsafe(4 + ANSWER_COOKIE_BYTES);
-      cookie.writeUInt16BE(OPTION.COOKIE, 0);
-      cookie.writeUInt16BE(ANSWER_COOKIE_BYTES, 2);
-      validServerCookie = this.writeCookie(raw, edns.cookieAt, edns.cookieLength, hashedAddress(address), now(), cookie, 4);
-    }
     const nsid = edns.nsid ? this.nsid : null;
-    const options = cookie && nsid ? Buffer.concat([cookie, nsid]) : ((cookie ?? nsid) as Buffer);
-    return { options, validServerCookie };
+    const extras = this.extras;
+    extras.validServerCookie = false;
+    if (edns.cookieAt === 0) {
+      extras.options = nsid as Buffer;
+      return extras;
+    }
+    const options = nsid ? (this.cookieAndNsid as Buffer) : this.cookieOption;
+    extras.validServerCookie = this.writeCookie(raw, edns.cookieAt, edns.cookieLength, this.hashed(address), now(), options, 4);
+    extras.options = options;
+    return extras;
+  }
+
+  /** The client's address as the cookie's hash takes it: a UDP sender's bytes in place, else made from its text. */
+  private hashed(client: string | UdpSender): HashedAddress {
+    if (typeof client === 'string') return hashedAddressOf(client);
+    const h = this.sender;
+    h.bytes = client.bytes;
+    h.start = senderAddressStart(client);
+    h.end = client.at + 16;
+    return h;
   }
 
   /** The extra room `forQuery` takes in the answer to `q` (a DNS worker thread keys its cache with it). */
@@ -84,11 +105,11 @@ export class AnswerOptions {
   hasValidServerCookie(q: Query, raw: Buffer, address: string, now: number): boolean {
     const edns = q.edns;
     if (!edns || edns.cookieLength !== ANSWER_COOKIE_BYTES) return false;
-    return checkServerCookie(raw, edns.cookieAt, edns.cookieLength, addressBytes(address), Math.floor(now / 1000), this.keys) !== 'invalid';
+    return checkServerCookie(raw, edns.cookieAt, edns.cookieLength, hashedAddressOf(address), Math.floor(now / 1000), this.keys) !== 'invalid';
   }
 
   /** Writes the answer's cookie data at `out[at]`; whether the query's server cookie was valid. */
-  private writeCookie(raw: Buffer, at: number, length: number, addr: Uint8Array, now: number, out: Buffer, outAt: number): boolean {
+  private writeCookie(raw: Buffer, at: number, length: number, addr: HashedAddress, now: number, out: Buffer, outAt: number): boolean {
     const nowS = Math.floor(now / 1000);
     const verdict = length === ANSWER_COOKIE_BYTES ? checkServerCookie(raw, at, length, addr, nowS, this.keys) : 'invalid';
     if (verdict === 'valid') {
@@ -102,5 +123,14 @@ export class AnswerOptions {
   }
 }
 
-/** The client's address as the cookie's hash takes it (wire/cookie.ts): IPv4 as its 4 octets. */
-const hashedAddress = (client: string | UdpSender): Uint8Array => (typeof client === 'string' ? addressBytes(client) : senderAddress(client));
+/** A COOKIE option's buffer for our answers' cookie (its data written per answer), `after` octets left after it. */
+function cookieOptionBuffer(after: number): Buffer {
+  const b = Buffer.alloc(4 + ANSWER_COOKIE_BYTES + after);
+  b.writeUInt16BE(OPTION.COOKIE, 0);
+  b.writeUInt16BE(ANSWER_COOKIE_BYTES, 2);
+  return b;
+}
+
+/** Extras of one's own, for a caller that keeps them while other queries are answered. */
+export const detached = (extras: AnswerExtras | null): AnswerExtras | null =>
+  extras && { options: Buffer.from(extras.options), validServerCookie: extras.validServerCookie };

@@ -23,7 +23,7 @@ import { emptyResult, errorResult, type Result } from '../zone/result.js';
 import type { Zone } from '../zone/zone.js';
 import { answerQuery } from './answer.js';
 import type { ClientAddress } from './steering-client.js';
-import type { AnswerExtras, AnswerOptions } from './answer-options.js';
+import { detached, type AnswerExtras, type AnswerOptions } from './answer-options.js';
 import { AnswerTooLarge, encodeResponse, udpLimit } from './response.js';
 import type { UdpSender } from './udp-socket.js';
 import type { CachedAnswer, ResponseCache } from './response-cache.js';
@@ -90,7 +90,8 @@ export class DnsHandler {
       if (!q) return classed([]);
       // An opcode we do not serve is NOTIMP even when the rest cannot be read (ISC's compliance tests send a header alone).
       if ('malformed' in q) return classed([SERVED_OPCODES.has(q.opcode) ? this.malformed(q, raw, remoteAddress) : notImplemented(q)]);
-      const extras = this.parts.options.forQuery(q, raw, remoteAddress, this.services.now);
+      // Kept across the waits below, while other queries are answered: its own copy.
+      const extras = detached(this.parts.options.forQuery(q, raw, remoteAddress, this.services.now));
       let limit = (transport === 'udp' ? udpLimit(q) : TCP_MAX) - (extras ? extras.options.length : 0);
       let signer: Signer | null = null;
       if (q.tsig) {
@@ -206,7 +207,7 @@ export class DnsHandler {
       const cls = answerClass(q, result, zone, shared);
       responses.put(q, shared, limit, { zone, staleAt, cls });
       const response = extras ? appendOptions(shared, extras) : shared;
-      answer = { response, zone, staleAt, options: response === shared ? null : (extras as AnswerExtras).options, validServerCookie: extras ? extras.validServerCookie : false, cls };
+      answer = { response, zone, staleAt, optionsLength: response === shared ? 0 : (extras as AnswerExtras).options.length, validServerCookie: extras ? extras.validServerCookie : false, cls };
     }
     if (answer.zone) this.services.metrics.countQuery(answer.zone.id, answer.zone.name);
     return answer;
@@ -248,11 +249,11 @@ function appendOptions(response: Buffer, extras: AnswerExtras): Buffer {
 }
 
 /** The answer without what it carries for its client alone (cookie, NSID): what another cache may keep. */
-export function sharedAnswer({ response, options }: PlainAnswer): Buffer {
-  if (!options) return response;
+export function sharedAnswer({ response, optionsLength }: PlainAnswer): Buffer {
+  if (optionsLength === 0) return response;
   const at = optRecordAt(response);
-  const out = Buffer.from(response.subarray(0, response.length - options.length));
-  out.writeUInt16BE(out.readUInt16BE(at + 9) - options.length, at + 9);
+  const out = Buffer.from(response.subarray(0, response.length - optionsLength));
+  out.writeUInt16BE(out.readUInt16BE(at + 9) - optionsLength, at + 9);
   return out;
 }
 

@@ -24,8 +24,8 @@ export interface CachedAnswer<Z extends AnsweringZone> {
   response: Buffer;
   zone: Z | null;
   staleAt: number;
-  /** What was appended to the response for its client alone (cookie, NSID), or null: see `sharedAnswer`. */
-  options: Buffer | null;
+  /** How many octets were appended to the response for its client alone (cookie, NSID): see `sharedAnswer`. */
+  optionsLength: number;
   /** The query carried a valid server cookie of ours (answer-options.ts): its source address is not forged. */
   validServerCookie: boolean;
   /** Its class for response rate limiting (rrl.ts answerClass). */
@@ -79,14 +79,15 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
     out.writeUInt16BE(q.id, 0);
     out.writeUInt16BE(QR | (q.flags & FROM_QUERY) | e.flags, 2);
     e.counts.copy(out, 4);
-    raw.copy(out, 12, 12, q.questionEnd);
+    // The question octet by octet: Buffer#copy of a part makes a view of it first, which costs more than these few dozen.
+    for (let i = 12; i < q.questionEnd; i++) out[i] = raw[i] as number;
     e.rest.copy(out, q.questionEnd);
     if (extra) {
       extra.copy(out, q.questionEnd + e.rest.length);
       const rdlength = q.questionEnd + e.optAt + 9;
       out.writeUInt16BE(out.readUInt16BE(rdlength) + extra.length, rdlength);
     }
-    return { response: out, zone: e.zone, staleAt: e.staleAt, options: extra, validServerCookie: extras ? extras.validServerCookie : false, cls: e.cls };
+    return { response: out, zone: e.zone, staleAt: e.staleAt, optionsLength: extra ? extra.length : 0, validServerCookie: extras ? extras.validServerCookie : false, cls: e.cls };
   }
 
   /** Keeps the rest of a response just built for `q` (without what it carries for its client alone). */
