@@ -4,13 +4,12 @@ import { createInterface } from 'node:readline';
 import { DEFAULT_DNSSEC_TIMINGS } from '../model/dnssec.js';
 import { DEFAULTS, parseCatalog, parseCount, parseHostPort, parseNameservers, parseNsid, parseResolver, parseRrl, parseWebAuthn, type Config } from '../config.js';
 import { ValidationError } from '../model/errors.js';
-import { startServer } from '../server.js';
 import type { AccountControls, AccountSummary } from '../model/account.js';
 import { DEFAULT_LIMITS } from '../services/actor.js';
 import { ROLES } from '../model/roles.js';
-import { Services } from '../services/index.js';
+import type { Services } from '../services/index.js';
 import type { AccountHoldings } from '../services/operator.js';
-import { openStore, type StoreOptions } from '../store/open.js';
+import type { StoreOptions } from '../store/open.js';
 
 interface DbOptions {
   db: string;
@@ -168,6 +167,7 @@ program
       catalog: parseCatalog(opts.catalog, opts.catalogAxfr, opts.catalogTsig, opts.catalogTsigOwner),
       webauthn: parseWebAuthn(opts.webauthnRpId, opts.webauthnOrigin),
     };
+    const { startServer } = await import('../server.js');
     const server = await startServer(config);
     let stopping = false;
     const stop = (signal: string) => {
@@ -193,7 +193,8 @@ program
 
 /** Runs `fn` over the services of a store opened for one command, closing it after. */
 async function withServices<T>(opts: DbOptions, fn: (services: Services) => Promise<T>): Promise<T> {
-  const store = await openStore(opts.db, { ...storeOptions(opts), log: stderrLog });
+  const store = await openDb(opts.db, { ...storeOptions(opts), log: stderrLog });
+  const { Services } = await import('../services/index.js');
   try {
     return await fn(new Services(store));
   } finally {
@@ -313,10 +314,19 @@ program
   .addOption(dbOption())
   .addOption(dbWaitOption())
   .action(async (opts: Omit<DbOptions, 'dbPool'>) => {
-    const store = await openStore(opts.db, { ...storeOptions({ ...opts, dbPool: '1' }), log: stderrLog });
+    const store = await openDb(opts.db, { ...storeOptions({ ...opts, dbPool: '1' }), log: stderrLog });
     await store.close();
     process.stdout.write('database schema is up to date\n');
   });
+
+/**
+ * The store, its modules loaded only now: like the server's (serve), they are most of the program, and a command
+ * that stops at a wrong option (or --help) should not wait for them to load.
+ */
+async function openDb(...args: Parameters<typeof import('../store/open.js').openStore>): ReturnType<typeof import('../store/open.js').openStore> {
+  const { openStore } = await import('../store/open.js');
+  return openStore(...args);
+}
 
 /** First line of stdin when it is not a terminal; otherwise a prompt that does not echo. */
 async function readPassword(): Promise<string> {
