@@ -91,6 +91,7 @@ export class DnsHandler {
       // An opcode we do not serve is NOTIMP even when the rest cannot be read (ISC's compliance tests send a header alone).
       if ('malformed' in q) return classed([SERVED_OPCODES.has(q.opcode) ? this.malformed(q, raw, remoteAddress) : notImplemented(q)]);
       const extras = this.parts.options.forQuery(q, raw, remoteAddress, this.services.now);
+      this.parts.options.counted(extras);
       let limit = (transport === 'udp' ? udpLimit(q) : TCP_MAX) - (extras ? extras.options.length : 0);
       let signer: Signer | null = null;
       if (q.tsig) {
@@ -127,7 +128,9 @@ export class DnsHandler {
       if (!q || this.parts.zones.pendingFor(q.key)) return null;
       const extras = this.parts.options.forQuery(q, raw, address, this.services.now);
       const a = this.answer(q, raw, (transport === 'udp' ? udpLimit(q) : TCP_MAX) - (extras ? extras.options.length : 0), extras, address);
-      return 'wait' in a ? null : a;
+      if ('wait' in a) return null;
+      this.parts.options.counted(extras);
+      return a;
     } catch {
       return null;
     }
@@ -139,9 +142,11 @@ export class DnsHandler {
    */
   private malformed(q: Malformed, raw: Buffer, remoteAddress: string): Buffer {
     const edns = q.edns;
+    if (q.badCookie) this.parts.options.countMalformed();
     if (!q.noQuestion || q.opcode !== OPCODE.QUERY || !edns || edns.cookieAt === 0 || edns.version !== 0) return encodeResponse(q, emptyResult(RCODE.FORMERR), TCP_MAX);
     const probe: Query = { id: q.id, flags: q.flags, opcode: q.opcode, labels: [], key: '', qtype: 0, qclass: 0, edns, tsig: null, questionEnd: 0 };
     const extras = this.parts.options.forQuery(probe, raw, remoteAddress, this.services.now);
+    this.parts.options.counted(extras);
     const response = encodeResponse(q, emptyResult(RCODE.NOERROR), TCP_MAX);
     return extras ? appendOptions(response, extras) : response;
   }
