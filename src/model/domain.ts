@@ -1,10 +1,24 @@
 /** Domains (master zones) and zone mirrors (slave zones): fields, defaults and rules. */
 import { Problems } from './errors.js';
-import { emailProblem, isIPAddress, normalizeZoneName, zoneNameProblem } from './names.js';
+import { X509Certificate } from 'node:crypto';
+import { emailProblem, hostnameProblem, isIPAddress, normalizeZoneName, zoneNameProblem } from './names.js';
 import { checkKeyFields, type TsigKeyRef } from './tsig-key.js';
 import { roundTtl, ttlProblem } from './ttl.js';
 
 export type DomainKind = 'master' | 'slave';
+
+/**
+ * How a zone mirror verifies its masters' certificate over TLS (RFC 8310's strict profile, by authentication
+ * name): it must be valid for `name` (a host name or an IP address) and issued by one of `ca` (certificates in
+ * PEM) or, when `ca` is null, by a CA the system trusts.
+ */
+export interface MasterTlsAuth {
+  name: string;
+  ca: string | null;
+}
+
+/** The largest CA bundle a mirror keeps (a few dozen certificates). */
+export const MAX_TLS_CA_LENGTH = 65_536;
 
 /**
  * How a master domain was declared through the PowerDNS API: PowerDNS's two kinds of a zone it is the primary
@@ -59,6 +73,8 @@ export interface DomainData {
   masterTsig: TsigKeyRef | null;
   /** A zone mirror asks its masters over TLS (RFC 9103: SOA queries and transfers, on port 853); false: over UDP and TCP. */
   masterTls: boolean;
+  /** With `masterTls`: how the masters' certificate is verified; null: it is not (opportunistic TLS). */
+  masterTlsAuth: MasterTlsAuth | null;
   /** Labels for the owner's own grouping (Linode API v4's `tags`), sorted, without duplicates; nothing else reads them. */
   tags: string[];
   /** The PowerDNS API's kind of a master domain (see PrimaryKind). */
@@ -84,6 +100,7 @@ export const DOMAIN_DEFAULTS: Omit<DomainData, 'domain' | 'kind'> = {
   displayGroup: '',
   masterTsig: null,
   masterTls: false,
+  masterTlsAuth: null,
   tags: [],
   primaryKind: 'native',
 };
@@ -99,6 +116,27 @@ const TIMERS = [
   ['expire', 'expire time'],
   ['ttl', 'default TTL'],
 ] as const;
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g;
+
+/** Normalises (the name's case, a trailing dot) and checks how a mirror verifies its masters' certificate. */
+function checkTlsAuth(p: Problems, auth: MasterTlsAuth, tls: boolean): void {
+  if (!tls) p.add('masterTlsAuth', "The masters' certificate can only be verified when the mirror transfers over TLS (tls: true).");
+  auth.name = isIPAddress(auth.name) ? auth.name : normalizeZoneName(auth.name);
+  const nameProblem = isIPAddress(auth.name) ? null : hostnameProblem(auth.name);
+  if (nameProblem) p.add('masterTlsAuth.name', `The name the masters' certificate must hold, '${auth.name}', ${nameProblem} (or be an IP address).`);
+  if (auth.ca === null) return;
+  if (auth.ca.length > MAX_TLS_CA_LENGTH) return p.add('masterTlsAuth.ca', `The CA certificates must be at most ${MAX_TLS_CA_LENGTH} characters of PEM.`);
+  const blocks = auth.ca.match(PEM_CERTIFICATE) ?? [];
+  if (blocks.length === 0) return p.add('masterTlsAuth.ca', 'The CA certificates must be PEM: one or more -----BEGIN CERTIFICATE----- blocks.');
+  for (const [i, block] of blocks.entries()) {
+    try {
+      new X509Certificate(block);
+    } catch (e) {
+      p.add('masterTlsAuth.ca', `CA certificate ${i + 1} cannot be read: ${(e as Error).message}.`);
+    }
+  }
+}
 
 /** Normalises (name case, timer rounding) and checks a domain in place; returns every problem found. */
 export function checkDomain(d: DomainData): Problems {
@@ -136,6 +174,11 @@ export function checkDomain(d: DomainData): Problems {
   if (d.kind === 'master') {
     d.masterTsig = null;
     d.masterTls = false;
+    d.masterTlsAuth = null;
+  }
+  if (d.masterTlsAuth !== null) {
+    d.masterTlsAuth = { ...d.masterTlsAuth };
+    checkTlsAuth(p, d.masterTlsAuth, d.masterTls);
   }
   if (d.masterTsig !== null) {
     d.masterTsig = { ...d.masterTsig };

@@ -1,6 +1,6 @@
 /** Domains (zones and mirrors): their settings, serials, and the locks that queue writers on one zone. */
 import type { Kysely, Selectable } from 'kysely';
-import type { DomainData, DomainKind, DomainStatus, PrimaryKind, StoredDomain } from '../model/domain.js';
+import type { DomainData, DomainKind, DomainStatus, MasterTlsAuth, PrimaryKind, StoredDomain } from '../model/domain.js';
 import type { Timestamps } from '../model/timestamps.js';
 import type { TsigKeyRef } from '../model/tsig-key.js';
 import { countRows, num, raisedSerial } from './columns.js';
@@ -71,6 +71,8 @@ function toDomain(row: Selectable<DomainsTable>): StoredDomain {
     displayGroup: row.display_group,
     masterTsig: row.master_tsig ? (JSON.parse(row.master_tsig) as TsigKeyRef) : null,
     masterTls: num(row.master_tls) === 1,
+    // A database not yet migrated to 021 (a test of older migrations) has no such column.
+    masterTlsAuth: row.master_tls_auth ? (JSON.parse(row.master_tls_auth) as MasterTlsAuth) : null,
     // A database not yet migrated to 017 (a test of older migrations) has no tags.
     tags: JSON.parse(row.tags ?? '[]') as string[],
     primaryKind: row.primary_kind as PrimaryKind,
@@ -94,6 +96,7 @@ function domainColumns(d: DomainData) {
     display_group: d.displayGroup,
     master_tsig: d.masterTsig && JSON.stringify(d.masterTsig),
     master_tls: d.masterTls ? 1 : 0,
+    master_tls_auth: d.masterTlsAuth && JSON.stringify(d.masterTlsAuth),
     tags: JSON.stringify(d.tags),
     primary_kind: d.primaryKind,
   };

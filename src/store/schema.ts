@@ -110,6 +110,8 @@ export interface DomainsTable {
   master_tsig: string | null;
   /** 1: a zone mirror asks its masters over TLS. */
   master_tls: number;
+  /** JSON {name, ca} with which a zone mirror verifies its masters' certificate over TLS, or null (not verified). */
+  master_tls_auth: string | null;
   /** JSON array of the domain's tags (Linode API v4's). */
   tags: Generated<string>;
   /** 'native' or 'master': the kind a master domain was given through the PowerDNS API. */

@@ -23,6 +23,9 @@ const SIGNED = 'signed-alias.example';
 /** The target's TTL: short, so the test sees a change followed. */
 const TTL = 2;
 
+/** The addresses of many.target.test: more than a 1232-octet UDP answer holds, so the resolver's is truncated. */
+const MANY = Array.from({ length: 100 }, (_, i) => `198.51.100.${i + 1}`);
+
 const targetZone = (serial: number, v4: string) => `$ORIGIN target.test.
 $TTL ${TTL}
 @ 300 SOA ns.target.test. admin.target.test. ${serial} 3600 600 86400 60
@@ -31,6 +34,7 @@ ns 300 A 192.0.2.53
 www A ${v4}
 www AAAA 2001:db8::10
 v4only 300 A 192.0.2.11
+${MANY.map((a) => `many 300 A ${a}`).join('\n')}
 `;
 
 let server: TestServer;
@@ -132,6 +136,14 @@ describe('ALIAS', () => {
     expect(aaaa.status).toBe('NOERROR');
     expect(aaaa.answer).toEqual([]);
     expect(aaaa.authority.map((r) => r.type)).toEqual(['SOA']);
+  });
+
+  needsKnot.it("asks the resolver again over TCP when its answer is truncated: a target's 100 addresses, all answered over TCP", async () => {
+    expect((await v1('POST', `/domains/${domainId}/ALIAS`, { name: 'many', target: 'many.target.test' })).status).toBe(201);
+    const overTcp = () => dig(server, `many.${ZONE}`, 'A', '+tcp');
+    await eventually('many.alias.example A', async () => (await overTcp()).status === 'NOERROR');
+    const d = await overTcp();
+    expect(d.answer.map((r) => `${r.name} ${r.type} ${r.data}`).sort()).toEqual(MANY.map((a) => `many.${ZONE}. A ${a}`).sort());
   });
 
   needsKnot.it('transfers the resolved addresses instead of the ALIAS: kdig AXFR and a knotd secondary', async () => {

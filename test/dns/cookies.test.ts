@@ -234,6 +234,28 @@ describe('cookies over UDP and TCP', () => {
   });
 });
 
+/** The cookie counters of /metrics: client cookie alone, valid, not valid, malformed (FORMERR). */
+async function cookieMetrics(): Promise<number[]> {
+  const text = await (await fetch(`${server.base}/metrics`)).text();
+  return ['client_only', 'valid', 'invalid', 'malformed'].map((kind) => Number(new RegExp(`^zonehost_dns_cookie_${kind}_total (\\d+)$`, 'm').exec(text)?.[1] ?? NaN));
+}
+
+describe('cookies in /metrics', () => {
+  needsDig.it('counts queries with a client cookie alone, a valid, a forged and a malformed cookie, over UDP and TCP', async () => {
+    const before = await cookieMetrics();
+    const first = await dig(server, `www.${ZONE}`, 'A', '+cookie');
+    const cookie = /; COOKIE: ([0-9a-f]{48}) \(good\)/.exec(first.raw)?.[1] as string;
+    await dig(server, `www.${ZONE}`, 'A', `+cookie=${cookie}`);
+    await dig(server, `www.${ZONE}`, 'A', '+tcp', `+cookie=${cookie}`);
+    await dig(server, `www.${ZONE}`, 'A', `+cookie=${cookie.slice(0, 32)}${'ab'.repeat(8)}`);
+    expect((await ask(query(`www.${ZONE}`, [{ code: COOKIE, data: Buffer.alloc(12) }]))).rcode).toBe(1);
+    // Without a cookie: counted nowhere.
+    await dig(server, `www.${ZONE}`, 'A', '+nocookie');
+    const after = await cookieMetrics();
+    expect(after.map((n, i) => n - (before[i] as number))).toEqual([1, 2, 1, 1]);
+  });
+});
+
 describe('NSID (RFC 5001)', () => {
   let dns: RunningDns;
   beforeAll(async () => {

@@ -5,7 +5,7 @@
 import * as dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
 import { padResponse, PADDING_OPTION } from '../../src/dns/wire/padding.js';
-import { sign, tsigSecret } from '../../src/dns/wire/tsig.js';
+import { sign, tsigSecret, tsigSize } from '../../src/dns/wire/tsig.js';
 
 const answer = (opt: boolean, txt = 'x'): Buffer =>
   dnsPacket.encode({
@@ -30,6 +30,19 @@ describe('padResponse', () => {
       expect(padding.data.length).toBe(padded.length - msg.length - 4);
       expect(padding.data.every((b) => b === 0)).toBe(true);
       expect((dnsPacket.decode(padded).answers?.[0] as { data: Buffer[] }).data.map(String).join('')).toBe('y'.repeat(size));
+    }
+  });
+
+  it('leaves room for a TSIG record still to come: padded, then signed, the message is a multiple of 468 (kdig verifies it: tls.test.ts)', () => {
+    const key = tsigSecret({ name: 'k.example', algorithm: 'hmac-sha256', secret: Buffer.alloc(32, 1).toString('base64') });
+    for (const size of [1, 400, 1000]) {
+      const padded = padResponse(answer(true, 'y'.repeat(size)), tsigSize(key));
+      const signed = sign(padded, key, { timeSigned: 1_800_000_000 }).message;
+      expect(signed.length % 468).toBe(0);
+      // The padded message is what was signed: the TSIG record follows it (ARCOUNT, in the header, grew by one).
+      expect(signed.subarray(12, padded.length).equals(padded.subarray(12))).toBe(true);
+      const opt = dnsPacket.decode(signed).additionals?.find((r) => r.type === 'OPT') as dnsPacket.OptAnswer;
+      expect(opt.options.map((o) => o.code)).toEqual([10, PADDING_OPTION]);
     }
   });
 

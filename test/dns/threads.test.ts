@@ -31,10 +31,12 @@ async function v1(method: string, path: string, body?: unknown): Promise<any> {
 /** The answers of CLIENTS questions sent at once, each from a fresh socket. */
 const round = (name: string) => Promise.all(Array.from({ length: CLIENTS }, () => dnsAnswer(dnsPort, name, 'A').then((a) => a.answers.join(','))));
 
-const queriesCounted = async (zone: string): Promise<number> => {
+/** The value of the line of /metrics that starts with `name` (a metric with its labels). */
+const metric = async (name: string): Promise<number> => {
   const text = await (await fetch(`${node.base}/metrics`, { headers: { authorization: `Bearer ${key}` } })).text();
-  return Number(new RegExp(`^zonehost_dns_queries_total\\{zone="${zone.replace('.', '\\.')}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+  return Number(text.split('\n').find((l) => l.startsWith(`${name} `))?.split(' ')[1] ?? 0);
 };
+const queriesCounted = (zone: string): Promise<number> => metric(`zonehost_dns_queries_total{zone="${zone}"}`);
 
 beforeAll(async () => {
   await addUser(db.url, 'alice', 'pw');
@@ -91,6 +93,10 @@ describe.skipIf(singleThreadReason(UDP_BATCH) !== null)('DNS on several threads'
     await new Promise((r) => setTimeout(r, 1100));
     // Sent back, twice (the second time from the caches), to any thread: each is taken, and comes back as it went.
     for (let twice = 0; twice < 2; twice++) expect(await Promise.all(made.map(ask))).toEqual(made);
+    // Every thread's cookies are counted in /metrics, once each: CLIENTS alone, then twice CLIENTS valid.
+    const counted = async () => [await metric('zonehost_dns_cookie_client_only_total'), await metric('zonehost_dns_cookie_valid_total')];
+    await waitFor('every cookie to be counted', async () => (await counted()).join() === `${CLIENTS},${2 * CLIENTS}`, 5_000);
+    expect(await counted()).toEqual([CLIENTS, 2 * CLIENTS]);
   }, 60_000);
 });
 

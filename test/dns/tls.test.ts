@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import * as dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PANEL_DIR } from '../../src/http/panel.js';
+import type { Actor } from '../../src/services/index.js';
 import { peers } from '../support/peers.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { dotClient, httpsRequest, testCertificate } from '../support/tls.js';
@@ -22,6 +23,8 @@ const needsKdig = peers('openssl', 'kdig');
 const needsDig = peers('openssl', 'dig');
 
 const ZONE = 'tls.example';
+const TSIG_NAME = 'tls.key';
+const TSIG_SECRET = 'c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI='; // 32 bytes
 const CLOSED = 'closed.example';
 /** Eight 200-octet strings: more than 1232 octets, so truncated over UDP and whole over HTTPS. */
 const BIG_TXT = Array.from({ length: 8 }, (_, i) => `${i}${'t'.repeat(200)}`);
@@ -66,7 +69,8 @@ beforeAll(async () => {
   server = await startTestServer({ tls: { cert: cert.cert, key: cert.key }, dot: { host: '127.0.0.1', port: 0 } });
   dot = server.dotAddress!.port;
   https = server.httpAddress!.port;
-  key = (await server.user('alice')).key;
+  const alice = await server.user('alice');
+  key = alice.key;
   const id = (await v3({ api_action: 'domain.create', api_key: key, Domain: ZONE, Type: 'master', SOA_Email: `hostmaster@${ZONE}`, axfr_ips: '127.0.0.1' })).DomainID;
   const records = [
     { Type: 'A', Name: 'www', Target: '192.0.2.1' },
@@ -75,6 +79,8 @@ beforeAll(async () => {
   ];
   for (const r of records) await v3({ api_action: 'domain.resource.create', api_key: key, DomainID: id, ...r });
   await v3({ api_action: 'domain.create', api_key: key, Domain: CLOSED, Type: 'master', SOA_Email: `hostmaster@${CLOSED}` });
+  const actor: Actor = { accountId: alice.accountId, userId: alice.accountId, role: 'owner', username: 'alice', keyLabel: 'test', iface: 'cli', remoteAddr: '' };
+  await server.services.tsigKeys.create(actor, { name: TSIG_NAME, secret: TSIG_SECRET, domains: [id], update: false });
 });
 
 afterAll(async () => {
@@ -108,6 +114,21 @@ needsOpenssl.describe('DNS over TLS', () => {
     expect(plain.status).toBe('NOERROR');
     expect(plain.raw).not.toMatch(/PADDING/);
     expect(Number(/;; Received (\d+) B/.exec(plain.raw)?.[1])).toBeLessThan(468);
+  });
+
+  needsKdig.it('pads a TSIG-signed answer before signing it, over TLS and HTTPS: kdig -y verifies it, and it is a multiple of 468 octets with its TSIG', async () => {
+    for (const [name, over] of [[`www.${ZONE}`, ['-p', String(dot), '+tls']], [`big.${ZONE}`, ['-p', String(dot), '+tls']], [`www.${ZONE}`, ['-p', String(https), '+https']]] as const) {
+      const args = [...over, '@127.0.0.1', '+norec', '+time=3', '+retry=0', '+padding', '-y', `hmac-sha256:${TSIG_NAME}:${TSIG_SECRET}`];
+      // kdig says on stderr when the answer's TSIG does not verify.
+      const { stdout, stderr } = await run('kdig', [...args, name, name.startsWith('big') ? 'TXT' : 'A'], { timeout: 20_000 });
+      expect(stderr).toBe('');
+      const a = parseDig(stdout);
+      expect(a.status).toBe('NOERROR');
+      expect(a.raw).toMatch(/;; TSIG PSEUDOSECTION:\n\S+\s+0\s+ANY\s+TSIG\s+hmac-sha256\.? \d+ 300 32 \S+ \d+ NOERROR 0/);
+      expect(a.raw).not.toMatch(/WARNING|failed|BADSIG|BADKEY/i);
+      expect(a.raw).toMatch(/;; PADDING: \d+ B/);
+      expect(Number(/;; Received (\d+) B/.exec(a.raw)?.[1]) % 468).toBe(0);
+    }
   });
 
   needsDig.it('answers dig +tls (BIND 9.18)', async () => {

@@ -5,7 +5,7 @@
  * master's address (its UDP and TCP listen elsewhere), and told why when the master refuses.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -27,6 +27,8 @@ const needsDig = peers('openssl', 'dig');
 
 const OPEN = 'xot.example';
 const CLOSED = 'xot-closed.example';
+/** Pulled by a mirror that verifies the master's certificate. */
+const VERIFIED = 'xot-verified.example';
 /** The TLS master's address: its DNS over TLS listens there on 853, where mirrors look for it. */
 const MASTER = '127.0.39.1';
 
@@ -52,6 +54,8 @@ beforeAll(async () => {
   await v3({ api_action: 'domain.resource.create', api_key: key, DomainID: open, Type: 'A', Name: 'www', Target: '192.0.2.80' });
   await v3({ api_action: 'domain.resource.create', api_key: key, DomainID: open, Type: 'TXT', Name: 'txt', Target: 'over tls' });
   await v3({ api_action: 'domain.create', api_key: key, Domain: CLOSED, Type: 'master', SOA_Email: `hostmaster@${CLOSED}` });
+  const verified = (await v3({ api_action: 'domain.create', api_key: key, Domain: VERIFIED, Type: 'master', SOA_Email: `hostmaster@${VERIFIED}`, axfr_ips: `127.0.0.1;${MASTER}` })).DomainID;
+  await v3({ api_action: 'domain.resource.create', api_key: key, DomainID: verified, Type: 'A', Name: 'www', Target: '192.0.2.81' });
 });
 
 afterAll(async () => {
@@ -120,6 +124,41 @@ needsOpenssl.describe('a zone mirror of a master over TLS', () => {
     const a = await dig(mirror, `www.${OPEN}`, 'A');
     expect(a.flags).toContain('aa');
     expect(rrs(a.answer)).toEqual([`www.${OPEN}. 86400 A 192.0.2.80`]);
+  });
+
+  needsDig.it("verifies the master's certificate when told to (tls_verify): pulled with its CA and name, refused with another name or the system's CAs", async () => {
+    const ca = readFileSync(cert.cert, 'utf8');
+    const verified = await api.post('/v1/zonemirrors', { domain: VERIFIED, masters: [MASTER], tls: true, tls_verify: { name: 'other.example', ca } });
+    expect(verified.status, verified.text).toBe(201);
+    expect(verified.body.tls_verify).toEqual({ name: 'other.example', ca });
+    const id = verified.body.id as number;
+    const lastError = async () => (await api.get(`/v1/zonemirrors/${id}`)).body.transfer.last_error ?? '';
+    // The certificate is for localhost and 127.0.0.1: another name is refused, and said.
+    await eventually('the wrong name to be refused', async () => /other\.example/.test(await lastError()), 20_000);
+    expect(await lastError()).toMatch(/127\.0\.39\.1: TLS to 127\.0\.39\.1: Hostname\/IP does not match certificate's altnames/);
+    // Without a CA of its own the system's are used, which do not know a self-signed certificate.
+    expect((await api.patch(`/v1/zonemirrors/${id}`, { tls_verify: { name: 'localhost' } })).body.tls_verify).toEqual({ name: 'localhost', ca: null });
+    await eventually('the unknown issuer to be refused', async () => /self-signed certificate/.test(await lastError()), 20_000);
+    expect((await api.get(`/v1/zonemirrors/${id}`)).body.transfer.serial).toBeNull();
+    // Its CA and its name: transferred and served.
+    for (const name of ['localhost', '127.0.0.1']) expect((await api.patch(`/v1/zonemirrors/${id}`, { tls_verify: { name, ca } })).status).toBe(200);
+    await eventually('the mirror to transfer', async () => (await api.get(`/v1/zonemirrors/${id}`)).body.transfer.serial !== null, 20_000);
+    expect(rrs((await dig(mirror, `www.${VERIFIED}`, 'A')).answer)).toEqual([`www.${VERIFIED}. 86400 A 192.0.2.81`]);
+    expect((await api.del(`/v1/zonemirrors/${id}`)).status).toBe(204);
+  });
+
+  it('refuses tls_verify without tls, a name that is no host name, and a CA that is no PEM certificate (400, the field named)', async () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ tls: false, tls_verify: { name: 'localhost' } }, /only be verified when the mirror transfers over TLS/],
+      [{ tls: true, tls_verify: { name: 'not a host' } }, /may only contain letters/],
+      [{ tls: true, tls_verify: { name: 'localhost', ca: 'hello' } }, /must be PEM/],
+      [{ tls: true, tls_verify: { name: 'localhost', ca: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----' } }, /cannot be read/],
+    ];
+    for (const [body, why] of cases) {
+      const r = await api.post('/v1/zonemirrors', { domain: 'verify.example', masters: [MASTER], ...body });
+      expect([r.status, r.text]).toEqual([400, expect.stringMatching(why)]);
+      expect(r.text).toMatch(/tls_verify/);
+    }
   });
 
   it('says why when the master refuses, and when asked over UDP and TCP at an address where only TLS listens', async () => {

@@ -6,7 +6,7 @@ import { zoneFile } from '../../src/model/zonefile.js';
 
 const domain: StoredDomain = {
   id: 1, accountId: 1, domain: 'example.com', kind: 'master', soaEmail: 'first.last@example.com', description: '',
-  refresh: 0, retry: 7200, expire: 0, ttl: 0, status: 1, masterIps: [], axfrIps: [], displayGroup: '', masterTsig: null, masterTls: false, tags: [], primaryKind: 'native', serial: 2026112201,
+  refresh: 0, retry: 7200, expire: 0, ttl: 0, status: 1, masterIps: [], axfrIps: [], displayGroup: '', masterTsig: null, masterTls: false, masterTlsAuth: null, tags: [], primaryKind: 'native', serial: 2026112201,
 };
 const rec = (r: Partial<StoredRecord>): StoredRecord => ({ id: 1, domainId: 1, type: 'A', name: '', ttl: 0, data: {}, ...r });
 

@@ -243,13 +243,15 @@ needsChromium.describe('control panel', { timeout: 120_000 }, () => {
     await form.locator('.field-error').waitFor();
     await form.getByLabel('Primary servers').fill('127.0.0.1');
     await form.getByLabel('Transfer over TLS').check();
+    // Over TLS, the primaries' certificate can be verified: for a name, by the system's CAs when none are given.
+    await form.getByLabel('Verify the certificate for').fill('primary.example.net');
     await form.getByRole('button', { name: 'Create zone mirror' }).click();
     const row = page.getByRole('row', { name: /mirror-e2e\.test/ });
     await row.waitFor();
-    expect(await row.innerText()).toMatch(/127\.0\.0\.1\s*TLS/);
+    expect(await row.innerText()).toMatch(/127\.0\.0\.1\s*TLS, verified for primary\.example\.net/);
     const api = client(server.base, (await sessionKey()) ?? '');
-    const mirrors = (await api.get('/v1/zonemirrors')).body as { domain: string; tls: boolean }[];
-    expect(mirrors.find((m) => m.domain === 'mirror-e2e.test')?.tls).toBe(true);
+    const mirrors = (await api.get('/v1/zonemirrors')).body as { domain: string; tls: boolean; tls_verify: unknown }[];
+    expect(mirrors.find((m) => m.domain === 'mirror-e2e.test')).toMatchObject({ tls: true, tls_verify: { name: 'primary.example.net', ca: null } });
     await shot(page, '06-zone-mirrors');
   });
 

@@ -183,6 +183,8 @@ export interface Mirror {
   axfr: string[];
   /** Transfers from the masters over TLS (port 853). */
   tls: boolean;
+  /** How the masters' certificate is verified over TLS: the name it must hold, the CAs (PEM; null: the system's); null: not verified. */
+  tls_verify: { name: string; ca: string | null } | null;
   transfer: { serial: number | null; last_success: string | null; last_attempt: string | null; last_error: string | null };
 }
 

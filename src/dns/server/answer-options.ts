@@ -9,12 +9,27 @@
  * cookie that is not valid (another server's, forged, older than an hour), is answered as usual with a new
  * server cookie; a valid one is sent back unchanged until it is half an hour old. BADCOOKIE is never answered on
  * this path (RFC 7873 5.2.3 leaves it to policy); an answer RRL slips keeps its OPT record, so it carries a fresh cookie.
+ *
+ * Each holder counts the cookies of the queries it answers (`cookieCounts`, plain numbers: nothing is made per
+ * query); a worker thread reports its counts to the main thread, whose counts /metrics reads (server.ts).
  */
 import { signingSecret, type CookieSecret } from '../../model/cookie-secret.js';
-import { ANSWER_COOKIE_BYTES, checkServerCookie, cookieKey, hashedAddressOf, writeAnswerCookie, type CookieKey, type HashedAddress } from '../wire/cookie.js';
+import { ANSWER_COOKIE_BYTES, checkServerCookie, CLIENT_COOKIE_BYTES, cookieKey, hashedAddressOf, writeAnswerCookie, type CookieKey, type HashedAddress } from '../wire/cookie.js';
 import { ednsOption, OPTION } from '../wire/edns-options.js';
 import type { Query } from '../wire/query.js';
 import { senderAddressStart, type UdpSender } from './udp-socket.js';
+
+/**
+ * What a query's COOKIE option was, as /metrics counts it: a client cookie alone; a valid server cookie of ours
+ * (sent back, or renewed after half an hour); a server cookie that is not (forged, stale, another server's: a
+ * fresh one is sent); a wrong length (FORMERR).
+ */
+export type CookieSeen = 'clientOnly' | 'valid' | 'invalid' | 'malformed';
+
+/** Queries answered, by what their cookie was. */
+export type CookieCounts = Record<CookieSeen, number>;
+
+export const noCookieCounts = (): CookieCounts => ({ clientOnly: 0, valid: 0, invalid: 0, malformed: 0 });
 
 /**
  * The options of one answer, and what the query's cookie was. What `forQuery` answers is reused by its next call
@@ -25,6 +40,8 @@ export interface AnswerExtras {
   options: Buffer;
   /** The query carried a server cookie of ours, made for its address within the hour: it cannot have been forged. */
   validServerCookie: boolean;
+  /** What the query's cookie was; null without one (options for NSID alone). */
+  cookie: CookieSeen | null;
 }
 
 /** The secrets and NSID a DNS worker thread is given (thread-messages.ts), as structured clone carries them. */
@@ -41,9 +58,11 @@ export class AnswerOptions {
   /** What forQuery answers, reused: the cookie option alone, the cookie option and NSID, and the object itself. */
   private readonly cookieOption = cookieOptionBuffer(0);
   private readonly cookieAndNsid: Buffer | null;
-  private readonly extras: AnswerExtras = { options: this.cookieOption, validServerCookie: false };
+  private readonly extras: AnswerExtras = { options: this.cookieOption, validServerCookie: false, cookie: null };
   /** The UDP sender's address, in place (forQuery). */
   private readonly sender: HashedAddress = { bytes: new Uint8Array(0), start: 0, end: 0 };
+  /** The cookies of the queries answered (`counted`), since this was made or its holder last reset them. */
+  readonly cookieCounts: CookieCounts = noCookieCounts();
 
   constructor(setup: AnswerOptionsSetup) {
     this.nsid = setup.nsid && setup.nsid.length > 0 ? ednsOption(OPTION.NSID, setup.nsid) : null;
@@ -70,14 +89,17 @@ export class AnswerOptions {
     if (!edns || (edns.cookieAt === 0 && !(edns.nsid && this.nsid))) return null;
     const nsid = edns.nsid ? this.nsid : null;
     const extras = this.extras;
-    extras.validServerCookie = false;
     if (edns.cookieAt === 0) {
       extras.options = nsid as Buffer;
+      extras.validServerCookie = false;
+      extras.cookie = null;
       return extras;
     }
     const options = nsid ? (this.cookieAndNsid as Buffer) : this.cookieOption;
-    extras.validServerCookie = this.writeCookie(raw, edns.cookieAt, edns.cookieLength, this.hashed(address), now(), options, 4);
+    const seen = this.writeCookie(raw, edns.cookieAt, edns.cookieLength, this.hashed(address), now(), options, 4);
     extras.options = options;
+    extras.validServerCookie = seen === 'valid';
+    extras.cookie = seen;
     return extras;
   }
 
@@ -89,6 +111,19 @@ export class AnswerOptions {
     h.start = senderAddressStart(client);
     h.end = client.at + 16;
     return h;
+  }
+
+  /**
+   * Counts the cookie of a query `extras` were made for: once per query, by whoever answers it (`forQuery` is
+   * called again for a query whose quick answer has to wait, and on a worker thread before its cache misses).
+   */
+  counted(extras: AnswerExtras | null): void {
+    if (extras?.cookie) this.cookieCounts[extras.cookie]++;
+  }
+
+  /** Counts a query answered FORMERR for a COOKIE option of a wrong length. */
+  countMalformed(): void {
+    this.cookieCounts.malformed++;
   }
 
   /** The extra room `forQuery` takes in the answer to `q` (a DNS worker thread keys its cache with it). */
@@ -108,18 +143,27 @@ export class AnswerOptions {
     return checkServerCookie(raw, edns.cookieAt, edns.cookieLength, hashedAddressOf(address), Math.floor(now / 1000), this.keys) !== 'invalid';
   }
 
-  /** Writes the answer's cookie data at `out[at]`; whether the query's server cookie was valid. */
-  private writeCookie(raw: Buffer, at: number, length: number, addr: HashedAddress, now: number, out: Buffer, outAt: number): boolean {
+  /** Writes the answer's cookie data at `out[at]`; what the query's cookie was. */
+  private writeCookie(raw: Buffer, at: number, length: number, addr: HashedAddress, now: number, out: Buffer, outAt: number): CookieSeen {
     const nowS = Math.floor(now / 1000);
+    if (length === CLIENT_COOKIE_BYTES) {
+      this.writeFresh(raw, at, addr, now, out, outAt);
+      return 'clientOnly';
+    }
     const verdict = length === ANSWER_COOKIE_BYTES ? checkServerCookie(raw, at, length, addr, nowS, this.keys) : 'invalid';
     if (verdict === 'valid') {
       // Young enough: sent back as it came, so the client keeps one cookie for the half hour.
       raw.copy(out, outAt, at, at + ANSWER_COOKIE_BYTES);
-      return true;
+      return 'valid';
     }
+    this.writeFresh(raw, at, addr, now, out, outAt);
+    return verdict === 'renew' ? 'valid' : 'invalid';
+  }
+
+  /** Writes the client's cookie and a new server cookie of ours at `out[outAt]`. */
+  private writeFresh(raw: Buffer, at: number, addr: HashedAddress, now: number, out: Buffer, outAt: number): void {
     const signing = signingSecret(this.secrets, now) as { key: CookieKey };
-    writeAnswerCookie(raw, at, addr, nowS, signing.key, out, outAt);
-    return verdict === 'renew';
+    writeAnswerCookie(raw, at, addr, Math.floor(now / 1000), signing.key, out, outAt);
   }
 }
 
@@ -133,4 +177,4 @@ function cookieOptionBuffer(after: number): Buffer {
 
 /** Extras of one's own, for a caller that keeps them while other queries are answered. */
 export const detached = (extras: AnswerExtras | null): AnswerExtras | null =>
-  extras && { options: Buffer.from(extras.options), validServerCookie: extras.validServerCookie };
+  extras && { options: Buffer.from(extras.options), validServerCookie: extras.validServerCookie, cookie: extras.cookie };

@@ -23,10 +23,9 @@ export async function answerOverHttp(handler: DnsHandler, query: Buffer, remoteA
   const q = parseQuery(query);
   if (!q) return null;
   const transfer = !('malformed' in q) && q.opcode === OPCODE.QUERY && (q.qtype === META_TYPE.AXFR || q.qtype === META_TYPE.IXFR);
-  const [message] = transfer ? [encodeResponse(q, emptyResult(RCODE.NOTIMP), TCP_MAX)] : await handler.handle(query, remoteAddress, 'tcp');
+  const [message] = transfer ? [padResponse(encodeResponse(q, emptyResult(RCODE.NOTIMP), TCP_MAX))] : await handler.handle(query, remoteAddress, 'tcp', true);
   if (!message) return null;
-  const padded = padResponse(message);
-  return { message: padded, maxAge: smallestTtl(padded) };
+  return { message, maxAge: smallestTtl(message) };
 }
 
 /** The smallest TTL of the answer and authority records (the OPT and TSIG records' are no TTLs). */

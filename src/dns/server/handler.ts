@@ -15,6 +15,7 @@ import type { AliasCache } from '../alias/cache.js';
 import { handleNotify, handleTransfer, type NotifyTarget, type TransferRequest } from '../transfer/index.js';
 import { decodeStrict } from '../transfer/wire.js';
 import { EDE, optRecordAt, withEdnsOptions } from '../wire/edns-options.js';
+import { padResponse } from '../wire/padding.js';
 import { CLASS_IN, EDNS_UDP_SIZE, OPCODE, RCODE, TCP_MAX, META_TYPE } from '../wire/message.js';
 import { parseQuery, plainQuery, type Malformed, type Query } from '../wire/query.js';
 import { tsigSize } from '../wire/tsig.js';
@@ -77,21 +78,25 @@ export class DnsHandler {
     private readonly parts: HandlerParts,
   ) {}
 
-  /** The response messages to one received message (none for messages not worth an answer). */
-  async handle(raw: Buffer, remoteAddress: string, transport: Transport): Promise<Buffer[]> {
-    return (await this.answers(raw, remoteAddress, transport)).outs;
+  /**
+   * The response messages to one received message (none for messages not worth an answer); `padded`: each
+   * with EDNS padded (RFC 8467: over TLS and HTTPS), a signed one before it is signed.
+   */
+  async handle(raw: Buffer, remoteAddress: string, transport: Transport, padded = false): Promise<Buffer[]> {
+    return (await this.answers(raw, remoteAddress, transport, padded)).outs;
   }
 
   /** handle() with what response rate limiting needs to know of the answers. */
-  async answers(raw: Buffer, remoteAddress: string, transport: Transport): Promise<Answers> {
+  async answers(raw: Buffer, remoteAddress: string, transport: Transport, padded = false): Promise<Answers> {
     let q: Query | Malformed | null = null;
     try {
       q = parseQuery(raw);
       if (!q) return classed([]);
       // An opcode we do not serve is NOTIMP even when the rest cannot be read (ISC's compliance tests send a header alone).
-      if ('malformed' in q) return classed([SERVED_OPCODES.has(q.opcode) ? this.malformed(q, raw, remoteAddress) : notImplemented(q)]);
+      if ('malformed' in q) return classed(pad([SERVED_OPCODES.has(q.opcode) ? this.malformed(q, raw, remoteAddress) : notImplemented(q)], padded));
       // Kept across the waits below, while other queries are answered: its own copy.
       const extras = detached(this.parts.options.forQuery(q, raw, remoteAddress, this.services.now));
+      this.parts.options.counted(extras);
       let limit = (transport === 'udp' ? udpLimit(q) : TCP_MAX) - (extras ? extras.options.length : 0);
       let signer: Signer | null = null;
       if (q.tsig) {
@@ -105,12 +110,14 @@ export class DnsHandler {
       const { outs: out, cls } = await this.respond(q, raw, remoteAddress, transport, limit, signer);
       // One message answers all but transfers, whose client is on TCP, where cookies are optional (RFC 7873 5.2.3).
       if (extras && out.length === 1) out[0] = appendOptions(out[0] as Buffer, extras);
-      return { outs: signer ? signer.sign(out) : out, cls, verifiedClient: signer !== null || extras?.validServerCookie === true };
+      // Padded before signing: the padding is in the OPT record, which the MAC covers (RFC 7830 4).
+      const ready = pad(out, padded, signer ? tsigSize(signer.secret) : 0);
+      return { outs: signer ? signer.sign(ready) : ready, cls, verifiedClient: signer !== null || extras?.validServerCookie === true };
     } catch (e) {
       this.parts.log.warn({ err: (e as Error).message, remoteAddress, transport }, 'DNS message could not be answered');
       if (!q) return classed([]);
       try {
-        return classed([encodeResponse(q, e instanceof SigningError ? errorResult(RCODE.SERVFAIL, NOT_SIGNED) : emptyResult(RCODE.SERVFAIL), TCP_MAX)]);
+        return classed(pad([encodeResponse(q, e instanceof SigningError ? errorResult(RCODE.SERVFAIL, NOT_SIGNED) : emptyResult(RCODE.SERVFAIL), TCP_MAX)], padded));
       } catch {
         return classed([]);
       }
@@ -128,7 +135,9 @@ export class DnsHandler {
       if (!q || this.parts.zones.pendingFor(q.key)) return null;
       const extras = this.parts.options.forQuery(q, raw, address, this.services.now);
       const a = this.answer(q, raw, (transport === 'udp' ? udpLimit(q) : TCP_MAX) - (extras ? extras.options.length : 0), extras, address);
-      return 'wait' in a ? null : a;
+      if ('wait' in a) return null;
+      this.parts.options.counted(extras);
+      return a;
     } catch {
       return null;
     }
@@ -140,9 +149,11 @@ export class DnsHandler {
    */
   private malformed(q: Malformed, raw: Buffer, remoteAddress: string): Buffer {
     const edns = q.edns;
+    if (q.badCookie) this.parts.options.countMalformed();
     if (!q.noQuestion || q.opcode !== OPCODE.QUERY || !edns || edns.cookieAt === 0 || edns.version !== 0) return encodeResponse(q, emptyResult(RCODE.FORMERR), TCP_MAX);
     const probe: Query = { id: q.id, flags: q.flags, opcode: q.opcode, labels: [], key: '', qtype: 0, qclass: 0, edns, tsig: null, questionEnd: 0 };
     const extras = this.parts.options.forQuery(probe, raw, remoteAddress, this.services.now);
+    this.parts.options.counted(extras);
     const response = encodeResponse(q, emptyResult(RCODE.NOERROR), TCP_MAX);
     return extras ? appendOptions(response, extras) : response;
   }
@@ -247,6 +258,12 @@ function appendOptions(response: Buffer, extras: AnswerExtras): Buffer {
   const at = optRecordAt(response);
   return at < 0 ? response : withEdnsOptions(response, at, extras.options);
 }
+
+/**
+ * `outs` padded when `padded` (each leaving room for a TSIG record of `tsig` octets, added after); a refusal of a
+ * TSIG that did not verify is not, as it ends with its TSIG record already.
+ */
+const pad = (outs: Buffer[], padded: boolean, tsig = 0): Buffer[] => (padded ? outs.map((m) => padResponse(m, tsig)) : outs);
 
 /** The answer without what it carries for its client alone (cookie, NSID): what another cache may keep. */
 export function sharedAnswer({ response, optionsLength }: PlainAnswer): Buffer {

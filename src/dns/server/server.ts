@@ -85,7 +85,7 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
   cookies.use(options);
   const rrl = rrlTable({ ...DEFAULT_RRL, ...opts.rrl });
   const limiter = rrl ? new RateLimiter(rrl, (network) => opts.log.warn({ network }, `DNS answers to ${network} are being rate-limited (RRL); said at most once a minute`)) : null;
-  const offCounters = rrlCounters(services, limiter);
+  const offCounters = dnsCounters(services, limiter, options);
   const stopMemory = () => {
     memory.stop();
     cookies.stop();
@@ -112,7 +112,7 @@ export async function startDns(services: Services, opts: DnsOptions): Promise<Ru
   };
   try {
     if (opts.dot && tls) dotAddress = { host: opts.dot.host, port: await tls.listen(opts.dot.host, opts.dot.port) };
-    if (shared > 1) threads = await startDnsThreads(shared, { host: opts.host, port: udp.port, batch, options: cookies.setup, rrl }, udp, handler, limiter, services, opts.log);
+    if (shared > 1) threads = await startDnsThreads(shared, { host: opts.host, port: udp.port, batch, options: cookies.setup, rrl }, udp, handler, limiter, options, services, opts.log);
   } catch (e) {
     stopMemory();
     await closeSockets();
@@ -235,11 +235,18 @@ function dnsGauges(services: Services, zones: ZoneCache, signatures: SignatureCa
   };
 }
 
-/** The rate limiter's counters in the metrics (zero when RRL is off); the function returned takes them off. */
-function rrlCounters({ metrics }: Services, limiter: RateLimiter | null): () => void {
+/**
+ * The rate limiter's counters (zero when RRL is off) and the cookies' (every thread's: workers add theirs to the
+ * main thread's, threads.ts) in the metrics; the function returned takes them off.
+ */
+function dnsCounters({ metrics }: Services, limiter: RateLimiter | null, { cookieCounts }: AnswerOptions): () => void {
   const offs = [
     metrics.counter('zonehost_dns_rrl_dropped_total', 'DNS answers over UDP dropped by response rate limiting (--rrl-rate).', () => limiter?.dropped ?? 0),
     metrics.counter('zonehost_dns_rrl_slipped_total', 'DNS answers over UDP sent truncated (TC) instead by response rate limiting (--rrl-slip).', () => limiter?.slipped ?? 0),
+    metrics.counter('zonehost_dns_cookie_client_only_total', 'DNS queries with a client cookie alone (answered with a server cookie of ours).', () => cookieCounts.clientOnly),
+    metrics.counter('zonehost_dns_cookie_valid_total', 'DNS queries with a valid server cookie of ours (within the hour; renewed after half an hour).', () => cookieCounts.valid),
+    metrics.counter('zonehost_dns_cookie_invalid_total', 'DNS queries with a server cookie that is not valid (forged, stale, made by another server): answered with a fresh one.', () => cookieCounts.invalid),
+    metrics.counter('zonehost_dns_cookie_malformed_total', 'DNS queries answered FORMERR for a COOKIE option of a wrong length (RFC 7873 5.2.2).', () => cookieCounts.malformed),
   ];
   return () => {
     for (const off of offs) off();

@@ -45,15 +45,15 @@ export interface StreamOptions {
   inOrder: boolean;
   /** The event that hands over a connection to serve: `connection` (TCP), `secureConnection` (after a TLS handshake). */
   ready: 'connection' | 'secureConnection';
-  /** What each answer goes through before it is written (over TLS: padding). */
-  finish?: (msg: Buffer) => Buffer;
+  /** Answers padded (RFC 8467: over TLS). */
+  padded: boolean;
   /** The transport's name in the log. */
   name: string;
 }
 
 /** The DNS server's TCP side; `idleMs` is how long an idle connection stays open. */
 export function dnsTcp(handler: StreamHandler, log: Logger, idleMs = TCP_IDLE_MS): DnsTcp {
-  return dnsStreams(createServer(), handler, log, { idleMs, inOrder: true, ready: 'connection', name: 'TCP' });
+  return dnsStreams(createServer(), handler, log, { idleMs, inOrder: true, ready: 'connection', padded: false, name: 'TCP' });
 }
 
 /**
@@ -159,13 +159,11 @@ function serveStream(socket: Socket, handler: StreamHandler, log: Logger, opts: 
   });
 }
 
-/** The answers to one message, each through `finish`; none when answering failed (logged). */
+/** The answers to one message; none when answering failed (logged). */
 async function answers(handler: StreamHandler, log: Logger, msg: Buffer, remote: string, opts: StreamOptions): Promise<Buffer[]> {
   try {
     // Over TLS as over TCP: a connection, so the TCP rules hold (size, transfers).
-    const out = await handler.handle(msg, remote, 'tcp');
-    const { finish } = opts;
-    return finish ? out.map((m) => finish(m)) : out;
+    return await handler.handle(msg, remote, 'tcp', opts.padded);
   } catch (e) {
     log.warn({ err: (e as Error).message }, `DNS ${opts.name} answer failed`);
     return [];

@@ -4,7 +4,7 @@
  */
 import type { RrlTable } from './rrl.js';
 import type { CookieSecret } from '../../model/cookie-secret.js';
-import type { AnswerOptionsSetup } from './answer-options.js';
+import type { AnswerOptionsSetup, CookieCounts } from './answer-options.js';
 
 /** What a worker's cache entry keeps of the zone that answered, for metrics and a mirror's expiry. */
 export interface ThreadZone {
@@ -14,12 +14,13 @@ export interface ThreadZone {
 }
 
 /**
- * Worker -> main: a message to answer; the queries a worker answered from its cache, by zone, and the answers its
- * rate limiter dropped and slipped since it last said; a network whose answers it began to limit (to be logged).
+ * Worker -> main: a message to answer; the queries a worker answered from its cache, by zone, the answers its
+ * rate limiter dropped and slipped and the cookies of those queries since it last said; a network whose answers
+ * it began to limit (to be logged).
  */
 export type FromWorker =
   | { kind: 'ask'; id: number; raw: Uint8Array; address: string; port: number }
-  | { kind: 'counts'; counts: [id: number, name: string, n: number][]; dropped: number; slipped: number }
+  | { kind: 'counts'; counts: [id: number, name: string, n: number][]; dropped: number; slipped: number; cookies: CookieCounts }
   | { kind: 'limited'; network: string }
   | { kind: 'listening' }
   | { kind: 'failed'; message: string };

@@ -8,7 +8,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { TCP_MAX } from '../wire/message.js';
 import { parseQuery, plainQuery, type Query } from '../wire/query.js';
-import { AnswerOptions } from './answer-options.js';
+import { AnswerOptions, type CookieSeen } from './answer-options.js';
 import { ResponseCache } from './response-cache.js';
 import { udpLimit } from './response.js';
 import { RateLimiter } from './rrl.js';
@@ -43,13 +43,17 @@ function count(zone: ThreadZone): void {
   else counts.set(zone.id, { name: zone.name, n: 1 });
 }
 
+const cookies = options.cookieCounts;
+const cookieKinds = Object.keys(cookies) as CookieSeen[];
+
 const flush = setInterval(() => {
   const dropped = limiter?.dropped ?? 0;
   const slipped = limiter?.slipped ?? 0;
-  if (counts.size === 0 && dropped === 0 && slipped === 0) return;
-  send({ kind: 'counts', counts: [...counts].map(([id, c]) => [id, c.name, c.n]), dropped, slipped });
+  if (counts.size === 0 && dropped === 0 && slipped === 0 && cookieKinds.every((k) => cookies[k] === 0)) return;
+  send({ kind: 'counts', counts: [...counts].map(([id, c]) => [id, c.name, c.n]), dropped, slipped, cookies });
   counts.clear();
   if (limiter) limiter.dropped = limiter.slipped = 0;
+  for (const k of cookieKinds) cookies[k] = 0;
 }, COUNTS_MS);
 flush.unref();
 
@@ -91,6 +95,8 @@ listenUdp(
       try {
         const extras = options.forQuery(q, msg, from, Date.now);
         hit = cache.get(q, msg, udpLimit(q) - (extras ? extras.options.length : 0), from.receivedAt, extras);
+        // A miss is counted by the main thread, which answers it.
+        if (hit) options.counted(extras);
       } catch {
         // `now` must not throw (the dgram path would take the thread down): the main thread answers instead.
         return null;

@@ -16,6 +16,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Services } from '../../services/index.js';
 import type { CookieSecret } from '../../model/cookie-secret.js';
+import type { AnswerOptions, CookieSeen } from './answer-options.js';
 import { sharedAnswer, type DnsHandler } from './handler.js';
 import type { RateLimiter } from './rrl.js';
 import type { Answered, FromWorker, NewSecrets, WorkerSetup } from './thread-messages.js';
@@ -52,6 +53,8 @@ interface ForWorkers {
   socket: UdpEndpoint;
   handler: DnsHandler;
   limiter: RateLimiter | null;
+  /** The main thread's answer options, whose cookie counts /metrics reads. */
+  options: AnswerOptions;
   services: Services;
   log: Logger;
 }
@@ -62,14 +65,14 @@ interface ForWorkers {
  * they hand over, sent from `socket` through `limiter` (over the same table); `services.bus` changes (and
  * `changed()`) move the shared counter.
  */
-export async function startDnsThreads(threads: number, udp: Omit<WorkerSetup, 'generation'>, socket: UdpEndpoint, handler: DnsHandler, limiter: RateLimiter | null, services: Services, log: Logger): Promise<DnsThreads> {
+export async function startDnsThreads(threads: number, udp: Omit<WorkerSetup, 'generation'>, socket: UdpEndpoint, handler: DnsHandler, limiter: RateLimiter | null, options: AnswerOptions, services: Services, log: Logger): Promise<DnsThreads> {
   const generation = new SharedArrayBuffer(4);
   const counter = new Int32Array(generation);
   const bump = () => void Atomics.add(counter, 0, 1);
   const offBus = services.bus.on(bump);
   const workers: Worker[] = [];
   const setup: WorkerSetup = { ...udp, generation };
-  const main: ForWorkers = { socket, handler, limiter, services, log };
+  const main: ForWorkers = { socket, handler, limiter, options, services, log };
   try {
     for (let i = 1; i < threads; i++) {
       const worker = new Worker(new URL('./thread-worker.js', import.meta.url), { workerData: setup });
@@ -111,9 +114,10 @@ async function serveWorker(worker: Worker, main: ForWorkers): Promise<void> {
   worker.on('error', (e) => main.log.error({ err: e.message }, 'DNS worker thread failed'));
 }
 
-/** A worker's report: queries answered from its cache, answers its rate limiter dropped and slipped. */
-function countForWorker(m: Extract<FromWorker, { kind: 'counts' }>, { services, limiter }: ForWorkers): void {
+/** A worker's report: queries answered from its cache and their cookies, answers its rate limiter dropped and slipped. */
+function countForWorker(m: Extract<FromWorker, { kind: 'counts' }>, { services, limiter, options }: ForWorkers): void {
   for (const [id, name, n] of m.counts) services.metrics.countQuery(id, name, n);
+  for (const k of Object.keys(m.cookies) as CookieSeen[]) options.cookieCounts[k] += m.cookies[k];
   if (!limiter) return;
   limiter.dropped += m.dropped;
   limiter.slipped += m.slipped;

@@ -2,7 +2,7 @@
  * DNS over TLS (RFC 7858) and zone transfers over it (RFC 9103): a TLS server negotiating the ALPN "dot" (BIND's
  * XoT secondary refuses a primary that does not, RFC 9103 7.1) over the TCP side's framing, limits and timers
  * (tcp.ts). Queries on one connection are answered as they are ready, each padded (RFC 8467) when it carries
- * EDNS. A handshake not done in time is cut (src/tls.ts), so a client that stalls or sends something else than
+ * EDNS, a TSIG-signed one before it is signed (handler.ts). A handshake not done in time is cut (src/tls.ts), so a client that stalls or sends something else than
  * TLS costs one connection slot for that long at most.
  */
 import { createServer } from 'node:tls';
@@ -10,7 +10,6 @@ import type { Logger } from 'pino';
 import type { TlsFiles } from '../../config.js';
 import { tlsServerOptions } from '../../tls.js';
 import { DOT_ALPN } from '../wire/message.js';
-import { padResponse } from '../wire/padding.js';
 import type { DnsHandler } from './handler.js';
 import { dnsStreams, type DnsTcp } from './tcp.js';
 
@@ -23,5 +22,5 @@ export function dnsTls(handler: DnsHandler, log: Logger, files: TlsFiles, idleMs
     log.debug({ err: e.message, remoteAddress: socket.remoteAddress }, 'DNS TLS handshake failed');
     socket.destroy();
   });
-  return dnsStreams(server, handler, log, { idleMs, inOrder: false, ready: 'secureConnection', finish: padResponse, name: 'TLS' });
+  return dnsStreams(server, handler, log, { idleMs, inOrder: false, ready: 'secureConnection', padded: true, name: 'TLS' });
 }

@@ -144,7 +144,7 @@ export class MirrorPuller {
           await this.services.mirrors.transferred(id, domain.domain, haveSoa.serial, text);
           return this.schedule(id, timer(masterSoa.refresh));
         }
-        const limits = { maxRecords: await this.services.mirrors.maxRecords(domain), timeoutMs: AXFR_TIMEOUT_MS, maxBytes: AXFR_MAX_BYTES, signal: this.abort.signal, tls: domain.masterTls };
+        const limits = { maxRecords: await this.services.mirrors.maxRecords(domain), timeoutMs: AXFR_TIMEOUT_MS, maxBytes: AXFR_MAX_BYTES, signal: this.abort.signal, tls: domain.masterTls, tlsAuth: domain.masterTlsAuth };
         const content = await pullZone(master, masterPort(domain), domain.domain, domain.masterTsig, limits, this.now);
         const soa = soaData(content.soa);
         await this.services.mirrors.transferred(id, domain.domain, soa.serial, serialiseZone(content));
@@ -188,7 +188,7 @@ async function querySoa(master: string, domain: StoredDomain, now: () => number)
   const overStream = async (): Promise<Received> => {
     let got: Received | null = null;
     exchange = toMaster(domain.masterTsig, query, now);
-    await tcpExchange(master, masterPort(domain), exchange.request, (buf) => ((got = received(buf)), true), { timeoutMs: SOA_TIMEOUT_MS, maxBytes: 70_000, tls: domain.masterTls });
+    await tcpExchange(master, masterPort(domain), exchange.request, (buf) => ((got = received(buf)), true), { timeoutMs: SOA_TIMEOUT_MS, maxBytes: 70_000, tls: domain.masterTls, tlsAuth: domain.masterTlsAuth });
     return got as unknown as Received;
   };
   let answer = domain.masterTls ? await overStream() : await udpExchange(master, MASTER_PORT, exchange.request, answers, SOA_TIMEOUT_MS);

@@ -8,6 +8,7 @@ import type * as dnsPacket from 'dns-packet';
 import * as packet from 'dns-packet';
 import { absoluteName, MAX_NAME_LENGTH, relativeName } from '../../model/names.js';
 import { checkRecord, recordType, SOA_TYPE, soaData, type RecordData } from '../../model/records/index.js';
+import type { MasterTlsAuth } from '../../model/domain.js';
 import type { TsigKeyRef } from '../../model/tsig-key.js';
 import { checkZone } from '../../model/zone-rules.js';
 import { wireTtl } from '../../model/ttl.js';
@@ -64,6 +65,8 @@ export interface PullLimits {
   listRefused?: boolean;
   /** Over TLS (RFC 9103) instead of TCP. */
   tls?: boolean;
+  /** Over TLS: how the master's certificate is verified (null: it is not). */
+  tlsAuth?: MasterTlsAuth | null;
 }
 
 /**
@@ -121,7 +124,7 @@ export async function pullZone(host: string, port: number, zone: string, key: Ts
       if (complete && !exchange.complete()) throw new Error("the transfer's last message is not signed");
       return complete;
     },
-    { timeoutMs: limits.timeoutMs, maxBytes: limits.maxBytes, tls: limits.tls ?? false, ...(limits.signal ? { signal: limits.signal } : {}) },
+    { timeoutMs: limits.timeoutMs, maxBytes: limits.maxBytes, tls: limits.tls ?? false, tlsAuth: limits.tlsAuth ?? null, ...(limits.signal ? { signal: limits.signal } : {}) },
   );
   if (!soa) throw new Error('the transfer holds no SOA');
   // The rules our own zones keep (model/zone-rules.ts): duplicates dropped, a CNAME alone at its name.

@@ -7,8 +7,9 @@
  */
 import * as dnsPacket from 'dns-packet';
 import { createSocket } from 'node:dgram';
-import { BlockList, isIPv4, Socket } from 'node:net';
-import { connect as connectTls } from 'node:tls';
+import { BlockList, isIP, isIPv4, Socket } from 'node:net';
+import { checkServerIdentity, connect as connectTls, type ConnectionOptions } from 'node:tls';
+import type { MasterTlsAuth } from '../../model/domain.js';
 import { nameOfLabels, readName, splitName } from '../../model/labels.js';
 import { decodeRdata, recordTypeByCode, type RecordFields } from '../../model/records/index.js';
 import type { ZoneRecord } from '../../model/zone.js';
@@ -185,16 +186,35 @@ export function udpExchange<T>(host: string, port: number, query: Buffer, accept
 }
 
 /**
- * One TCP exchange, or with `tls` one over TLS (RFC 9103: ALPN "dot"; the certificate is not verified, see
- * docs/dns.md): sends `query` and hands each framed response message to `onMessage` until it returns true
- * (done). Rejects on timeout, on a connection closed early, above `maxBytes` received, or when `signal` aborts.
+ * How we connect to a master over TLS (RFC 9103: ALPN "dot"): with `auth`, its certificate must be issued by
+ * `auth.ca` (else a CA the system trusts) and valid for `auth.name`; without, it is not verified —
+ * opportunistic, as BIND's `tls ephemeral` and RFC 9103 9 allow: private against eavesdroppers, TSIG
+ * authenticates the zone (docs/dns.md).
+ */
+function tlsToMaster(host: string, port: number, auth: MasterTlsAuth | null): ConnectionOptions {
+  const to = { host, port, ALPNProtocols: [DOT_ALPN] };
+  if (!auth) return { ...to, rejectUnauthorized: false };
+  return {
+    ...to,
+    rejectUnauthorized: true,
+    ...(auth.ca ? { ca: auth.ca } : {}),
+    // SNI takes host names only; the certificate is checked against the name whatever the address dialled.
+    ...(isIP(auth.name) ? {} : { servername: auth.name }),
+    checkServerIdentity: (_host, cert) => checkServerIdentity(auth.name, cert),
+  };
+}
+
+/**
+ * One TCP exchange, or with `tls` one over TLS (verified with `tlsAuth`: tlsToMaster): sends `query` and hands
+ * each framed response message to `onMessage` until it returns true (done). Rejects on timeout, on a
+ * connection closed early, above `maxBytes` received, or when `signal` aborts.
  */
 export function tcpExchange(
   host: string,
   port: number,
   query: Buffer,
   onMessage: (msg: Buffer) => boolean,
-  opts: { timeoutMs: number; maxBytes: number; signal?: AbortSignal; tls?: boolean },
+  opts: { timeoutMs: number; maxBytes: number; signal?: AbortSignal; tls?: boolean; tlsAuth?: MasterTlsAuth | null },
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     const transport = opts.tls ? 'TLS' : 'TCP';
@@ -203,8 +223,7 @@ export function tcpExchange(
       frame.writeUInt16BE(query.length);
       socket.write(Buffer.concat([frame, query]));
     };
-    // Opportunistic, as BIND's `tls ephemeral` and RFC 9103 9 allow: private against eavesdroppers; TSIG authenticates.
-    const socket: Socket = opts.tls ? connectTls({ host, port, ALPNProtocols: [DOT_ALPN], rejectUnauthorized: false }, send) : new Socket();
+    const socket: Socket = opts.tls ? connectTls(tlsToMaster(host, port, opts.tlsAuth ?? null), send) : new Socket();
     let buffered = Buffer.alloc(0);
     let received = 0;
     let settled = false;

@@ -50,6 +50,8 @@ export interface Malformed {
   edns: Edns | null;
   /** Whether the only fault is an empty question section (RFC 7873 5.4: a query for a server cookie). */
   noQuestion: boolean;
+  /** Whether a COOKIE option of a wrong length is the fault (RFC 7873 5.2.2; counted in /metrics). */
+  badCookie: boolean;
 }
 
 /**
@@ -62,7 +64,7 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
   const flags = buf.readUInt16BE(2);
   if (flags & FLAG_QR) return null;
   const opcode = (flags >> 11) & 0xf;
-  const malformed = (edns: Edns | null = null, noQuestion = false): Malformed => ({ id, flags, opcode, malformed: true, edns, noQuestion });
+  const malformed = (edns: Edns | null = null, noQuestion = false, badCookie = false): Malformed => ({ id, flags, opcode, malformed: true, edns, noQuestion, badCookie });
   const qdcount = buf.readUInt16BE(4);
   const ancount = buf.readUInt16BE(6);
   const nscount = buf.readUInt16BE(8);
@@ -125,7 +127,7 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
         o += 4 + length;
       }
       if (o !== rr.end) return malformed();
-      if (cookieFault) return malformed({ ...edns, cookieAt: 0, nsid: false });
+      if (cookieFault) return malformed({ ...edns, cookieAt: 0, nsid: false }, false, true);
     }
     if (pos !== buf.length || qdcount !== 1 || !question) return malformed(edns, pos === buf.length && qdcount === 0 && ancount + nscount === 0 && !tsig);
     const qtype = buf.readUInt16BE(question.end);

@@ -18,6 +18,7 @@ import * as m015 from './015_second_factors.js';
 import * as m016 from './016_primary_kind.js';
 import * as m017 from './017_domain_tags.js';
 import * as m019 from './019_healthchecks.js';
+import * as m021 from './021_mirror_tls_auth.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '016_primary_kind': m016,
   '017_domain_tags': m017,
   '019_healthchecks': m019,
+  '021_mirror_tls_auth': m021,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -9,15 +9,21 @@ function CreateMirror({ onCreated }: { onCreated: () => void }) {
   const [masters, setMasters] = useState('');
   const [axfr, setAxfr] = useState('');
   const [tls, setTls] = useState(false);
-  const form = useSubmit<Mirror>(['domain', 'masters', 'axfr', 'tls'], () => {
+  const [verifyName, setVerifyName] = useState('');
+  const [verifyCa, setVerifyCa] = useState('');
+  const form = useSubmit<Mirror>(['domain', 'masters', 'axfr', 'tls', 'tls_verify'], () => {
     setDomain('');
     setMasters('');
     setAxfr('');
     setTls(false);
+    setVerifyName('');
+    setVerifyCa('');
     onCreated();
   });
   const { byField, general } = form;
-  const submit = form.submitWith(() => api.post<Mirror>('/v1/zonemirrors', { domain: domain.trim(), masters: listOf(masters), axfr: listOf(axfr), tls }));
+  // A name to verify turns verification on; without a CA the server's system CAs are used.
+  const tlsVerify = verifyName.trim() === '' ? null : { name: verifyName.trim(), ca: verifyCa.trim() === '' ? null : verifyCa };
+  const submit = form.submitWith(() => api.post<Mirror>('/v1/zonemirrors', { domain: domain.trim(), masters: listOf(masters), axfr: listOf(axfr), tls, tls_verify: tlsVerify }));
 
   return (
     <form onSubmit={submit} noValidate aria-label="Create a zone mirror" className="grid-form">
@@ -31,9 +37,19 @@ function CreateMirror({ onCreated }: { onCreated: () => void }) {
       <Field label="AXFR allow-list" errors={byField.axfr} hint="IP addresses allowed to transfer the mirrored zone from this server">
         {(p) => <input {...p} name="axfr" value={axfr} onChange={(e) => setAxfr(e.target.value)} autoComplete="off" />}
       </Field>
-      <Field label="Transfer over TLS" errors={byField.tls} hint="Ask the primary servers over DNS over TLS (port 853, RFC 9103) instead of TCP; their certificate is not verified (a TSIG key authenticates the zone)">
+      <Field label="Transfer over TLS" errors={byField.tls} hint="Ask the primary servers over DNS over TLS (port 853, RFC 9103) instead of TCP; their certificate is verified only if you name it below (otherwise a TSIG key authenticates the zone)">
         {(p) => <input {...p} name="tls" type="checkbox" checked={tls} onChange={(e) => setTls(e.target.checked)} />}
       </Field>
+      {tls ? (
+        <>
+          <Field label="Verify the certificate for" errors={byField.tls_verify} hint="The host name (or IP address) the primaries' certificate must be valid for; empty: not verified">
+            {(p) => <input {...p} name="tls_verify_name" value={verifyName} onChange={(e) => setVerifyName(e.target.value)} autoComplete="off" />}
+          </Field>
+          <Field label="CA certificates (PEM)" hint="The CAs that may issue it; empty: the CAs this server's system trusts">
+            {(p) => <textarea {...p} name="tls_verify_ca" rows={3} spellCheck={false} value={verifyCa} onChange={(e) => setVerifyCa(e.target.value)} />}
+          </Field>
+        </>
+      ) : null}
       <div className="actions">
         <button type="submit" className="primary">
           Create zone mirror
@@ -72,7 +88,7 @@ export function Mirrors() {
                     <th scope="row">{m.domain}</th>
                     <td>
                       {m.masters.join(', ')}
-                      {m.tls ? <span className="badge active">TLS</span> : null}
+                      {m.tls ? <span className="badge active">{m.tls_verify ? `TLS, verified for ${m.tls_verify.name}` : 'TLS'}</span> : null}
                     </td>
                     <td>
                       <span className={`badge ${m.status}`}>{m.status}</span>

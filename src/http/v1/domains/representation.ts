@@ -9,7 +9,7 @@ import type { Domain, DomainPatch, Mirror, MirrorPatch } from './schemas.js';
 export type DomainBody = Static<typeof DomainPatch> & Static<typeof MirrorPatch>;
 
 /** Interface B's field names for the core's domain fields (for error entries). */
-const FIELD_NAMES: Record<string, string> = { soaEmail: 'soa', ttl: 'default_ttl', axfrIps: 'axfr', masterIps: 'masters', masterTsig: 'tsig', masterTls: 'tls' };
+const FIELD_NAMES: Record<string, string> = { soaEmail: 'soa', ttl: 'default_ttl', axfrIps: 'axfr', masterIps: 'masters', masterTsig: 'tsig', masterTls: 'tls', masterTlsAuth: 'tls_verify' };
 /** The first part of a dotted path is renamed (masterTsig.secret is tsig.secret). */
 export const domainFieldMap: FieldMap = (f) => f.replace(/^[^.]+/, (head) => FIELD_NAMES[head] ?? head);
 
@@ -27,6 +27,7 @@ export function v1Mirror(d: StoredDomain, t: TransferState): Static<typeof Mirro
     // The secret is write-only.
     tsig: d.masterTsig && { name: `${d.masterTsig.name}.`, algorithm: d.masterTsig.algorithm },
     tls: d.masterTls,
+    tls_verify: d.masterTlsAuth,
     transfer: { serial: t.serial, last_success: isoTime(t.lastSuccess), last_attempt: isoTime(t.lastAttempt), last_error: t.lastError },
   };
 }
@@ -44,6 +45,7 @@ export function domainInput(body: DomainBody, reset: boolean, current?: StoredDo
   if (body.axfr !== undefined || reset) out.axfrIps = body.axfr === undefined || body.axfr === '' ? [] : body.axfr;
   if (body.tsig !== undefined || reset) out.masterTsig = body.tsig ?? null;
   if (body.tls !== undefined || reset) out.masterTls = body.tls ?? false;
+  if (body.tls_verify !== undefined || reset) out.masterTlsAuth = body.tls_verify ? { name: body.tls_verify.name, ca: body.tls_verify.ca ?? null } : null;
   const status: StatusName | undefined = body.status ?? (reset ? 'active' : undefined);
   if (status !== undefined) out.status = current && statusName(current.status) === status ? current.status : statusFromName(status);
   return out;

@@ -1,6 +1,6 @@
 /** Schemas of /v1/domains (master zones) and /v1/zonemirrors (secondary zones). */
 import { Type } from '@sinclair/typebox';
-import { MAX_ADDRESS_LIST } from '../../../model/domain.js';
+import { MAX_ADDRESS_LIST, MAX_TLS_CA_LENGTH } from '../../../model/domain.js';
 import { MAX_NAME_LENGTH } from '../../../model/names.js';
 import { MAX_TTL } from '../../../model/ttl.js';
 import { pageFields, timestamp, tsigAlgorithm, tsigName, tsigSecret } from '../shared-schemas.js';
@@ -80,8 +80,26 @@ const masterTsigOut = Type.Union(
 );
 
 const masterTls = Type.Boolean({
-  description: 'Whether SOA queries and transfers go to the masters over TLS (RFC 9103, port 853, ALPN "dot"; the certificate is not verified: a TSIG key authenticates the zone)',
+  description: 'Whether SOA queries and transfers go to the masters over TLS (RFC 9103, port 853, ALPN "dot"); their certificate is verified only as tls_verify says',
 });
+const masterTlsAuth = Type.Union(
+  [
+    Type.Object(
+      {
+        name: Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH + 1, description: "The host name (or IP address) the masters' certificate must be valid for" }),
+        ca: Type.Optional(
+          Type.Union([Type.String({ maxLength: MAX_TLS_CA_LENGTH }), Type.Null()], { description: 'The CA certificates (PEM) that may issue it; null or omitted: the CAs the server\'s system trusts' }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  {
+    description:
+      'With tls: verify the masters\' certificate (issuer and name) and refuse a master whose certificate does not pass, as {"name", "ca"}; null (the default): not verified, opportunistic TLS, where a TSIG key authenticates the zone',
+  },
+);
 const masters = Type.Array(ipAddress, { minItems: 1, uniqueItems: true, maxItems: MAX_ADDRESS_LIST, description: 'The primary servers the zone is transferred from' });
 const mirrorFields = {
   domain: domainFields.domain,
@@ -99,8 +117,9 @@ export const MirrorCreate = Type.Object(
     axfr: Type.Optional(mirrorFields.axfr),
     tsig: Type.Optional(masterTsigIn),
     tls: Type.Optional(masterTls),
+    tls_verify: Type.Optional(masterTlsAuth),
   },
-  { additionalProperties: false, title: 'ZoneMirrorCreate', description: 'A new zone mirror (secondary zone). Defaults: status "active", axfr [], tsig null, tls false.' },
+  { additionalProperties: false, title: 'ZoneMirrorCreate', description: 'A new zone mirror (secondary zone). Defaults: status "active", axfr [], tsig null, tls false, tls_verify null.' },
 );
 export const MirrorReplace = Type.Object(MirrorCreate.properties, { additionalProperties: false, title: 'ZoneMirrorReplace' });
 export const MirrorPatch = Type.Partial(Type.Object(MirrorCreate.properties), { additionalProperties: false, title: 'ZoneMirrorPatch' });
@@ -113,6 +132,7 @@ export const Mirror = Type.Object(
     axfr: addressList('Addresses allowed to transfer the mirrored zone from this server'),
     tsig: masterTsigOut,
     tls: masterTls,
+    tls_verify: masterTlsAuth,
     transfer: Type.Object(
       {
         serial: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Serial of the copy being served; null before the first successful transfer' }),
