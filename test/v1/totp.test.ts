@@ -67,6 +67,27 @@ withOathtool.describe('TOTP', () => {
     expectProblem(await api.post('/v1/me/totp/confirm', { code: totpCode(secret) }), 409);
   });
 
+  withOathtool.it('stores the secret sealed with the key-encryption key; a secret stored unsealed before still signs in', async () => {
+    const sealed = await server.user('sid', PASSWORD);
+    const api = client(server.base, sealed.key);
+    const { secret } = (await api.post('/v1/me/totp', {})).body;
+    // An owner's user id is its account's id (store/migrations/014_members.ts).
+    const stored = (await server.services.store.totpOf(sealed.accountId))?.secret ?? '';
+    expect(stored).not.toContain(secret);
+    expect(stored).toMatch(/^v1:[^:]+:[^:]+:[^:]+$/);
+    // What makes a node refuse to start without its key-encryption key file (server.ts).
+    expect(await server.services.store.anySealedTotpSecret()).toBe(true);
+    expect((await api.post('/v1/me/totp/confirm', { code: totpCode(secret) })).status).toBe(200);
+    expect((await signIn({ username: 'sid', otp: totpCode(secret, 1) })).status).toBe(201);
+
+    // As a node before sealing (or one without a KEK) stored it: plain base32.
+    const plain = await server.user('paula', PASSWORD);
+    const legacy = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
+    expect(await server.services.store.putPendingTotp(plain.accountId, legacy, Date.now())).toBe(true);
+    expect((await client(server.base, plain.key).post('/v1/me/totp/confirm', { code: totpCode(legacy) })).status).toBe(200);
+    expect((await signIn({ username: 'paula', otp: totpCode(legacy, 1) })).status).toBe(201);
+  });
+
   withOathtool.it('asks for the code at sign-in with a 401 of its own type, and takes each code once', async () => {
     const { secret, used } = await userWithTotp('otto');
     const without = await signIn({ username: 'otto' });
