@@ -14,6 +14,8 @@ export const ACCOUNT = 'boss';
 
 export type Who = 'owner' | 'admin' | 'editor' | 'viewer' | 'limited';
 export const WHO: Who[] = ['owner', 'admin', 'editor', 'viewer', 'limited'];
+/** Each one's user name (each signs in with PASSWORD). */
+export const USERNAMES: Record<Who, string> = { owner: ACCOUNT, admin: 'adm', editor: 'ed', viewer: 'vw', limited: 'lim' };
 
 /** What an operation should get: done, refused by the role, or not found (outside the member's domains). */
 export type Outcome = 'ok' | 'refused' | 'notfound';
@@ -55,10 +57,10 @@ export async function setUpRoleMatrix(): Promise<RoleMatrix> {
   const ids = { main: await createDomain(owner, 'main.example'), other: await createDomain(owner, 'other.example') };
   const keys: Record<Who, string> = {
     owner: made.key,
-    admin: (await member('adm', 'admin')).key,
-    editor: (await member('ed', 'editor')).key,
-    viewer: (await member('vw', 'viewer')).key,
-    limited: (await member('lim', 'editor', [ids.main])).key,
+    admin: (await member(USERNAMES.admin, 'admin')).key,
+    editor: (await member(USERNAMES.editor, 'editor')).key,
+    viewer: (await member(USERNAMES.viewer, 'viewer')).key,
+    limited: (await member(USERNAMES.limited, 'editor', [ids.main])).key,
   };
   return { server, owner, keys, ids, member, unique: (p) => `${p}${++serial}` };
 }
