@@ -52,6 +52,7 @@ needsChromium.describe('roles in the panel', { timeout: 120_000 }, () => {
 
   it('an editor limited to one domain lists only it, may change its records, and finds no other', async () => {
     await signIn(page, m.server.base, USERNAMES.limited, PASSWORD);
+    await page.getByRole('main').getByText('main.example').first().waitFor();
     const listed = await page.getByRole('main').innerText();
     expect(listed).toContain('main.example');
     expect(listed).not.toContain('other.example');
