@@ -1,12 +1,17 @@
 /**
  * Two-factor sign-in with TOTP, codes made by Debian's oathtool: turning it on (a secret, its otpauth:// URI,
  * ten recovery codes), signing in with and without a code on both interfaces, each code and recovery code
- * used once, wrong codes throttled like wrong passwords, and turning it off.
+ * used once, wrong codes throttled like wrong passwords, and turning it off; the secrets sealed at rest with the
+ * key-encryption key.
  */
-import { afterAll, beforeAll, expect } from 'vitest';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Config } from '../../src/config.js';
+import { startServer } from '../../src/server.js';
+import { sqlitePath } from '../../src/store/open.js';
 import { totpCode } from '../support/oathtool.js';
 import { peers } from '../support/peers.js';
-import { startTestServer, v3, type TestServer } from '../support/server.js';
+import { backend, freshDatabase, startTestServer, v3, type TestServer } from '../support/server.js';
 import { client, expectProblem, type Client } from './support.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -164,4 +169,21 @@ withOathtool.describe('TOTP', () => {
     expectProblem(locked, 429);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
   });
+});
+
+it.runIf(backend === 'sqlite')('a node whose database holds sealed TOTP secrets refuses to start without the KEK file beside it', async () => {
+  const { url, cleanup } = freshDatabase();
+  const config: Config = { http: { host: '127.0.0.1', port: 0 }, dns: null, db: url, nameservers: ['ns1.zonehost.test'], logLevel: 'silent', rateLimits: { perAddress: 0, perKey: 0 } };
+  try {
+    const node = await startServer(config);
+    await node.services.accounts.createUser('kim', PASSWORD);
+    const { key } = await node.services.accounts.issueKey('kim', PASSWORD);
+    await node.services.factors.startTotp(await node.services.accounts.authenticate(key, 'v1', '127.0.0.1'));
+    await node.close();
+    rmSync(`${sqlitePath(url)}.kek`);
+    // A new KEK would not open the sealed secret: no new one is made, and the start says why.
+    await expect(startServer(config)).rejects.toThrow(/TOTP secrets.*\.kek is missing/);
+  } finally {
+    await cleanup();
+  }
 });
