@@ -106,6 +106,20 @@ describe('cryptokeys and TSIG keys on the PowerDNS door', () => {
   });
 });
 
+describe("a member's key after the member changed", () => {
+  it('is narrowed at the next request when the member is limited, and refused with 401 once the member is removed', async () => {
+    const gone = await m.member(m.unique('gone'), 'editor');
+    const zoneNames = async () => (await pdns(m.server.base, gone.key, 'GET', '~/zones')).body.map((z: { name: string }) => z.name);
+    expect(await zoneNames()).toContain('other.example.');
+    expect((await m.owner.patch(`/v1/members/${gone.id}`, { domains: [m.ids.main] })).status).toBe(200);
+    expect(await zoneNames()).toEqual(['main.example.']);
+    expect((await m.owner.del(`/v1/members/${gone.id}`)).status).toBe(204);
+    const r = await pdns(m.server.base, gone.key, 'GET', '~/zones');
+    expect(r.status, r.text).toBe(401);
+    expect(r.body).toEqual({ error: 'Unauthorized' });
+  });
+});
+
 describe('a suspended account on the PowerDNS door', () => {
   it('refuses every member\'s key with 403 {"error"} saying the account is suspended, while its zone still answers', async () => {
     await whileSuspended(m, async () => {

@@ -80,6 +80,19 @@ describe('domains and records on the v4 door', () => {
   });
 });
 
+describe("a member's key after the member changed", () => {
+  it('is narrowed at the next request when the member is limited, and refused with 401 once the member is removed', async () => {
+    const gone = await m.member(m.unique('gone'), 'editor');
+    const key = client(m.server.base, gone.key);
+    const domainNames = async () => (await key.get('/v4/domains')).body.data.map((d: { domain: string }) => d.domain);
+    expect(await domainNames()).toContain('other.example');
+    expect((await m.owner.patch(`/v1/members/${gone.id}`, { domains: [m.ids.main] })).status).toBe(200);
+    expect(await domainNames()).toEqual(['main.example']);
+    expect((await m.owner.del(`/v1/members/${gone.id}`)).status).toBe(204);
+    expect(expectErrors(await key.get('/v4/domains'), 401)).toEqual([{ reason: 'Invalid Token' }]);
+  });
+});
+
 describe('a suspended account on the v4 door', () => {
   it('refuses every member\'s key with 403 {"errors"} saying the account is suspended, while its zone still answers', async () => {
     await whileSuspended(m, async () => {
