@@ -71,7 +71,8 @@ async function openServices(config: Config, logger: Logger): Promise<{ store: St
   const store = await openStore(config.db, { ...config.store, ...wait, log: (message) => logger.warn(message) });
   let kek: ReturnType<typeof resolveKek>;
   try {
-    kek = resolveKek(config.db, config.keyEncryptionKeyFile, (await store.anyDnssecKey()) !== undefined);
+    const sealed = (await store.anyDnssecKey()) !== undefined || (await store.anySealedTotpSecret());
+    kek = resolveKek(config.db, config.keyEncryptionKeyFile, sealed);
   } catch (e) {
     await store.close();
     throw e;

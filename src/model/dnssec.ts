@@ -198,7 +198,8 @@ const SEAL_VERSION = 'v1';
 
 /**
  * A private key sealed with the key-encryption key: AES-256-GCM, a random 12-byte IV, and `aad` (which key
- * of which zone) authenticated, so a sealed key copied onto another key's row does not open. Text:
+ * of which zone) authenticated, so a sealed key copied onto another key's row does not open. TOTP secrets are
+ * sealed with it too (services/second-factors.ts, `aad` naming their user). Text:
  * `v1:<base64 iv>:<base64 tag>:<base64 ciphertext>`.
  */
 export function sealKey(kek: Buffer, privateKeyPem: string, aad: string): string {
@@ -212,7 +213,7 @@ export function sealKey(kek: Buffer, privateKeyPem: string, aad: string): string
 /** The PEM a `sealKey` text holds; throws when the KEK or the `aad` is not the one it was sealed with. */
 export function openKey(kek: Buffer, sealed: string, aad: string): string {
   const [version, iv, tag, body] = sealed.split(':');
-  if (version !== SEAL_VERSION || iv === undefined || tag === undefined || body === undefined) throw new Error('not a sealed DNSSEC key');
+  if (version !== SEAL_VERSION || iv === undefined || tag === undefined || body === undefined) throw new Error('not a sealed key');
   const decipher = createDecipheriv('aes-256-gcm', kek, Buffer.from(iv, 'base64'));
   decipher.setAAD(Buffer.from(aad, 'utf8'));
   decipher.setAuthTag(Buffer.from(tag, 'base64'));

@@ -95,12 +95,12 @@ export class Services {
   ) {
     this.nameservers = nameservers;
     this.writer = new ZoneWriter(store, this.bus, now);
-    // One throttle: wrong codes count as wrong passwords do.
+    // One throttle: wrong codes and failed passkey sign-ins count as wrong passwords do.
     const throttle = new LoginThrottle();
-    this.factors = new SecondFactorService(store, now, throttle);
+    this.factors = new SecondFactorService(store, now, throttle, dnssec.kek);
     this.accounts = new AccountService(store, limits, now, throttle, this.factors);
-    this.passkeys = new PasskeyService(store, this.accounts, now, webauthn);
-    this.passwords = new PasswordChangeService(store, this.accounts);
+    this.passkeys = new PasskeyService(store, this.accounts, now, throttle, webauthn);
+    this.passwords = new PasswordChangeService(store, this.accounts, now);
     this.members = new MemberService(store, now);
     this.operator = new OperatorService(store, this.writer, now);
     this.catalog = catalog && new CatalogService(store, this.bus, catalog);

@@ -1,6 +1,6 @@
 /**
- * The key-encryption key (KEK) that seals DNSSEC private keys in the store: 32 random bytes in a file of
- * their own, so a copy of the database alone does not hold usable keys. See docs/dnssec.md.
+ * The key-encryption key (KEK) that seals DNSSEC private keys and TOTP secrets in the store: 32 random bytes in
+ * a file of their own, so a copy of the database alone does not hold usable keys. See docs/dnssec.md.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -50,7 +50,7 @@ export function resolveKek(db: string, file: string | null | undefined, storeHas
   // A database restored without its KEK file: a new key would not open the stored ones, so make none.
   if (storeHasKeys && !existsSync(beside)) {
     throw new Error(
-      `the database holds DNSSEC keys but their key-encryption key file ${beside} is missing: restore it from the backup made with the database (if it is lost, see "Losing the KEK" in docs/dnssec.md)`,
+      `the database holds DNSSEC keys or TOTP secrets sealed with a key-encryption key, but its file ${beside} is missing: restore it from the backup made with the database (if it is lost, see "Losing the KEK" in docs/dnssec.md)`,
     );
   }
   try {

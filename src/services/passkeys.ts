@@ -3,7 +3,8 @@
  * signs in to the panel with one instead of a password and a code. The relying party is the host name the
  * panel is reached under, and the origin the one the browser names, unless the operator fixed them
  * (--webauthn-rp-id, --webauthn-origin). Challenges are kept in the database for five minutes and taken once,
- * so any node of a cluster can take the answer.
+ * so any node of a cluster can take the answer. Failed passkey sign-ins count against the sign-in throttle as
+ * wrong passwords do; passkeys added and removed are in the audit trail.
  */
 import type {
   AuthenticationResponseJSON,
@@ -14,10 +15,17 @@ import type {
 import { AuthError, ConflictError, LimitError, ValidationError } from '../model/errors.js';
 import { checkAccountWide } from '../model/key-scope.js';
 import type { Passkey } from '../model/second-factor.js';
+import type { JournalStore } from '../store/journal.js';
 import type { SecondFactorStore } from '../store/second-factors.js';
-import { UniqueViolation } from '../store/store.js';
+import { UniqueViolation, type Transactions } from '../store/store.js';
+import type { UserStore } from '../store/users.js';
 import type { AccountService, IssuedKey } from './accounts.js';
 import { scopeOf, userIdOf, type Actor } from './actor.js';
+import { accountChange } from './audit.js';
+import type { LoginThrottle } from './throttle.js';
+
+type PasskeyOps = SecondFactorStore & JournalStore;
+type PasskeyStore = PasskeyOps & Pick<UserStore, 'userById'> & Transactions<PasskeyOps>;
 
 /** What the operator fixed; absent fields follow the request. */
 export interface WebAuthnOptions {
@@ -55,13 +63,18 @@ function challengeOf(response: { response?: { clientDataJSON?: unknown } }): str
 let library: Promise<typeof import('@simplewebauthn/server')> | undefined;
 const webauthn = () => (library ??= import('@simplewebauthn/server'));
 
+/** A passkey as the audit trail shows it (no key material). */
+const audited = (p: Passkey) => ({ id: p.id, name: p.name, user_id: p.userId });
+
 const staleAnswer = () => ValidationError.one('response', 'This passkey answer is not for a request made here in the last five minutes (or was used already); start again.');
 
 export class PasskeyService {
   constructor(
-    private readonly store: SecondFactorStore,
+    private readonly store: PasskeyStore,
     private readonly accounts: AccountService,
     private readonly now: () => number,
+    /** The sign-in throttle: a failed passkey sign-in counts as a wrong password does. */
+    private readonly throttle: LoginThrottle,
     private readonly options: WebAuthnOptions = {},
   ) {}
 
@@ -107,15 +120,20 @@ export class PasskeyService {
     });
     if (!verification.verified || !verification.registrationInfo) throw ValidationError.one('response', 'The passkey could not be verified.');
     const { credential } = verification.registrationInfo;
+    const row = {
+      userId,
+      credentialId: credential.id,
+      publicKey: Buffer.from(credential.publicKey).toString('base64url'),
+      counter: credential.counter,
+      transports: credential.transports ?? [],
+      name: label,
+      createdAt: this.now(),
+    };
     return this.store
-      .addPasskey({
-        userId,
-        credentialId: credential.id,
-        publicKey: Buffer.from(credential.publicKey).toString('base64url'),
-        counter: credential.counter,
-        transports: credential.transports ?? [],
-        name: label,
-        createdAt: this.now(),
+      .transaction(async (tx) => {
+        const added = await tx.addPasskey(row);
+        await tx.appendJournal([accountChange(actor, row.createdAt, 'passkey.create', added.id, null, audited(added))]);
+        return added;
       })
       .catch((e: unknown) => {
         if (e instanceof UniqueViolation) throw new ConflictError('response', 'This passkey is registered already.');
@@ -125,7 +143,14 @@ export class PasskeyService {
 
   async remove(actor: Actor, id: number): Promise<boolean> {
     checkAccountWide(scopeOf(actor), 'passkeys');
-    return this.store.deletePasskey(userIdOf(actor), id);
+    const userId = userIdOf(actor);
+    const passkey = (await this.store.passkeysOf(userId)).find((p) => p.id === id);
+    if (!passkey) return false;
+    return this.store.transaction(async (tx) => {
+      const done = await tx.deletePasskey(userId, id);
+      if (done) await tx.appendJournal([accountChange(actor, this.now(), 'passkey.delete', id, audited(passkey), null)]);
+      return done;
+    });
   }
 
   /** Options for navigator.credentials.get() to sign in: any of the site's discoverable passkeys. */
@@ -137,12 +162,27 @@ export class PasskeyService {
 
   /**
    * Signs in with a passkey's answer to the options above: a panel session key of its user. AuthError for a
-   * passkey nobody has here or a signature that does not verify, as for a wrong password.
+   * passkey nobody has here or a signature that does not verify, as for a wrong password; each failure (a stale
+   * or unreadable answer too) counts against the throttle, for the passkey's user and the client's address.
    */
-  async signIn(site: RequestSite, response: AuthenticationResponseJSON, opts: { label?: string; expiresHours?: number }): Promise<IssuedKey> {
+  async signIn(site: RequestSite, response: AuthenticationResponseJSON, opts: { label?: string; expiresHours?: number; remoteAddr?: string }): Promise<IssuedKey> {
+    const address = opts.remoteAddr ?? '';
+    const passkey = await this.store.passkeyByCredential(String(response.id));
+    const username = (passkey && (await this.store.userById(passkey.userId))?.username) ?? null;
+    await this.throttle.check(username, address);
+    const { proven, counter } = await this.verify(site, response, passkey).catch(async (e: unknown) => {
+      if (e instanceof AuthError || e instanceof ValidationError) await this.throttle.failed(username, address);
+      throw e;
+    });
+    await this.store.passkeyUsed(proven.id, counter, this.now());
+    if (username !== null) await this.throttle.succeeded(username);
+    return this.accounts.issueSessionFor(proven.userId, opts);
+  }
+
+  /** Checks an answer to sign-in options against the passkey it names: that passkey, and its authenticator's new counter. */
+  private async verify(site: RequestSite, response: AuthenticationResponseJSON, passkey: Passkey | undefined): Promise<{ proven: Passkey; counter: number }> {
     const challenge = challengeOf(response);
     if (!challenge || !(await this.store.takeChallenge(challenge, 'sign-in', null, this.now()))) throw staleAnswer();
-    const passkey = await this.store.passkeyByCredential(String(response.id));
     if (!passkey) throw new AuthError();
     const verification = await (await webauthn()).verifyAuthenticationResponse({
       response,
@@ -160,8 +200,7 @@ export class PasskeyService {
       throw new AuthError();
     });
     if (!verification.verified) throw new AuthError();
-    await this.store.passkeyUsed(passkey.id, verification.authenticationInfo.newCounter, this.now());
-    return this.accounts.issueSessionFor(passkey.userId, opts);
+    return { proven: passkey, counter: verification.authenticationInfo.newCounter };
   }
 
   private rpId(site: RequestSite): string {

@@ -1,16 +1,20 @@
-/** A user changing their own password: it ends their other panel sessions, not their labelled API keys. */
+/** A user changing their own password: it ends their other panel sessions, not their labelled API keys; audited. */
 import { AuthError, ValidationError } from '../model/errors.js';
 import { checkAccountWide } from '../model/key-scope.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { ApiKeyStore } from '../store/api-keys.js';
+import type { JournalStore } from '../store/journal.js';
+import type { Transactions } from '../store/store.js';
 import type { AccountService } from './accounts.js';
 import { scopeOf, userIdOf, type Actor } from './actor.js';
+import { accountChange } from './audit.js';
 import { checkNewPassword, hashPassword } from './passwords.js';
 
 export class PasswordChangeService {
   constructor(
-    private readonly store: Pick<AccountStore, 'setPasswordHash'> & Pick<ApiKeyStore, 'deleteSessionKeys'>,
+    private readonly store: Transactions<Pick<AccountStore, 'setPasswordHash'> & Pick<ApiKeyStore, 'deleteSessionKeys'> & JournalStore>,
     private readonly accounts: AccountService,
+    private readonly now: () => number,
   ) {}
 
   /**
@@ -25,7 +29,13 @@ export class PasswordChangeService {
       throw e instanceof AuthError ? ValidationError.one('current', 'The current password is not right.') : e;
     });
     const userId = userIdOf(actor);
-    await this.store.setPasswordHash(userId, await hashPassword(next));
-    return this.store.deleteSessionKeys(userId, actor.key?.id);
+    const hash = await hashPassword(next);
+    return this.store.transaction(async (tx) => {
+      await tx.setPasswordHash(userId, hash);
+      const revoked = await tx.deleteSessionKeys(userId, actor.key?.id);
+      // Whose password, and how many sessions it ended; never a password or its hash.
+      await tx.appendJournal([accountChange(actor, this.now(), 'password.change', userId, null, { user_id: userId, username: actor.username, sessions_revoked: revoked })]);
+      return revoked;
+    });
   }
 }

@@ -1,22 +1,27 @@
 /**
  * Second factors: TOTP (RFC 6238) with one-time recovery codes, what a sign-in asks of a user who has them,
  * and an account's rule that every member have one (require_2fa). Passkeys are in passkeys.ts; this service
- * counts them as a factor. Everything is the user's (userIdOf), never the key's.
+ * counts them as a factor. Everything is the user's (userIdOf), never the key's. TOTP secrets are stored sealed
+ * with the key-encryption key, as DNSSEC private keys are, where the node has one; each change is audited.
  */
 import { Secret, TOTP as Totp } from 'otpauth';
 import { randomInt } from 'node:crypto';
 import { AuthError, ConflictError, SecondFactorNeededError, SecondFactorSetupError, ValidationError } from '../model/errors.js';
 import { checkAccountWide } from '../model/key-scope.js';
 import { checkManagesAccount } from '../model/roles.js';
+import { openKey, sealKey } from '../model/dnssec.js';
 import { isTotpCode, normaliseCode, RECOVERY_ALPHABET, RECOVERY_CODES, RECOVERY_LENGTH, showRecoveryCode, TOTP } from '../model/second-factor.js';
 import type { AccountStore } from '../store/accounts.js';
+import type { JournalStore } from '../store/journal.js';
 import type { SecondFactorStore } from '../store/second-factors.js';
 import type { Transactions } from '../store/store.js';
 import { scopeOf, userIdOf, type Actor } from './actor.js';
 import { hashKey } from './api-key-material.js';
+import { accountChange } from './audit.js';
 import type { LoginThrottle } from './throttle.js';
 
-type FactorStore = SecondFactorStore & Pick<AccountStore, 'accountById' | 'setRequireTwoFactor'> & Transactions<SecondFactorStore>;
+type FactorOps = SecondFactorStore & Pick<AccountStore, 'accountById' | 'setRequireTwoFactor'> & JournalStore;
+type FactorStore = FactorOps & Transactions<FactorOps>;
 
 /** The issuer authenticator apps show beside the user name. */
 export const TOTP_ISSUER = 'zonehost';
@@ -26,6 +31,15 @@ const totpOf = (secret: string, username: string) =>
 
 const newRecoveryCode = (): string => Array.from({ length: RECOVERY_LENGTH }, () => RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)]).join('');
 
+/** What sealing a user's TOTP secret authenticates besides it: whose it is, so a sealed secret copied onto another user's row does not open. */
+const sealContext = (userId: number) => `zonehost totp secret: user ${userId}`;
+
+/** A sealed secret (`v1:iv:tag:body`) from a plain one stored before sealing or without a KEK (base32 has no ':'). */
+const isSealed = (stored: string) => stored.includes(':');
+
+/** The audit trail's view of a user's second factor: whose, never the secret. */
+const auditedUser = (actor: Actor) => ({ user_id: userIdOf(actor), username: actor.username });
+
 const wrongCode = () => ValidationError.one('code', 'The code is not right: type the six digits your authenticator app shows now (or an unused recovery code).');
 
 export class SecondFactorService {
@@ -34,6 +48,8 @@ export class SecondFactorService {
     private readonly now: () => number,
     /** The sign-in throttle: wrong codes count as wrong passwords do. */
     private readonly throttle: LoginThrottle,
+    /** The key-encryption key that seals TOTP secrets (services/kek.ts); null: stored as they are (PostgreSQL without one). */
+    private readonly kek: Buffer | null = null,
   ) {}
 
   /** Whether TOTP is on, and how many recovery codes are left. */
@@ -47,7 +63,9 @@ export class SecondFactorService {
   async startTotp(actor: Actor): Promise<{ secret: string; uri: string }> {
     checkAccountWide(scopeOf(actor), 'two-factor sign-in');
     const secret = new Secret({ size: 20 }).base32;
-    if (!(await this.store.putPendingTotp(userIdOf(actor), secret, this.now()))) {
+    const userId = userIdOf(actor);
+    const stored = this.kek ? sealKey(this.kek, secret, sealContext(userId)) : secret;
+    if (!(await this.store.putPendingTotp(userId, stored, this.now()))) {
       throw new ConflictError(null, 'Two-factor sign-in is already on; turn it off first (DELETE /v1/me/totp) to move to another authenticator.');
     }
     return { secret, uri: totpOf(secret, actor.username).toString() };
@@ -62,13 +80,14 @@ export class SecondFactorService {
       throw new ConflictError(null, state ? 'Two-factor sign-in is already on.' : 'There is no set-up to confirm: start one with POST /v1/me/totp.');
     }
     await this.throttle.check(actor.username, actor.remoteAddr);
-    const step = isTotpCode(code) ? this.stepOf(state.secret, code) : null;
+    const step = isTotpCode(code) ? this.stepOf(this.secretOf(userId, state.secret), code) : null;
     const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
     const enabled =
       step !== null &&
       (await this.store.transaction(async (tx) => {
         if (!(await tx.useTotpStep(userId, step, true))) return false;
         await tx.replaceRecoveryCodes(userId, codes.map(hashKey));
+        await tx.appendJournal([accountChange(actor, this.now(), 'totp.enable', userId, null, auditedUser(actor))]);
         return true;
       }));
     if (!enabled) {
@@ -88,7 +107,10 @@ export class SecondFactorService {
       await this.throttle.failed(actor.username, actor.remoteAddr);
       throw wrongCode();
     }
-    await this.store.deleteTotp(userId);
+    await this.store.transaction(async (tx) => {
+      await tx.deleteTotp(userId);
+      await tx.appendJournal([accountChange(actor, this.now(), 'totp.disable', userId, auditedUser(actor), null)]);
+    });
   }
 
   /**
@@ -130,7 +152,11 @@ export class SecondFactorService {
     if (on && !(await this.store.hasSecondFactor(userIdOf(actor)))) {
       throw new ConflictError('require_2fa', 'Set up a second factor for yourself first (TOTP or a passkey): requiring one of every member starts with you.');
     }
-    await this.store.setRequireTwoFactor(actor.accountId, on);
+    await this.store.transaction(async (tx) => {
+      const before = (await tx.accountById(actor.accountId))?.requireTwoFactor ?? false;
+      await tx.setRequireTwoFactor(actor.accountId, on);
+      if (before !== on) await tx.appendJournal([accountChange(actor, this.now(), 'account.update', actor.accountId, { require_2fa: before }, { require_2fa: on })]);
+    });
   }
 
   /** A TOTP code's time step, within one step of now either way; null when it matches none. */
@@ -144,7 +170,14 @@ export class SecondFactorService {
   private async accepts(userId: number, code: string): Promise<boolean> {
     if (!isTotpCode(code)) return this.store.useRecoveryCode(userId, hashKey(normaliseCode(code)), this.now());
     const state = await this.store.totpOf(userId);
-    const step = state?.enabled ? this.stepOf(state.secret, code) : null;
+    const step = state?.enabled ? this.stepOf(this.secretOf(userId, state.secret), code) : null;
     return step !== null && this.store.useTotpStep(userId, step);
+  }
+
+  /** The base32 secret of a stored one: opened when sealed, as it is when stored before sealing (or without a KEK). */
+  private secretOf(userId: number, stored: string): string {
+    if (!isSealed(stored)) return stored;
+    if (!this.kek) throw new Error(`user ${userId}'s TOTP secret is sealed, but this node has no key-encryption key (--key-encryption-key-file)`);
+    return openKey(this.kek, stored, sealContext(userId));
   }
 }

@@ -24,23 +24,28 @@ export class LoginThrottle {
     this.addresses = new RateLimiterMemory({ keyPrefix: 'addr', points: limits.perAddress, duration: limits.windowSeconds });
   }
 
-  /** Throws RateLimitedError when this user or address has used up its failed attempts. */
-  async check(username: string, address: string): Promise<void> {
-    for (const [limiter, key] of [
-      [this.users, username.toLowerCase()],
-      [this.addresses, address],
-    ] as const) {
+  /**
+   * Throws RateLimitedError when this user or address has used up its failed attempts. `username` null: a
+   * sign-in that names no user yet (a passkey nobody has here), counted by its address alone.
+   */
+  async check(username: string | null, address: string): Promise<void> {
+    for (const [limiter, key] of this.keys(username, address)) {
       const res = await limiter.get(key);
       if (res && res.remainingPoints <= 0) throw new RateLimitedError(Math.max(1, Math.ceil(res.msBeforeNext / 1000)));
     }
   }
 
-  async failed(username: string, address: string): Promise<void> {
+  async failed(username: string | null, address: string): Promise<void> {
     // consume() rejects once the points are used up; the rejection itself is what check() reads later.
-    await Promise.allSettled([this.users.consume(username.toLowerCase()), this.addresses.consume(address)]);
+    await Promise.allSettled(this.keys(username, address).map(([limiter, key]) => limiter.consume(key)));
   }
 
   async succeeded(username: string): Promise<void> {
     await this.users.delete(username.toLowerCase());
+  }
+
+  private keys(username: string | null, address: string): [RateLimiterMemory, string][] {
+    const byAddress: [RateLimiterMemory, string] = [this.addresses, address];
+    return username === null ? [byAddress] : [[this.users, username.toLowerCase()], byAddress];
   }
 }

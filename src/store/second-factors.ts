@@ -29,6 +29,8 @@ export interface SecondFactorStore {
   /** After a sign-in: the authenticator's new signature counter, and when. */
   passkeyUsed(id: number, counter: number, now: number): Promise<void>;
   deletePasskey(userId: number, id: number): Promise<boolean>;
+  /** Whether any TOTP secret is stored sealed (`v1:…`; base32 has no ':'): the node then needs its key-encryption key. */
+  anySealedTotpSecret(): Promise<boolean>;
   /** Whether the user has TOTP on or a passkey (what require_2fa asks for). */
   hasSecondFactor(userId: number): Promise<boolean>;
   addChallenge(challenge: string, purpose: string, userId: number | null, expiresAt: number): Promise<void>;
@@ -139,6 +141,10 @@ export class KyselySecondFactorStore implements SecondFactorStore {
   async deletePasskey(userId: number, id: number): Promise<boolean> {
     const res = await this.db.deleteFrom('passkeys').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
     return Number(res.numDeletedRows) > 0;
+  }
+
+  async anySealedTotpSecret(): Promise<boolean> {
+    return (await this.db.selectFrom('totp_secrets').select('user_id').where('secret', 'like', '%:%').limit(1).executeTakeFirst()) !== undefined;
   }
 
   async hasSecondFactor(userId: number): Promise<boolean> {

@@ -2,6 +2,7 @@
  * The role matrix (issue 30): each role, and a member limited to one domain, against each kind of operation —
  * reads, record writes, domain create and delete, DNSSEC, TSIG key creation, member management — through
  * interface A (api_action), interface B, and DNS UPDATE signed with a TSIG key the member made (nsupdate).
+ * (test/pdns/roles.test.ts and test/v4/roles.test.ts walk the same matrix on the PowerDNS and v4 doors.)
  * Then what happens to a member's existing keys: narrowed at the next request when the member is narrowed,
  * refused at once when the member is removed.
  */
@@ -9,39 +10,21 @@ import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateClient } from '../dns/support.js';
 import { peers } from '../support/peers.js';
-import { startTestServer, v3, type TestServer } from '../support/server.js';
+import { v3, type TestServer } from '../support/server.js';
 import { client, createDomain, type Client, type Reply } from '../v1/support.js';
+import { creates, inOther, PASSWORD, setUpRoleMatrix, WHO, writes, type Outcome, type RoleMatrix, type Who } from './role-matrix.js';
 
 const needsNsupdate = peers('nsupdate');
 const needsNsupdateAndDig = peers('nsupdate', 'dig');
-const PASSWORD = 'correct horse battery staple';
 const SECRET = Buffer.alloc(32, 9).toString('base64');
-
-type Who = 'owner' | 'admin' | 'editor' | 'viewer' | 'limited';
-const WHO: Who[] = ['owner', 'admin', 'editor', 'viewer', 'limited'];
 
 let server: TestServer;
 let owner: Client;
-const keys = {} as Record<Who, string>;
+let keys: RoleMatrix['keys'];
+let ids: RoleMatrix['ids'];
+let member: RoleMatrix['member'];
+let unique: RoleMatrix['unique'];
 const api = {} as Record<Who, Client>;
-/** `main` is the limited member's one domain; `other` is outside it. */
-const ids = { main: 0, other: 0 };
-let serial = 0;
-const unique = (p: string) => `${p}${++serial}`;
-
-/** Invites a member as the owner, accepts the invitation, signs in: the member's API key. */
-async function member(username: string, role: string, domains?: number[]): Promise<{ id: number; key: string }> {
-  const invited = await owner.post('/v1/members', { username, role, ...(domains ? { domains } : {}) });
-  expect(invited.status, invited.text).toBe(201);
-  const accepted = await client(server.base).post('/v1/invitations', { token: invited.body.invitation, password: PASSWORD });
-  expect(accepted.status, accepted.text).toBe(200);
-  const signedIn = await client(server.base).post('/v1/keys', { username, password: PASSWORD, label: `${username}-key` });
-  expect(signedIn.status, signedIn.text).toBe(201);
-  return { id: invited.body.id, key: signedIn.body.key };
-}
-
-/** What an operation should get: done, refused by the role (403 / code 13), or not found (outside the member's domains). */
-type Outcome = 'ok' | 'refused' | 'notfound';
 
 function expectV1(r: Reply, want: Outcome, label: string): void {
   if (want === 'ok') expect(r.status, `${label}: ${r.text}`).toBeLessThan(300);
@@ -57,22 +40,10 @@ function expectV3(envelope: { ERRORARRAY: { ERRORCODE: number }[] }, want: Outco
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
-  const made = await server.user('boss', PASSWORD);
-  keys.owner = made.key;
-  owner = client(server.base, made.key);
-  ids.main = await createDomain(owner, 'main.example');
-  ids.other = await createDomain(owner, 'other.example');
-  keys.admin = (await member('adm', 'admin')).key;
-  keys.editor = (await member('ed', 'editor')).key;
-  keys.viewer = (await member('vw', 'viewer')).key;
-  keys.limited = (await member('lim', 'editor', [ids.main])).key;
+  ({ server, owner, keys, ids, member, unique } = await setUpRoleMatrix());
   for (const w of WHO) api[w] = client(server.base, keys[w]);
 });
 afterAll(() => server.close());
-
-/** Per operation: what each role gets on the main domain, and on the other one (the limited member's differs). */
-const writes = (w: Who): Outcome => (w === 'viewer' ? 'refused' : 'ok');
 
 describe('interface B', () => {
   it('reads: every role reads; the limited member finds only its domain', async () => {
@@ -87,16 +58,16 @@ describe('interface B', () => {
   it('record writes: all but the viewer; the limited member only in its domain', async () => {
     for (const w of WHO) {
       expectV1(await api[w].post(`/v1/domains/${ids.main}/TXT`, { name: unique(w), text: 'hello' }), writes(w), `${w} record main`);
-      expectV1(await api[w].post(`/v1/domains/${ids.other}/TXT`, { name: unique(w), text: 'hello' }), w === 'limited' ? 'notfound' : writes(w), `${w} record other`);
+      expectV1(await api[w].post(`/v1/domains/${ids.other}/TXT`, { name: unique(w), text: 'hello' }), inOther(w, writes(w)), `${w} record other`);
     }
   });
 
   it('domains: created by owners, admins and editors; deleted likewise; not by a viewer nor a member limited to some domains', async () => {
     for (const w of WHO) {
       const made = await api[w].post('/v1/domains', { domain: `${unique(w)}.example`, soa: 'hostmaster@example.net' });
-      expectV1(made, w === 'viewer' || w === 'limited' ? 'refused' : 'ok', `${w} domain create`);
+      expectV1(made, creates(w), `${w} domain create`);
       const spare = await createDomain(owner, `${unique('spare')}.example`);
-      expectV1(await api[w].del(`/v1/domains/${spare}`), w === 'viewer' ? 'refused' : w === 'limited' ? 'notfound' : 'ok', `${w} domain delete`);
+      expectV1(await api[w].del(`/v1/domains/${spare}`), w === 'viewer' ? 'refused' : inOther(w, 'ok'), `${w} domain delete`);
     }
   });
 
@@ -166,16 +137,16 @@ describe('interface A (api_action)', () => {
   it('domain.resource.create: all but the viewer; the limited member only in its domain', async () => {
     for (const w of WHO) {
       expectV3(await call(w, { api_action: 'domain.resource.create', DomainID: ids.main, Type: 'TXT', Name: unique(w), Target: 'hi' }), writes(w), `${w} v3 record main`);
-      expectV3(await call(w, { api_action: 'domain.resource.create', DomainID: ids.other, Type: 'TXT', Name: unique(w), Target: 'hi' }), w === 'limited' ? 'notfound' : writes(w), `${w} v3 record other`);
+      expectV3(await call(w, { api_action: 'domain.resource.create', DomainID: ids.other, Type: 'TXT', Name: unique(w), Target: 'hi' }), inOther(w, writes(w)), `${w} v3 record other`);
     }
   });
 
   it('domain.create and domain.delete: not by a viewer nor a member limited to some domains', async () => {
     for (const w of WHO) {
       const made = await call(w, { api_action: 'domain.create', Domain: `${unique(w)}.example`, Type: 'master', SOA_Email: 'hostmaster@example.net' });
-      expectV3(made, w === 'viewer' || w === 'limited' ? 'refused' : 'ok', `${w} v3 domain.create`);
+      expectV3(made, creates(w), `${w} v3 domain.create`);
       const spare = await createDomain(owner, `${unique('spare')}.example`);
-      expectV3(await call(w, { api_action: 'domain.delete', DomainID: spare }), w === 'viewer' ? 'refused' : w === 'limited' ? 'notfound' : 'ok', `${w} v3 domain.delete`);
+      expectV3(await call(w, { api_action: 'domain.delete', DomainID: spare }), w === 'viewer' ? 'refused' : inOther(w, 'ok'), `${w} v3 domain.delete`);
     }
   });
 

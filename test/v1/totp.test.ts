@@ -1,12 +1,17 @@
 /**
  * Two-factor sign-in with TOTP, codes made by Debian's oathtool: turning it on (a secret, its otpauth:// URI,
  * ten recovery codes), signing in with and without a code on both interfaces, each code and recovery code
- * used once, wrong codes throttled like wrong passwords, and turning it off.
+ * used once, wrong codes throttled like wrong passwords, and turning it off; the secrets sealed at rest with the
+ * key-encryption key.
  */
-import { afterAll, beforeAll, expect } from 'vitest';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Config } from '../../src/config.js';
+import { startServer } from '../../src/server.js';
+import { sqlitePath } from '../../src/store/open.js';
 import { totpCode } from '../support/oathtool.js';
 import { peers } from '../support/peers.js';
-import { startTestServer, v3, type TestServer } from '../support/server.js';
+import { backend, freshDatabase, startTestServer, v3, type TestServer } from '../support/server.js';
 import { client, expectProblem, type Client } from './support.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -65,6 +70,27 @@ withOathtool.describe('TOTP', () => {
     // On already: a second set-up is refused until it is turned off.
     expectProblem(await api.post('/v1/me/totp', {}), 409);
     expectProblem(await api.post('/v1/me/totp/confirm', { code: totpCode(secret) }), 409);
+  });
+
+  withOathtool.it('stores the secret sealed with the key-encryption key; a secret stored unsealed before still signs in', async () => {
+    const sealed = await server.user('sid', PASSWORD);
+    const api = client(server.base, sealed.key);
+    const { secret } = (await api.post('/v1/me/totp', {})).body;
+    // An owner's user id is its account's id (store/migrations/014_members.ts).
+    const stored = (await server.services.store.totpOf(sealed.accountId))?.secret ?? '';
+    expect(stored).not.toContain(secret);
+    expect(stored).toMatch(/^v1:[^:]+:[^:]+:[^:]+$/);
+    // What makes a node refuse to start without its key-encryption key file (server.ts).
+    expect(await server.services.store.anySealedTotpSecret()).toBe(true);
+    expect((await api.post('/v1/me/totp/confirm', { code: totpCode(secret) })).status).toBe(200);
+    expect((await signIn({ username: 'sid', otp: totpCode(secret, 1) })).status).toBe(201);
+
+    // As a node before sealing (or one without a KEK) stored it: plain base32.
+    const plain = await server.user('paula', PASSWORD);
+    const legacy = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
+    expect(await server.services.store.putPendingTotp(plain.accountId, legacy, Date.now())).toBe(true);
+    expect((await client(server.base, plain.key).post('/v1/me/totp/confirm', { code: totpCode(legacy) })).status).toBe(200);
+    expect((await signIn({ username: 'paula', otp: totpCode(legacy, 1) })).status).toBe(201);
   });
 
   withOathtool.it('asks for the code at sign-in with a 401 of its own type, and takes each code once', async () => {
@@ -143,4 +169,21 @@ withOathtool.describe('TOTP', () => {
     expectProblem(locked, 429);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
   });
+});
+
+it.runIf(backend === 'sqlite')('a node whose database holds sealed TOTP secrets refuses to start without the KEK file beside it', async () => {
+  const { url, cleanup } = freshDatabase();
+  const config: Config = { http: { host: '127.0.0.1', port: 0 }, dns: null, db: url, nameservers: ['ns1.zonehost.test'], logLevel: 'silent', rateLimits: { perAddress: 0, perKey: 0 } };
+  try {
+    const node = await startServer(config);
+    await node.services.accounts.createUser('kim', PASSWORD);
+    const { key } = await node.services.accounts.issueKey('kim', PASSWORD);
+    await node.services.factors.startTotp(await node.services.accounts.authenticate(key, 'v1', '127.0.0.1'));
+    await node.close();
+    rmSync(`${sqlitePath(url)}.kek`);
+    // A new KEK would not open the sealed secret: no new one is made, and the start says why.
+    await expect(startServer(config)).rejects.toThrow(/TOTP secrets.*\.kek is missing/);
+  } finally {
+    await cleanup();
+  }
 });

@@ -1,10 +1,10 @@
 /**
- * The panel's data hooks: loading (`useLoad`), a form's submission with the API's problems (`useSubmit`) and a
- * table's row actions (`useRowActions`). Problems arrive as RFC 9457 documents; forms show each entry next to
+ * The panel's data hooks: loading (`useLoad`), a form's submission with the API's problems (`useSubmit`), a
+ * table's row actions (`useRowActions`) and whether the signed-in member only reads (`useReadsOnly`). Problems arrive as RFC 9457 documents; forms show each entry next to
  * the field it names and the rest in an error summary.
  */
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import { ApiError, type Problem } from './api';
+import { api, ApiError, loadSession, type Member, type Problem } from './api';
 
 /** A problem's entries split into those naming one of `fields` and the rest. */
 export function splitProblem(p: Problem | null, fields: readonly string[]): { byField: Record<string, string[]>; general: string[] } {
@@ -105,4 +105,15 @@ export function useRowActions(refresh: () => void = () => {}, { refreshAfterFail
     refresh();
   };
   return { run, errors: error ? [error] : [] };
+}
+
+/**
+ * Whether the signed-in member's role is viewer (reads only), from the account's members list, which every
+ * member may read: pages then leave out the controls that change things. Until the list is in, false: the
+ * server refuses a viewer's change anyway, and the page shows its answer.
+ */
+export function useReadsOnly(): boolean {
+  const username = loadSession()?.username;
+  const { data } = useLoad(() => api.get<Member[]>('/v1/members'), [username]);
+  return data?.find((m) => m.username === username)?.role === 'viewer';
 }

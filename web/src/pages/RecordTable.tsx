@@ -51,10 +51,12 @@ interface RecordRowProps {
   onEdit: (editing: boolean) => void;
   onDelete: () => Promise<void>;
   reload: () => void;
+  /** No edit or delete buttons (a viewer's table). */
+  readsOnly: boolean;
 }
 
 /** A record's row, followed by its edit form while it is being edited. */
-function RecordRow({ row, domainId, domain, editing, onEdit, onDelete, reload }: RecordRowProps) {
+function RecordRow({ row, domainId, domain, editing, onEdit, onDelete, reload, readsOnly }: RecordRowProps) {
   const { rec, spec } = row;
   const what = `${rec.type} record ${shownName(row.name)} ${row.value}`;
   return (
@@ -67,10 +69,14 @@ function RecordRow({ row, domainId, domain, editing, onEdit, onDelete, reload }:
         </td>
         <td data-label="TTL">{row.ttl === 0 ? 'default' : row.ttl}</td>
         <td className="row-actions">
-          <button type="button" aria-label={`Edit ${what}`} aria-expanded={editing} onClick={() => onEdit(!editing)}>
-            Edit
-          </button>
-          <ConfirmButton label="Delete" ariaLabel={`Delete ${what}`} question={`Delete this ${rec.type} record from ${domain}?`} confirmLabel="Yes, delete" onConfirm={onDelete} />
+          {readsOnly ? null : (
+            <>
+              <button type="button" aria-label={`Edit ${what}`} aria-expanded={editing} onClick={() => onEdit(!editing)}>
+                Edit
+              </button>
+              <ConfirmButton label="Delete" ariaLabel={`Delete ${what}`} question={`Delete this ${rec.type} record from ${domain}?`} confirmLabel="Yes, delete" onConfirm={onDelete} />
+            </>
+          )}
         </td>
       </tr>
       {editing ? (
@@ -95,7 +101,7 @@ function RecordRow({ row, domainId, domain, editing, onEdit, onDelete, reload }:
   );
 }
 
-export function RecordTable({ rows, total, domainId, domain, reload }: { rows: Row[]; total: number; domainId: number; domain: string; reload: () => void }) {
+export function RecordTable({ rows, total, domainId, domain, reload, readsOnly }: { rows: Row[]; total: number; domainId: number; domain: string; reload: () => void; readsOnly: boolean }) {
   const [sort, setSort] = useState<Sort>({ key: 'name', ascending: true });
   const [editing, setEditing] = useState<number | null>(null);
   // A failed deletion leaves the table as it is.
@@ -107,7 +113,7 @@ export function RecordTable({ rows, total, domainId, domain, reload }: { rows: R
     <>
       <ErrorSummary messages={actions.errors} />
       {total === 0 ? (
-        <p className="muted">No records yet: add the first one below.</p>
+        <p className="muted">{readsOnly ? 'No records yet.' : 'No records yet: add the first one below.'}</p>
       ) : rows.length === 0 ? (
         <p className="muted">No record matches.</p>
       ) : (
@@ -128,6 +134,7 @@ export function RecordTable({ rows, total, domainId, domain, reload }: { rows: R
                   onEdit={(on) => setEditing(on ? row.rec.id : null)}
                   onDelete={() => actions.run(() => api.del(`/v1/domains/${domainId}/${row.rec.type}/${row.rec.id}`))}
                   reload={reload}
+                  readsOnly={readsOnly}
                 />
               ))}
             </tbody>

@@ -2,11 +2,11 @@
  * A domain's records in one table (type filter, search by name or value, sorting) and one "add record" form
  * whose fields follow the chosen type. Every column, value and form field comes from the types' schemas in
  * the OpenAPI document, so a new type in the registry needs nothing here; errors from the API appear next to
- * the field they name.
+ * the field they name. A viewer (reads only) gets the table without the controls that change records.
  */
 import { useId, useMemo, useState } from 'react';
 import { api, type RecordItem } from '../api';
-import { useLoad } from '../hooks';
+import { useLoad, useReadsOnly } from '../hooks';
 import { recordTypes, type TypeSpec } from '../schema';
 import { ErrorSummary } from '../ui';
 import { RecordForm } from './RecordForm';
@@ -44,6 +44,7 @@ export function Records({ domainId, domain }: { domainId: number; domain: string
   const records = useLoad(() => api.all<RecordItem>(`/v1/domains/${domainId}/records?limit=500`), [domainId]);
   const [type, setType] = useState('');
   const [search, setSearch] = useState('');
+  const readsOnly = useReadsOnly();
   const problems = [types.error?.detail, records.error?.detail].filter((m): m is string => !!m);
 
   const all = useMemo(() => {
@@ -82,9 +83,17 @@ export function Records({ domainId, domain }: { domainId: number; domain: string
               {rows.length === all.length ? `${all.length} ${all.length === 1 ? 'record' : 'records'}` : `${rows.length} of ${all.length} records`}
             </span>
           </div>
-          <RecordTable rows={rows} total={all.length} domainId={domainId} domain={domain} reload={records.reload} />
-          <h3 id="add-record-heading">Add a record</h3>
-          <AddRecord types={types.data} domainId={domainId} reload={records.reload} />
+          <RecordTable rows={rows} total={all.length} domainId={domainId} domain={domain} reload={records.reload} readsOnly={readsOnly} />
+          {readsOnly ? (
+            <p className="notice" role="status">
+              Your role is viewer: you can read this domain's records, not change them.
+            </p>
+          ) : (
+            <>
+              <h3 id="add-record-heading">Add a record</h3>
+              <AddRecord types={types.data} domainId={domainId} reload={records.reload} />
+            </>
+          )}
         </>
       )}
     </section>

@@ -206,7 +206,7 @@ function passkeySignIn(app: FastifyInstance, ctx: RouteContext): void {
       schema: {
         tags,
         summary: 'Sign in with a passkey',
-        description: 'Instead of a user name, password and code: answers 201 with a new key (a panel session, shown only this once). A passkey not registered here, or an answer that does not verify, answers 401.',
+        description: 'Instead of a user name, password and code: answers 201 with a new key (a panel session, shown only this once). A passkey not registered here, or an answer that does not verify, answers 401; repeated failures are throttled (429) as wrong passwords are.',
         security: [],
         body: PasskeySignIn,
         response: { 201: success(PasskeySession, 'The new key (shown only this once)', ['Location']), default: problemResponse },
@@ -214,7 +214,8 @@ function passkeySignIn(app: FastifyInstance, ctx: RouteContext): void {
     },
     async (req, reply) => {
       const { response, label, expires } = req.body;
-      const issued = await ctx.services.passkeys.signIn(siteOf(req), response as never, { ...(label === undefined ? {} : { label }), ...(expires === undefined ? {} : { expiresHours: expires }) });
+      const terms = { ...(label === undefined ? {} : { label }), ...(expires === undefined ? {} : { expiresHours: expires }), remoteAddr: req.ip };
+      const issued = await ctx.services.passkeys.signIn(siteOf(req), response as never, terms);
       return reply.code(201).header('location', `/v1/keys/${issued.id}`).send({ ...v1Key(issued), key: issued.key, username: issued.username });
     },
   );
