@@ -29,6 +29,7 @@ describe('/v1/zonemirrors', () => {
       axfr: [],
       tsig: null,
       tls: false,
+      tls_verify: null,
       transfer: { serial: null, last_success: null, last_attempt: expect.toBeOneOf([null, expect.any(String)]), last_error: expect.toBeOneOf([null, expect.any(String)]) },
     });
     expect(c.headers.get('location')).toBe(`/v1/zonemirrors/${id}`);
