@@ -9,7 +9,7 @@ import type { Query } from '../wire/query.js';
 import { EDE } from '../wire/edns-options.js';
 import { emptyResult, errorResult, type Result } from '../zone/result.js';
 import type { Zone } from '../zone/zone.js';
-import { steeringClient, withClientSubnet, type ClientAddress } from './steering-client.js';
+import { steeringClient, type ClientAddress } from './steering-client.js';
 import type { ZoneCache } from './zone-cache.js';
 
 /** Extended DNS Errors (RFC 8914) of the answers made here: for the person debugging, what went wrong. */
@@ -22,5 +22,5 @@ export function answerQuery(zones: ZoneCache, q: Query, now: number, aliases?: A
   if (q.qtype === META_TYPE.MAILA || q.qtype === META_TYPE.MAILB) return { result: emptyResult(RCODE.NOTIMP), zone: null };
   const zone = q.qclass === CLASS_IN ? zones.find(q.key, now) : null;
   if (!zone && q.qclass === CLASS_IN && zones.unavailable(q.key)) return { result: errorResult(RCODE.SERVFAIL, NOT_LOADED), zone: null };
-  return { result: zone ? withClientSubnet(q, resolve(zone, q, aliases, () => steeringClient(q, address))) : errorResult(RCODE.REFUSED, NOT_OURS), zone };
+  return { result: zone ? resolve(zone, q, aliases, () => steeringClient(q, address)) : errorResult(RCODE.REFUSED, NOT_OURS), zone };
 }

@@ -22,9 +22,9 @@ import { ResponseWriter } from '../wire/writer.js';
 import { emptyResult, errorResult, type Result } from '../zone/result.js';
 import type { Zone } from '../zone/zone.js';
 import { answerQuery } from './answer.js';
-import type { ClientAddress } from './steering-client.js';
+import { ownOptions, type ClientAddress } from './steering-client.js';
 import type { AnswerExtras, AnswerOptions } from './answer-options.js';
-import { AnswerTooLarge, encodeResponse, udpLimit } from './response.js';
+import { AnswerTooLarge, answerLimit, encodeResponse } from './response.js';
 import type { UdpSender } from './udp-socket.js';
 import type { CachedAnswer, ResponseCache } from './response-cache.js';
 import { answerClass, replyClass } from './rrl.js';
@@ -91,7 +91,7 @@ export class DnsHandler {
       // An opcode we do not serve is NOTIMP even when the rest cannot be read (ISC's compliance tests send a header alone).
       if ('malformed' in q) return classed([SERVED_OPCODES.has(q.opcode) ? this.malformed(q, raw, remoteAddress) : notImplemented(q)]);
       const extras = this.parts.options.forQuery(q, raw, remoteAddress, this.services.now);
-      let limit = (transport === 'udp' ? udpLimit(q) : TCP_MAX) - (extras ? extras.options.length : 0);
+      let limit = answerLimit(q, transport, extras ? extras.options.length : 0);
       let signer: Signer | null = null;
       if (q.tsig) {
         const checked = await checkTsig(this.services, q, q.tsig, raw, limit);
@@ -103,7 +103,7 @@ export class DnsHandler {
       }
       const { outs: out, cls } = await this.respond(q, raw, remoteAddress, transport, limit, signer);
       // One message answers all but transfers, whose client is on TCP, where cookies are optional (RFC 7873 5.2.3).
-      if (extras && out.length === 1) out[0] = appendOptions(out[0] as Buffer, extras);
+      if (extras && out.length === 1) out[0] = appendOptions(out[0] as Buffer, extras.options);
       return { outs: signer ? signer.sign(out) : out, cls, verifiedClient: signer !== null || extras?.validServerCookie === true };
     } catch (e) {
       this.parts.log.warn({ err: (e as Error).message, remoteAddress, transport }, 'DNS message could not be answered');
@@ -126,7 +126,7 @@ export class DnsHandler {
       const q = plainQuery(parseQuery(raw));
       if (!q || this.parts.zones.pendingFor(q.key)) return null;
       const extras = this.parts.options.forQuery(q, raw, address, this.services.now);
-      const a = this.answer(q, raw, (transport === 'udp' ? udpLimit(q) : TCP_MAX) - (extras ? extras.options.length : 0), extras, address);
+      const a = this.answer(q, raw, answerLimit(q, transport, extras ? extras.options.length : 0), extras, address);
       return 'wait' in a ? null : a;
     } catch {
       return null;
@@ -143,7 +143,7 @@ export class DnsHandler {
     const probe: Query = { id: q.id, flags: q.flags, opcode: q.opcode, labels: [], key: '', qtype: 0, qclass: 0, edns, tsig: null, questionEnd: 0 };
     const extras = this.parts.options.forQuery(probe, raw, remoteAddress, this.services.now);
     const response = encodeResponse(q, emptyResult(RCODE.NOERROR), TCP_MAX);
-    return extras ? appendOptions(response, extras) : response;
+    return extras ? appendOptions(response, extras.options) : response;
   }
 
   /** The answers to a message whose TSIG, if any, verified: by opcode (and AXFR/IXFR by type). */
@@ -188,25 +188,27 @@ export class DnsHandler {
 
   /**
    * A standard query's answer: from the response cache, else looked up, signed when asked for, and cached;
-   * `extras` (made room for in `limit`) appended.
+   * what it carries for its client alone (ECS option, `extras`: made room for in `limit`) appended.
    */
   private answer(q: Query, raw: Buffer, limit: number, extras: AnswerExtras | null, address: ClientAddress): PlainAnswer | Waiting {
     const { zones, responses } = this.parts;
     const now = this.services.now();
-    let answer = responses.get(q, raw, limit, now, extras);
+    let answer = responses.get(q, raw, limit, now, extras, address);
     if (!answer) {
       const { result, zone } = answerQuery(zones, q, now, this.parts.aliases, address);
       if (result.wait) return { wait: result.wait };
       const signed = zone && q.edns?.dnssecOk ? zones.signed(zone) : undefined;
       // A signed answer is kept only until its signatures are due to be made anew, one with an ALIAS's addresses
-      // until they run out; a steered one not at all (its client's alone).
+      // until they run out; a steered one as the variant it is (response-cache.ts).
       const signedUntil = zone && signed ? secure(zone, signed, result, Math.floor(now / 1000)) * 1000 : Infinity;
-      const staleAt = result.steered ? 0 : Math.min(signedUntil, result.until ?? Infinity);
+      const staleAt = Math.min(signedUntil, result.until ?? Infinity);
       const shared = this.encode(q, result, zone, limit);
       const cls = answerClass(q, result, zone, shared);
-      responses.put(q, shared, limit, { zone, staleAt, cls });
-      const response = extras ? appendOptions(shared, extras) : shared;
-      answer = { response, zone, staleAt, options: response === shared ? null : (extras as AnswerExtras).options, validServerCookie: extras ? extras.validServerCookie : false, cls };
+      const choices = result.steered?.choices ?? null;
+      responses.put(q, shared, limit, { zone, staleAt, cls, choices });
+      const own = ownOptions(q, zone !== null, result.steered?.scope ?? 0, extras);
+      const response = own ? appendOptions(shared, own) : shared;
+      answer = { response, zone, staleAt, options: response === shared ? null : own, validServerCookie: extras ? extras.validServerCookie : false, cls, choices };
     }
     if (answer.zone) this.services.metrics.countQuery(answer.zone.id, answer.zone.name);
     return answer;
@@ -241,13 +243,13 @@ export class DnsHandler {
  * `response` with the client's own options appended to its OPT record; as it was without OPT, or when they would
  * take it past the largest message (a zone transfer's, which made no room for them).
  */
-function appendOptions(response: Buffer, extras: AnswerExtras): Buffer {
-  if (response.length + extras.options.length > TCP_MAX) return response;
+function appendOptions(response: Buffer, options: Buffer): Buffer {
+  if (response.length + options.length > TCP_MAX) return response;
   const at = optRecordAt(response);
-  return at < 0 ? response : withEdnsOptions(response, at, extras.options);
+  return at < 0 ? response : withEdnsOptions(response, at, options);
 }
 
-/** The answer without what it carries for its client alone (cookie, NSID): what another cache may keep. */
+/** The answer without what it carries for its client alone (ECS option, cookie, NSID): what another cache may keep. */
 export function sharedAnswer({ response, options }: PlainAnswer): Buffer {
   if (!options) return response;
   const at = optRecordAt(response);

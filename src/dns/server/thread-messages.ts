@@ -4,6 +4,7 @@
  */
 import type { RrlTable } from './rrl.js';
 import type { CookieSecret } from '../../model/cookie-secret.js';
+import type { Chosen } from '../zone/result.js';
 import type { AnswerOptionsSetup } from './answer-options.js';
 
 /** What a worker's cache entry keeps of the zone that answered, for metrics and a mirror's expiry. */
@@ -24,10 +25,13 @@ export type FromWorker =
   | { kind: 'listening' }
   | { kind: 'failed'; message: string };
 
-/** Main -> worker, once the main thread has sent the answers to an `ask`: the one the worker may cache, and under what. */
+/**
+ * Main -> worker, once the main thread has sent the answers to an `ask`: the one the worker may cache, and under
+ * what; for a steered answer, the variant it is (each steered set's steering, as the worker chooses by it too).
+ */
 export interface Answered {
   id: number;
-  cache: { response: Uint8Array; zone: ThreadZone | null; staleAt: number; cls: number } | null;
+  cache: { response: Uint8Array; zone: ThreadZone | null; staleAt: number; cls: number; choices: Chosen[] | null } | null;
 }
 
 /** Main -> worker: the cookie secrets from now on (a rollover). */

@@ -8,12 +8,12 @@
  * 3. weight: when a record left carries a weight (or several CNAME/ALIAS records are left), one of them, at
  *    random in proportion to its weight (a record without one counts as 1; weight 0 only when all are 0).
  * Each variant of a set is one object, made once, so a signed zone's signatures of it are made once too. An
- * ECS answer says for how much of the client's network the choice holds (the scope, RFC 7871 7.2.1).
+ * ECS answer says for how much of the client's network the choice holds (the scope, RFC 7871 7.2.1). The
+ * answer notes each choice it made, so the response cache can keep one answer per variant and make the same
+ * cheap choice for each client it serves (dns/server/response-cache.ts).
  */
-import type { ServedSteering, Subnet } from '../../model/steering.js';
-import { STEERABLE_ALIASES } from '../../model/steered-aliases.js';
+import type { ServedSteering, SteeringChoice, Subnet } from '../../model/steering.js';
 import { DEFAULT_WEIGHT } from '../../model/steering-transfer.js';
-import { recordTypeByCode } from '../../model/records/index.js';
 import type { Result } from './result.js';
 import type { RRset } from './zone.js';
 
@@ -25,32 +25,37 @@ export interface SteeringClient {
 
 /**
  * The steering of one answer: `pick` gives the variant of each set the answer takes (undefined: NODATA), and
- * notes on the result that it was steered (never cached, never given to another client) and the ECS scope.
- * The client is worked out the first time a steered set needs it.
+ * notes on the result each choice made (for the response cache) and the ECS scope. The client is worked out
+ * the first time a steered set needs it.
  */
 export function steerer(r: Result, client: () => SteeringClient | null): (set: RRset | undefined) => RRset | undefined {
   let known: SteeringClient | null | undefined;
   return (set) => {
     if (!set?.steering) return set;
     if (known === undefined) known = client();
-    const steered = (r.steered ??= { scope: 0 });
-    const { items, scope } = choose(set, known);
+    const steered = (r.steered ??= { scope: 0, choices: [] });
+    const { items, scope } = choose(set.steering, known);
     if (scope > steered.scope) steered.scope = scope;
-    return items.length === 0 ? undefined : variant(set, items);
+    const key = variantKey(items);
+    steered.choices.push({ steering: set.steering, key });
+    return items.length === 0 ? undefined : variant(set, items, key);
   };
 }
 
-/** The indexes of the items of `set` served to `client`, and the scope the choice holds for. */
-function choose(set: RRset, client: SteeringClient | null): { items: number[]; scope: number } {
-  const steering = (set.steering as { items: ServedSteering[] }).items;
-  const all = steering.map((_, i) => i);
-  const up = all.filter((i) => !(steering[i] as ServedSteering).down);
+/** The indexes of the items served to `client`, and the scope the choice holds for (a weighted pick is random each time). */
+export function choose(steering: SteeringChoice, client: SteeringClient | null): { items: number[]; scope: number } {
+  const served = steering.items;
+  const all = served.map((_, i) => i);
+  const up = all.filter((i) => !(served[i] as ServedSteering).down);
   const candidates = up.length > 0 ? up : all;
-  const { items, scope } = bySubnet(candidates, steering, client);
+  const { items, scope } = bySubnet(candidates, served, client);
   if (items.length <= 1) return { items, scope };
-  const weighted = items.some((i) => (steering[i] as ServedSteering).weight !== null) || STEERABLE_ALIASES.has(recordTypeByCode(set.type)?.type ?? '');
-  return { items: weighted ? [byWeight(items, steering)] : items, scope };
+  const weighted = steering.one || items.some((i) => (served[i] as ServedSteering).weight !== null);
+  return { items: weighted ? [byWeight(items, served)] : items, scope };
 }
+
+/** A variant's name among a set's variants: the indexes of its items. */
+export const variantKey = (items: readonly number[]): string => items.join(',');
 
 /** Step 2: the candidates whose subnet matches the client most specifically, else those without subnets. */
 function bySubnet(candidates: number[], steering: readonly ServedSteering[], client: SteeringClient | null): { items: number[]; scope: number } {
@@ -123,11 +128,10 @@ function byWeight(items: number[], steering: readonly ServedSteering[]): number 
   return items.at(-1) as number;
 }
 
-/** The set holding only `items` (the set itself when that is all of them), one object per choice. */
-function variant(set: RRset, items: number[]): RRset {
+/** The set holding only `items` (named `key`; the set itself when that is all of them), one object per choice. */
+function variant(set: RRset, items: number[], key: string): RRset {
   if (items.length === set.items.length) return set;
   const steering = set.steering as NonNullable<RRset['steering']>;
-  const key = items.join(',');
   let v = steering.variants.get(key);
   if (!v) {
     const additional = set.additional;
