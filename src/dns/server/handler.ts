@@ -20,6 +20,7 @@ import { parseQuery, plainQuery, type Malformed, type Query } from '../wire/quer
 import { tsigSize } from '../wire/tsig.js';
 import { ResponseWriter } from '../wire/writer.js';
 import { emptyResult, errorResult, type Result } from '../zone/result.js';
+import { Draws } from '../zone/steer.js';
 import type { Zone } from '../zone/zone.js';
 import { answerQuery } from './answer.js';
 import { ownOptions, type ClientAddress } from './steering-client.js';
@@ -72,6 +73,9 @@ interface Waiting {
 }
 
 export class DnsHandler {
+  /** The random numbers of the answer being made (answer() uses them synchronously, one query at a time). */
+  private readonly draws = new Draws();
+
   constructor(
     private readonly services: Services,
     private readonly parts: HandlerParts,
@@ -119,14 +123,15 @@ export class DnsHandler {
   /**
    * Answers a plain query at once, with nothing to wait for (the hot path); null for anything else, and for a
    * query that fails here: handle() answers it again, logging why and sending SERVFAIL. `address` is the
-   * client's (over UDP its sender's bytes), read only when the query has a cookie.
+   * client's (over UDP its sender's bytes), read only when the query has a cookie or meets steering; `draws`,
+   * the random numbers a DNS worker thread's weighted picks took for it (steer.ts Draws).
    */
-  quickAnswer(raw: Buffer, transport: Transport, address: string | UdpSender): PlainAnswer | null {
+  quickAnswer(raw: Buffer, transport: Transport, address: string | UdpSender, draws: readonly number[] | null = null): PlainAnswer | null {
     try {
       const q = plainQuery(parseQuery(raw));
       if (!q || this.parts.zones.pendingFor(q.key)) return null;
       const extras = this.parts.options.forQuery(q, raw, address, this.services.now);
-      const a = this.answer(q, raw, answerLimit(q, transport, extras ? extras.options.length : 0), extras, address);
+      const a = this.answer(q, raw, answerLimit(q, transport, extras ? extras.options.length : 0), extras, address, this.draws.reset(draws));
       return 'wait' in a ? null : a;
     } catch {
       return null;
@@ -176,11 +181,11 @@ export class DnsHandler {
     if (q.opcode !== OPCODE.QUERY) return classed([notImplemented(q)]);
     const pending = this.parts.zones.pendingFor(q.key);
     if (pending) await pending;
-    let a = this.answer(q, raw, limit, null, remoteAddress);
+    let a = this.answer(q, raw, limit, null, remoteAddress, this.draws.reset());
     // A first resolution settles once (resolved or failed): the answer made after it no longer waits.
     for (let i = 0; 'wait' in a && i < 2; i++) {
       await a.wait;
-      a = this.answer(q, raw, limit, null, remoteAddress);
+      a = this.answer(q, raw, limit, null, remoteAddress, this.draws.reset());
     }
     if ('wait' in a) throw new Error('an ALIAS target is still being resolved');
     return { outs: [a.response], cls: a.cls, verifiedClient: false };
@@ -188,14 +193,16 @@ export class DnsHandler {
 
   /**
    * A standard query's answer: from the response cache, else looked up, signed when asked for, and cached;
-   * what it carries for its client alone (ECS option, `extras`: made room for in `limit`) appended.
+   * what it carries for its client alone (ECS option, `extras`: made room for in `limit`) appended. A steered
+   * answer's lookup picks as the cache did (`draws` rewound), so the variants it had not kept are served as
+   * often as their weights say.
    */
-  private answer(q: Query, raw: Buffer, limit: number, extras: AnswerExtras | null, address: ClientAddress): PlainAnswer | Waiting {
+  private answer(q: Query, raw: Buffer, limit: number, extras: AnswerExtras | null, address: ClientAddress, draws: Draws): PlainAnswer | Waiting {
     const { zones, responses } = this.parts;
     const now = this.services.now();
-    let answer = responses.get(q, raw, limit, now, extras, address);
+    let answer = responses.get(q, raw, limit, now, extras, address, draws);
     if (!answer) {
-      const { result, zone } = answerQuery(zones, q, now, this.parts.aliases, address);
+      const { result, zone } = answerQuery(zones, q, now, this.parts.aliases, address, draws.rewind());
       if (result.wait) return { wait: result.wait };
       const signed = zone && q.edns?.dnssecOk ? zones.signed(zone) : undefined;
       // A signed answer is kept only until its signatures are due to be made anew, one with an ALIAS's addresses

@@ -18,7 +18,7 @@ import type { SteeringChoice } from '../../model/steering.js';
 import { optRecordAt } from '../wire/edns-options.js';
 import type { Query } from '../wire/query.js';
 import type { Chosen } from '../zone/result.js';
-import { choose, variantKey, type SteeringClient } from '../zone/steer.js';
+import { eligible, pickedKey, variantKey, type Draws, type Eligible, type SteeringClient } from '../zone/steer.js';
 import type { Zone } from '../zone/zone.js';
 import type { AnswerExtras } from './answer-options.js';
 import { ownOptions, steeringClient, type ClientAddress } from './steering-client.js';
@@ -34,7 +34,7 @@ export interface CachedAnswer<Z extends AnsweringZone> {
   response: Buffer;
   zone: Z | null;
   staleAt: number;
-  /** What was appended to the response for its client alone (cookie, NSID), or null: see `sharedAnswer`. */
+  /** What was appended to the response for its client alone (ECS option, cookie, NSID), or null: see `sharedAnswer`. */
   options: Buffer | null;
   /** The query carried a valid server cookie of ours (answer-options.ts): its source address is not forged. */
   validServerCookie: boolean;
@@ -48,6 +48,8 @@ export interface CachedAnswer<Z extends AnsweringZone> {
 interface Fork<Z extends AnsweringZone> {
   steering: SteeringChoice;
   variants: Map<string, Slot<Z>>;
+  /** The last client's network (a copy) and what steps 1 and 2 left for it: a resolver asks again and again. */
+  last: { client: SteeringClient; eligible: Eligible; key: string } | null;
 }
 
 type Slot<Z extends AnsweringZone> = Entry<Z> | Fork<Z>;
@@ -65,6 +67,8 @@ interface Entry<Z extends AnsweringZone> {
   /** Epoch ms from which it is answered afresh (a signed answer whose signatures are due to be made anew; 0: never kept). */
   staleAt: number;
   cls: number;
+  /** The choices that led to it, when steered (what a DNS worker thread is told: thread-messages.ts). */
+  choices: Chosen[] | null;
 }
 
 /** Entries kept at most; beyond it the cache starts over (random names must not grow it without bound). */
@@ -88,21 +92,19 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
   /**
    * The answer to `q` built from the cache and the zone that gave it, or null. `raw` is the query message;
    * the client's own options (its ECS option, `extras`' cookie and NSID) are appended to its OPT record (the
-   * answer was cached under `limit`, their size left free). `address` is the client's, for steered answers.
+   * answer was cached under `limit`, their size left free). `address` is the client's, for steered answers,
+   * whose weighted picks take `draws`' numbers (a miss hands them to the lookup: steer.ts Draws).
    */
-  get(q: Query, raw: Buffer, limit: number, now: number, extras: AnswerExtras | null = null, address: ClientAddress = null): CachedAnswer<Z> | null {
+  get(q: Query, raw: Buffer, limit: number, now: number, extras: AnswerExtras | null = null, address: ClientAddress = null, draws: Draws | null = null): CachedAnswer<Z> | null {
     if (q.questionEnd === 0) return null;
     let slot = this.entries.get(ResponseCache.key(q, limit));
     let scope = 0;
-    let choices: Chosen[] | null = null;
     let client: SteeringClient | null | undefined;
     while (slot && 'variants' in slot) {
       if (client === undefined) client = steeringClient(q, address);
-      const chosen = choose(slot.steering, client);
-      if (chosen.scope > scope) scope = chosen.scope;
-      const key = variantKey(chosen.items);
-      (choices ??= []).push({ steering: slot.steering, key });
-      slot = slot.variants.get(key);
+      const { eligible: e, key } = forClient(slot, client);
+      if (e.scope > scope) scope = e.scope;
+      slot = slot.variants.get(e.weighted ? pickedKey(slot.steering, e, draws) : key);
     }
     const e = slot;
     // A mirror's copy past its expiry is answered afresh (REFUSED).
@@ -119,7 +121,7 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
       const rdlength = q.questionEnd + e.optAt + 9;
       out.writeUInt16BE(out.readUInt16BE(rdlength) + extra.length, rdlength);
     }
-    return { response: out, zone: e.zone, staleAt: e.staleAt, options: extra, validServerCookie: extras ? extras.validServerCookie : false, cls: e.cls, choices };
+    return { response: out, zone: e.zone, staleAt: e.staleAt, options: extra, validServerCookie: extras ? extras.validServerCookie : false, cls: e.cls, choices: e.choices };
   }
 
   /**
@@ -137,13 +139,14 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
       zone,
       staleAt,
       cls,
+      choices,
     };
     // Each choice made forks the slot it stands in (the question's, then the previous choice's variant).
     let slots: Map<string, Slot<Z>> = this.entries;
     let at = ResponseCache.key(q, limit);
     for (const c of choices ?? []) {
       const slot = slots.get(at);
-      const fork = slot && 'variants' in slot ? slot : { steering: c.steering, variants: new Map<string, Slot<Z>>() };
+      const fork = slot && 'variants' in slot ? slot : { steering: c.steering, variants: new Map<string, Slot<Z>>(), last: null };
       slots.set(at, fork);
       slots = fork.variants;
       at = c.key;
@@ -151,3 +154,20 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
     slots.set(at, entry);
   }
 }
+
+/** Steps 1 and 2 of the fork's choice for `client`: remembered for the last client, worked out for another. */
+function forClient<Z extends AnsweringZone>(fork: Fork<Z>, client: SteeringClient | null): { eligible: Eligible; key: string } {
+  const last = fork.last;
+  if (last && client && sameNetwork(last.client, client)) return last;
+  const e = eligible(fork.steering, client);
+  const memo = { eligible: e, key: e.weighted ? '' : variantKey(e.items) };
+  // Without a client (no address) there is nothing to compare the next one with.
+  if (client) fork.last = { client: { bytes: Uint8Array.from(client.bytes), prefix: client.prefix }, ...memo };
+  return memo;
+}
+
+const sameNetwork = (a: SteeringClient, b: SteeringClient): boolean => {
+  if (a.prefix !== b.prefix || a.bytes.length !== b.bytes.length) return false;
+  for (let i = 0; i < a.bytes.length; i++) if (a.bytes[i] !== b.bytes[i]) return false;
+  return true;
+};

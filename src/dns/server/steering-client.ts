@@ -19,7 +19,8 @@ export function steeringClient(q: Query, address: ClientAddress): SteeringClient
   if (ecs) return { bytes: ecs.bytes, prefix: ecs.sourcePrefix };
   if (address === null) return null;
   if (typeof address !== 'string') {
-    const bytes = Uint8Array.from(senderAddress(address));
+    // A view of the sender's bytes, read at once (the choice is made before the next datagram is read).
+    const bytes = senderAddress(address);
     return { bytes, prefix: bytes.length * 8 };
   }
   const text = address;

@@ -15,11 +15,11 @@ export interface ThreadZone {
 }
 
 /**
- * Worker -> main: a message to answer; the queries a worker answered from its cache, by zone, and the answers its
+ * Worker -> main: a message to answer (with the random numbers its cache's weighted picks took for it: steer.ts Draws); the queries a worker answered from its cache, by zone, and the answers its
  * rate limiter dropped and slipped since it last said; a network whose answers it began to limit (to be logged).
  */
 export type FromWorker =
-  | { kind: 'ask'; id: number; raw: Uint8Array; address: string; port: number }
+  | { kind: 'ask'; id: number; raw: Uint8Array; address: string; port: number; draws: readonly number[] | null }
   | { kind: 'counts'; counts: [id: number, name: string, n: number][]; dropped: number; slipped: number }
   | { kind: 'limited'; network: string }
   | { kind: 'listening' }

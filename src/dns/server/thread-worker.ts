@@ -10,6 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { TCP_MAX } from '../wire/message.js';
 import { parseQuery, plainQuery, type Query } from '../wire/query.js';
 import { AnswerOptions } from './answer-options.js';
+import { Draws } from '../zone/steer.js';
 import { ResponseCache } from './response-cache.js';
 import { answerLimit } from './response.js';
 import { RateLimiter } from './rrl.js';
@@ -27,6 +28,8 @@ const setup = workerData as WorkerSetup;
 const generation = new Int32Array(setup.generation);
 const cache = new ResponseCache<ThreadZone>();
 const options = new AnswerOptions(setup.options);
+/** The random numbers the cache's weighted picks took for the query `now` parsed last, handed on with it by `later`. */
+const draws = new Draws();
 let seen = Atomics.load(generation, 0);
 const counts = new Map<number, { name: string; n: number }>();
 const asked = new Map<number, { q: Query | null; limit: number; generation: number }>();
@@ -87,11 +90,12 @@ listenUdp(
       }
       const q = plain(msg);
       missed = q;
+      draws.reset();
       if (!q) return null;
       let hit;
       try {
         const extras = options.forQuery(q, msg, from, Date.now);
-        hit = cache.get(q, msg, answerLimit(q, 'udp', extras ? extras.options.length : 0), from.receivedAt, extras, from);
+        hit = cache.get(q, msg, answerLimit(q, 'udp', extras ? extras.options.length : 0), from.receivedAt, extras, from, draws);
       } catch {
         // `now` must not throw (the dgram path would take the thread down): the main thread answers instead.
         return null;
@@ -108,7 +112,7 @@ listenUdp(
       const id = nextId++;
       // The main thread caches under the same limit: the client's room less its own options.
       asked.set(id, { q, limit: q ? answerLimit(q, 'udp', options.room(q)) : TCP_MAX, generation: seen });
-      send({ kind: 'ask', id, raw: msg, address: from.address, port: from.port });
+      send({ kind: 'ask', id, raw: msg, address: from.address, port: from.port, draws: q && draws.all.length > 0 ? draws.all : null });
     },
   },
 ).then(

@@ -130,7 +130,7 @@ const transferable = (choices: Chosen[] | null): Chosen[] | null => choices && c
  */
 function answerForWorker(worker: Worker, m: Extract<FromWorker, { kind: 'ask' }>, { socket, handler, limiter, log }: ForWorkers): void {
   const raw = Buffer.from(m.raw);
-  const quick = handler.quickAnswer(raw, 'udp', m.address);
+  const quick = handler.quickAnswer(raw, 'udp', m.address, m.draws);
   const answered = quick ? Promise.resolve({ outs: [quick.response], cls: quick.cls, verifiedClient: quick.validServerCookie }) : handler.answers(raw, m.address, 'udp');
   answered.then(
     (a) => {

@@ -26,15 +26,15 @@ export interface SteeringClient {
 /**
  * The steering of one answer: `pick` gives the variant of each set the answer takes (undefined: NODATA), and
  * notes on the result each choice made (for the response cache) and the ECS scope. The client is worked out
- * the first time a steered set needs it.
+ * the first time a steered set needs it; weighted picks take their random numbers from `draws` when given.
  */
-export function steerer(r: Result, client: () => SteeringClient | null): (set: RRset | undefined) => RRset | undefined {
+export function steerer(r: Result, client: () => SteeringClient | null, draws: Draws | null = null): (set: RRset | undefined) => RRset | undefined {
   let known: SteeringClient | null | undefined;
   return (set) => {
     if (!set?.steering) return set;
     if (known === undefined) known = client();
     const steered = (r.steered ??= { scope: 0, choices: [] });
-    const { items, scope } = choose(set.steering, known);
+    const { items, scope } = choose(set.steering, known, draws);
     if (scope > steered.scope) steered.scope = scope;
     const key = variantKey(items);
     steered.choices.push({ steering: set.steering, key });
@@ -43,19 +43,70 @@ export function steerer(r: Result, client: () => SteeringClient | null): (set: R
 }
 
 /** The indexes of the items served to `client`, and the scope the choice holds for (a weighted pick is random each time). */
-export function choose(steering: SteeringChoice, client: SteeringClient | null): { items: number[]; scope: number } {
-  const served = steering.items;
-  const all = served.map((_, i) => i);
-  const up = all.filter((i) => !(served[i] as ServedSteering).down);
-  const candidates = up.length > 0 ? up : all;
-  const { items, scope } = bySubnet(candidates, served, client);
-  if (items.length <= 1) return { items, scope };
-  const weighted = steering.one || items.some((i) => (served[i] as ServedSteering).weight !== null);
-  return { items: weighted ? [byWeight(items, served)] : items, scope };
+export function choose(steering: SteeringChoice, client: SteeringClient | null, draws: Draws | null = null): { items: number[]; scope: number } {
+  const e = eligible(steering, client);
+  return { items: e.weighted ? [byWeight(e.items, steering.items, draws)] : e.items, scope: e.scope };
 }
 
-/** A variant's name among a set's variants: the indexes of its items. */
-export const variantKey = (items: readonly number[]): string => items.join(',');
+/** What steps 1 and 2 leave for one client (the same each time it asks): the items, the scope, whether step 3 picks one. */
+export interface Eligible {
+  items: number[];
+  scope: number;
+  weighted: boolean;
+}
+
+/** Steps 1 and 2 for `client` (plain loops: a cached steered answer runs them for each new client, response-cache.ts). */
+export function eligible(steering: SteeringChoice, client: SteeringClient | null): Eligible {
+  const served = steering.items;
+  const candidates: number[] = [];
+  for (let i = 0; i < served.length; i++) if (!(served[i] as ServedSteering).down) candidates.push(i);
+  if (candidates.length === 0) for (let i = 0; i < served.length; i++) candidates.push(i);
+  const { items, scope } = bySubnet(candidates, served, client);
+  let weighted = items.length > 1 && steering.one;
+  for (let k = 0; !weighted && items.length > 1 && k < items.length; k++) weighted = (served[items[k] as number] as ServedSteering).weight !== null;
+  return { items, scope, weighted };
+}
+
+/** The key of the variant served of what `eligible` left: step 3 (at random each time) when it picks one. */
+export const pickedKey = (steering: SteeringChoice, e: Eligible, draws: Draws | null): string => (e.weighted ? String(byWeight(e.items, steering.items, draws)) : variantKey(e.items));
+
+/**
+ * The random numbers of one answer's weighted picks (step 3), in the order taken. The response cache (or a DNS
+ * worker thread's) that picked a variant it has not kept yet hands its numbers to the lookup that answers
+ * instead, which so picks the same: were the pick made anew, variants not kept yet would be served less
+ * often than their weights say until they are.
+ */
+export class Draws {
+  private readonly taken: number[] = [];
+  private at = 0;
+
+  /** For a new answer: `given` (another thread's numbers for it) first, then fresh ones. */
+  reset(given: readonly number[] | null = null): this {
+    this.taken.length = 0;
+    if (given) this.taken.push(...given);
+    this.at = 0;
+    return this;
+  }
+
+  /** The same picks again: the numbers taken so far are taken anew, in order. */
+  rewind(): this {
+    this.at = 0;
+    return this;
+  }
+
+  next(): number {
+    if (this.at === this.taken.length) this.taken.push(Math.random());
+    return this.taken[this.at++] as number;
+  }
+
+  /** The numbers taken so far (valid until the next reset). */
+  get all(): readonly number[] {
+    return this.taken;
+  }
+}
+
+/** A variant's name among a set's variants: the indexes of its items (one item's is V8's cached string of the number). */
+export const variantKey = (items: readonly number[]): string => (items.length === 1 ? String(items[0]) : items.join(','));
 
 /** Step 2: the candidates whose subnet matches the client most specifically, else those without subnets. */
 function bySubnet(candidates: number[], steering: readonly ServedSteering[], client: SteeringClient | null): { items: number[]; scope: number } {
@@ -116,13 +167,15 @@ function scopeOf(client: SteeringClient, candidates: number[], steering: readonl
 }
 
 /** Step 3: one of the items, at random in proportion to its weight (equally when every weight is 0). */
-function byWeight(items: number[], steering: readonly ServedSteering[]): number {
-  const weights = items.map((i) => (steering[i] as ServedSteering).weight ?? DEFAULT_WEIGHT);
-  const total = weights.reduce((a, b) => a + b, 0);
-  if (total === 0) return items[Math.floor(Math.random() * items.length)] as number;
-  let r = Math.random() * total;
+function byWeight(items: number[], steering: readonly ServedSteering[], draws: Draws | null): number {
+  const random = draws ? draws.next() : Math.random();
+  const weight = (k: number) => (steering[items[k] as number] as ServedSteering).weight ?? DEFAULT_WEIGHT;
+  let total = 0;
+  for (let k = 0; k < items.length; k++) total += weight(k);
+  if (total === 0) return items[Math.floor(random * items.length)] as number;
+  let r = random * total;
   for (let k = 0; k < items.length; k++) {
-    r -= weights[k] as number;
+    r -= weight(k);
     if (r < 0) return items[k] as number;
   }
   return items.at(-1) as number;
