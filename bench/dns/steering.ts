@@ -1,8 +1,9 @@
 /**
  * What steering costs the DNS query rate (issue 32, target ≤ 10 %): one zonehost serving two zones of the same
  * names and records, one plain and one where every name's records carry subnets and weights, measured with
- * dnsperf in alternation. Steered answers are chosen per query and never cached (docs/dns.md "Steering"), so
- * this is the price of a lookup per query against answers from the response cache. `npm run bench -- steering`.
+ * dnsperf in alternation. Steered answers are cached per variant, the variant chosen per query for its client by
+ * whichever thread answers (docs/dns.md "Steering"), so this is the price of that choice against a plain cache
+ * hit. `npm run bench -- steering`.
  */
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';

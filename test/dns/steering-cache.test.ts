@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { singleThreadReason } from '../../src/dns/server/threads.js';
 import { freshDatabase, UDP_BATCH, v3 } from '../support/server.js';
 import { addUser, freePort, startNode, stopNodes, waitFor, type Node } from '../multinode/nodes.js';
+import { client, createDomain, type Client } from '../v1/support.js';
 import { udpExchange } from './support.js';
 
 const THREADS = 3;
@@ -19,20 +20,13 @@ const ZONE = 'steer-cache.example';
 const db = freshDatabase();
 let node: Node;
 let dnsPort = 0;
-let key = '';
+let api: Client;
 let zoneId = 0;
 
-async function v1(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${node.base}/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  expect(res.status, await res.clone().text()).toBeLessThan(300);
-  return res.json();
+async function record(name: string, address: string, steering?: Record<string, unknown>): Promise<void> {
+  const r = await api.post(`/v1/domains/${zoneId}/A`, { name, address, ...(steering ? { steering } : {}) });
+  expect(r.status, r.text).toBe(201);
 }
-
-const record = (name: string, address: string, steering?: Record<string, unknown>) => v1('POST', `/domains/${zoneId}/A`, { name, address, ...(steering ? { steering } : {}) });
 
 interface Ask {
   /** The source address the question comes from. */
@@ -69,7 +63,7 @@ async function ask(name: string, { from = '127.0.0.1', subnet, cookie, size = 12
   const ecs = got.find((o) => o.code === 8);
   const answerCookie = got.find((o) => o.code === 10);
   return {
-    addresses: (reply.answers ?? []).filter((a) => a.type === 'A').map((a) => String(a.data)).sort(),
+    addresses: (reply.answers ?? []).flatMap((a) => (a.type === 'A' ? [String(a.data)] : [])).sort(),
     ecs: ecs ? `${ecs.ip}/${ecs.sourcePrefixLength}/${ecs.scopePrefixLength}` : null,
     cookie: answerCookie?.data ? Buffer.from(answerCookie.data).toString('hex') : null,
   };
@@ -80,9 +74,9 @@ beforeAll(async () => {
   dnsPort = await freePort();
   // RRL off: thousands of questions from one address, on purpose. Health checks probe a server on loopback.
   node = await startNode(db.url, '--dns', `127.0.0.1:${dnsPort}`, '--dns-threads', String(THREADS), '--rrl-rate', '0', '--healthcheck-allow', '127.0.0.0/8');
-  key = (await v3(node.base, { api_action: 'user.getapikey', username: 'alice', password: 'pw' })).DATA.API_KEY as string;
+  api = client(node.base, (await v3(node.base, { api_action: 'user.getapikey', username: 'alice', password: 'pw' })).DATA.API_KEY as string);
   await waitFor('DNS to listen', () => node.messages.some((m) => m.startsWith('DNS listening')));
-  zoneId = (await v1('POST', '/domains', { domain: ZONE, soa: `h@${ZONE}` })).id as number;
+  zoneId = await createDomain(api, ZONE);
   // By network: 127.0.0.2 alone, 127.0.0.3 and 10.0.0.0/8, everyone else; and nested networks.
   await record('geo', '198.51.100.2', { subnets: ['127.0.0.2/32'] });
   await record('geo', '198.51.100.3', { subnets: ['127.0.0.3/32', '10.0.0.0/8'] });
@@ -187,10 +181,12 @@ describe('a health check\'s status change', () => {
   });
 
   it('is answered at once by every thread, though each had the answer cached', async () => {
-    const check = (await v1('POST', '/healthchecks', { type: 'tcp', address: '127.0.0.1', port: targetPort, interval: 1, timeout: 0.5, fall: 2, rise: 2 })).id as number;
+    const made = await api.post('/v1/healthchecks', { type: 'tcp', address: '127.0.0.1', port: targetPort, interval: 1, timeout: 0.5, fall: 2, rise: 2 });
+    expect(made.status, made.text).toBe(201);
+    const check = made.body.id as number;
     await record('www', '198.51.100.10', { healthcheck: check, weight: 1 });
     await record('www', '198.51.100.12', { weight: 1 });
-    const status = async () => (await v1('GET', `/healthchecks/${check}`)).status as string;
+    const status = async () => (await api.get(`/v1/healthchecks/${check}`)).body.status as string;
     await waitFor('the check up', async () => (await status()) === 'up', 15_000);
     /** What 60 clients at once (so every thread) are answered. */
     const seen = async () => new Set((await Promise.all(Array.from({ length: 60 }, () => ask(`www.${ZONE}`)))).map((g) => g.addresses.join()));

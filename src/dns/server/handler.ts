@@ -2,8 +2,8 @@
  * One DNS message in, its answers out, whichever way it came (UDP, TCP, a worker thread): a signed message's
  * TSIG is checked first and its answers signed last; UPDATE, NOTIFY and AXFR/IXFR are handed on, standard
  * queries answered from the zones in memory through the response cache. What an answer carries for its client
- * alone (a cookie, NSID: answer-options.ts) is appended to it last, before TSIG. Any failure is logged and
- * answered SERVFAIL, so no message can take the process down.
+ * alone (its ECS option: steering-client.ts; a cookie, NSID: answer-options.ts) is appended to it last, before
+ * TSIG. Any failure is logged and answered SERVFAIL, so no message can take the process down.
  */
 import type * as dnsPacket from 'dns-packet';
 import type { Logger } from 'pino';
