@@ -64,7 +64,7 @@ interface Entry<Z extends AnsweringZone> {
   optAt: number;
   /** The zone that answered (null for REFUSED and the like). */
   zone: Z | null;
-  /** Epoch ms from which it is answered afresh (a signed answer whose signatures are due to be made anew; 0: never kept). */
+  /** Epoch ms from which it is answered afresh (a signed answer whose signatures are due to be made anew). */
   staleAt: number;
   cls: number;
   /** The choices that led to it, when steered (what a DNS worker thread is told: thread-messages.ts). */
@@ -102,9 +102,9 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
     let client: SteeringClient | null | undefined;
     while (slot && 'variants' in slot) {
       if (client === undefined) client = steeringClient(q, address);
-      const { eligible: e, key } = forClient(slot, client);
-      if (e.scope > scope) scope = e.scope;
-      slot = slot.variants.get(e.weighted ? pickedKey(slot.steering, e, draws) : key);
+      const { eligible: left, key } = forClient(slot, client);
+      if (left.scope > scope) scope = left.scope;
+      slot = slot.variants.get(left.weighted ? pickedKey(slot.steering, left, draws) : key);
     }
     const e = slot;
     // A mirror's copy past its expiry is answered afresh (REFUSED).
@@ -129,7 +129,7 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
    * variant `choices` says when its lookup met steered sets.
    */
   put(q: Query, response: Buffer, limit: number, { zone, staleAt, cls, choices }: Pick<CachedAnswer<Z>, 'zone' | 'staleAt' | 'cls' | 'choices'>): void {
-    if (q.questionEnd === 0 || response.length < q.questionEnd || staleAt === 0) return;
+    if (q.questionEnd === 0 || response.length < q.questionEnd) return;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     const entry: Entry<Z> = {
       flags: response.readUInt16BE(2) & FROM_ANSWER,

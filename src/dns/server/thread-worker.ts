@@ -9,8 +9,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { TCP_MAX } from '../wire/message.js';
 import { parseQuery, plainQuery, type Query } from '../wire/query.js';
-import { AnswerOptions } from './answer-options.js';
 import { Draws } from '../zone/steer.js';
+import { AnswerOptions } from './answer-options.js';
 import { ResponseCache } from './response-cache.js';
 import { answerLimit } from './response.js';
 import { RateLimiter } from './rrl.js';

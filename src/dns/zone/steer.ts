@@ -43,7 +43,7 @@ export function steerer(r: Result, client: () => SteeringClient | null, draws: D
 }
 
 /** The indexes of the items served to `client`, and the scope the choice holds for (a weighted pick is random each time). */
-export function choose(steering: SteeringChoice, client: SteeringClient | null, draws: Draws | null = null): { items: number[]; scope: number } {
+function choose(steering: SteeringChoice, client: SteeringClient | null, draws: Draws | null = null): { items: number[]; scope: number } {
   const e = eligible(steering, client);
   return { items: e.weighted ? [byWeight(e.items, steering.items, draws)] : e.items, scope: e.scope };
 }
