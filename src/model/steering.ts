@@ -29,6 +29,15 @@ export interface ServedSteering {
   subnets: readonly Subnet[] | null;
 }
 
+/**
+ * What choosing among the records of one set needs (dns/zone/steer.ts): their steering, item by item, and
+ * whether exactly one of them is served whatever the weights (CNAME and ALIAS: one alias per answer).
+ */
+export interface SteeringChoice {
+  items: readonly ServedSteering[];
+  one: boolean;
+}
+
 /** A network as matched: its address bytes (4 or 16) and prefix length. */
 export interface Subnet {
   bytes: Uint8Array;

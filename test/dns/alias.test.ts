@@ -146,6 +146,32 @@ describe('ALIAS', () => {
     expect(d.answer.map((r) => `${r.name} ${r.type} ${r.data}`).sort()).toEqual(MANY.map((a) => `many.${ZONE}. A ${a}`).sort());
   });
 
+  needsKnot.it('several steered ALIAS records at one name: each query gets the resolved addresses of the one chosen for its client', async () => {
+    // By subnet: 127.0.0.2 gets www's addresses, everyone else v4only's.
+    expect((await v1('POST', `/domains/${domainId}/ALIAS`, { name: 'geo', target: 'www.target.test', steering: { subnets: ['127.0.0.2/32'] } })).status).toBe(201);
+    expect((await v1('POST', `/domains/${domainId}/ALIAS`, { name: 'geo', target: 'v4only.target.test', steering: { weight: 1 } })).status).toBe(201);
+    const from = async (source: string, type = 'A') => (await dig(server, '-b', source, `geo.${ZONE}`, type)).answer.map((r) => `${r.type} ${r.data}`);
+    await eventually('geo resolved', async () => (await from('127.0.0.2')).length === 1);
+    for (let i = 0; i < 3; i++) {
+      expect(await from('127.0.0.2')).toEqual(['A 192.0.2.10']);
+      expect(await from('127.0.0.1')).toEqual(['A 192.0.2.11']);
+      expect(await from('127.0.0.2', 'AAAA')).toEqual(['AAAA 2001:db8::10']);
+      // v4only has no AAAA: NODATA for the others.
+      expect(await from('127.0.0.1', 'AAAA')).toEqual([]);
+    }
+    // By weight: each answer holds one target's addresses, and both targets are chosen.
+    expect((await v1('POST', `/domains/${domainId}/ALIAS`, { name: 'pair', target: 'www.target.test', steering: { weight: 1 } })).status).toBe(201);
+    expect((await v1('POST', `/domains/${domainId}/ALIAS`, { name: 'pair', target: 'v4only.target.test', steering: { weight: 1 } })).status).toBe(201);
+    const seen = new Set<string>();
+    await eventually('both targets chosen', async () => {
+      const a = (await dig(server, `pair.${ZONE}`, 'A')).answer.map((r) => r.data);
+      expect(a.length).toBeLessThanOrEqual(1);
+      if (a[0]) seen.add(a[0]);
+      return seen.size === 2;
+    });
+    expect(seen).toEqual(new Set(['192.0.2.10', '192.0.2.11']));
+  });
+
   needsKnot.it('transfers the resolved addresses instead of the ALIAS: kdig AXFR and a knotd secondary', async () => {
     const axfr = await transfer(server, '127.0.0.1', ZONE, 'AXFR');
     expect(axfr.status).toBe('NOERROR');

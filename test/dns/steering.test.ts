@@ -101,6 +101,19 @@ describe('answers by client network', () => {
     expect(datas(await dig(server, '-b', '127.0.0.2', `only.${ZONE}`, 'A'))).toEqual(['198.51.100.50']);
   });
 
+  needsDig.it("gives in the additional section a steered host's addresses as its client would get them, asked in turn", async () => {
+    await record('MX', { name: 'mail', mail_server: `geo.${ZONE}`, priority: 10 });
+    const additional = async (...args: string[]) => (await dig(server, ...args, `mail.${ZONE}`, 'MX')).additional.filter((r) => r.type === 'A').map((r) => r.data);
+    for (let round = 0; round < 3; round++) {
+      expect(await additional('-b', '127.0.0.2')).toEqual(['198.51.100.2']);
+      expect(await additional('-b', '127.0.0.3')).toEqual(['198.51.100.3']);
+      expect(await additional('-b', '127.0.0.1')).toEqual(['198.51.100.99']);
+      const ten = await dig(server, '+subnet=10.1.2.0/24', `mail.${ZONE}`, 'MX');
+      expect(ten.additional.filter((r) => r.type === 'A').map((r) => r.data)).toEqual(['198.51.100.3']);
+      expect(clientSubnet(ten)).toBe('10.1.2.0/24/8');
+    }
+  });
+
   it('answers a malformed ECS option FORMERR (RFC 7871 7.1)', async () => {
     const ask = async (data: Buffer) => {
       const q = dnsPacket.encode({ type: 'query', id: 7, questions: [{ type: 'A', class: 'IN', name: `geo.${ZONE}` }] });

@@ -2,8 +2,8 @@
  * One DNS message in, its answers out, whichever way it came (UDP, TCP, a worker thread): a signed message's
  * TSIG is checked first and its answers signed last; UPDATE, NOTIFY and AXFR/IXFR are handed on, standard
  * queries answered from the zones in memory through the response cache. What an answer carries for its client
- * alone (a cookie, NSID: answer-options.ts) is appended to it last, before TSIG. Any failure is logged and
- * answered SERVFAIL, so no message can take the process down.
+ * alone (its ECS option: steering-client.ts; a cookie, NSID: answer-options.ts) is appended to it last, before
+ * TSIG. Any failure is logged and answered SERVFAIL, so no message can take the process down.
  */
 import type * as dnsPacket from 'dns-packet';
 import type { Logger } from 'pino';
@@ -21,11 +21,12 @@ import { parseQuery, plainQuery, type Malformed, type Query } from '../wire/quer
 import { tsigSize } from '../wire/tsig.js';
 import { ResponseWriter } from '../wire/writer.js';
 import { emptyResult, errorResult, type Result } from '../zone/result.js';
+import { Draws } from '../zone/steer.js';
 import type { Zone } from '../zone/zone.js';
 import { answerQuery } from './answer.js';
-import type { ClientAddress } from './steering-client.js';
+import { ownOptions, type ClientAddress } from './steering-client.js';
 import { detached, type AnswerExtras, type AnswerOptions } from './answer-options.js';
-import { AnswerTooLarge, encodeResponse, udpLimit } from './response.js';
+import { AnswerTooLarge, answerLimit, encodeResponse } from './response.js';
 import type { UdpSender } from './udp-socket.js';
 import type { CachedAnswer, ResponseCache } from './response-cache.js';
 import { answerClass, replyClass } from './rrl.js';
@@ -73,6 +74,9 @@ interface Waiting {
 }
 
 export class DnsHandler {
+  /** The random numbers of the answer being made (answer() uses them synchronously, one query at a time). */
+  private readonly draws = new Draws();
+
   constructor(
     private readonly services: Services,
     private readonly parts: HandlerParts,
@@ -97,7 +101,7 @@ export class DnsHandler {
       // Kept across the waits below, while other queries are answered: its own copy.
       const extras = detached(this.parts.options.forQuery(q, raw, remoteAddress, this.services.now));
       this.parts.options.counted(extras);
-      let limit = (transport === 'udp' ? udpLimit(q) : TCP_MAX) - (extras ? extras.options.length : 0);
+      let limit = answerLimit(q, transport, extras ? extras.options.length : 0);
       let signer: Signer | null = null;
       if (q.tsig) {
         const checked = await checkTsig(this.services, q, q.tsig, raw, limit);
@@ -109,7 +113,7 @@ export class DnsHandler {
       }
       const { outs: out, cls } = await this.respond(q, raw, remoteAddress, transport, limit, signer);
       // One message answers all but transfers, whose client is on TCP, where cookies are optional (RFC 7873 5.2.3).
-      if (extras && out.length === 1) out[0] = appendOptions(out[0] as Buffer, extras);
+      if (extras && out.length === 1) out[0] = appendOptions(out[0] as Buffer, extras.options);
       // Padded before signing: the padding is in the OPT record, which the MAC covers (RFC 7830 4).
       const ready = pad(out, padded, signer ? tsigSize(signer.secret) : 0);
       return { outs: signer ? signer.sign(ready) : ready, cls, verifiedClient: signer !== null || extras?.validServerCookie === true };
@@ -127,14 +131,15 @@ export class DnsHandler {
   /**
    * Answers a plain query at once, with nothing to wait for (the hot path); null for anything else, and for a
    * query that fails here: handle() answers it again, logging why and sending SERVFAIL. `address` is the
-   * client's (over UDP its sender's bytes), read only when the query has a cookie.
+   * client's (over UDP its sender's bytes), read only when the query has a cookie or meets steering; `draws`,
+   * the random numbers a DNS worker thread's weighted picks took for it (steer.ts Draws).
    */
-  quickAnswer(raw: Buffer, transport: Transport, address: string | UdpSender): PlainAnswer | null {
+  quickAnswer(raw: Buffer, transport: Transport, address: string | UdpSender, draws: readonly number[] | null = null): PlainAnswer | null {
     try {
       const q = plainQuery(parseQuery(raw));
       if (!q || this.parts.zones.pendingFor(q.key)) return null;
       const extras = this.parts.options.forQuery(q, raw, address, this.services.now);
-      const a = this.answer(q, raw, (transport === 'udp' ? udpLimit(q) : TCP_MAX) - (extras ? extras.options.length : 0), extras, address);
+      const a = this.answer(q, raw, answerLimit(q, transport, extras ? extras.options.length : 0), extras, address, this.draws.reset(draws));
       if ('wait' in a) return null;
       this.parts.options.counted(extras);
       return a;
@@ -155,7 +160,7 @@ export class DnsHandler {
     const extras = this.parts.options.forQuery(probe, raw, remoteAddress, this.services.now);
     this.parts.options.counted(extras);
     const response = encodeResponse(q, emptyResult(RCODE.NOERROR), TCP_MAX);
-    return extras ? appendOptions(response, extras) : response;
+    return extras ? appendOptions(response, extras.options) : response;
   }
 
   /** The answers to a message whose TSIG, if any, verified: by opcode (and AXFR/IXFR by type). */
@@ -188,11 +193,11 @@ export class DnsHandler {
     if (q.opcode !== OPCODE.QUERY) return classed([notImplemented(q)]);
     const pending = this.parts.zones.pendingFor(q.key);
     if (pending) await pending;
-    let a = this.answer(q, raw, limit, null, remoteAddress);
+    let a = this.answer(q, raw, limit, null, remoteAddress, this.draws.reset());
     // A first resolution settles once (resolved or failed): the answer made after it no longer waits.
     for (let i = 0; 'wait' in a && i < 2; i++) {
       await a.wait;
-      a = this.answer(q, raw, limit, null, remoteAddress);
+      a = this.answer(q, raw, limit, null, remoteAddress, this.draws.reset());
     }
     if ('wait' in a) throw new Error('an ALIAS target is still being resolved');
     return { outs: [a.response], cls: a.cls, verifiedClient: false };
@@ -200,25 +205,29 @@ export class DnsHandler {
 
   /**
    * A standard query's answer: from the response cache, else looked up, signed when asked for, and cached;
-   * `extras` (made room for in `limit`) appended.
+   * what it carries for its client alone (ECS option, `extras`: made room for in `limit`) appended. A steered
+   * answer's lookup picks as the cache did (`draws` rewound), so the variants it had not kept are served as
+   * often as their weights say.
    */
-  private answer(q: Query, raw: Buffer, limit: number, extras: AnswerExtras | null, address: ClientAddress): PlainAnswer | Waiting {
+  private answer(q: Query, raw: Buffer, limit: number, extras: AnswerExtras | null, address: ClientAddress, draws: Draws): PlainAnswer | Waiting {
     const { zones, responses } = this.parts;
     const now = this.services.now();
-    let answer = responses.get(q, raw, limit, now, extras);
+    let answer = responses.get(q, raw, limit, now, extras, address, draws);
     if (!answer) {
-      const { result, zone } = answerQuery(zones, q, now, this.parts.aliases, address);
+      const { result, zone } = answerQuery(zones, q, now, this.parts.aliases, address, draws.rewind());
       if (result.wait) return { wait: result.wait };
       const signed = zone && q.edns?.dnssecOk ? zones.signed(zone) : undefined;
       // A signed answer is kept only until its signatures are due to be made anew, one with an ALIAS's addresses
-      // until they run out; a steered one not at all (its client's alone).
+      // until they run out; a steered one as the variant it is (response-cache.ts).
       const signedUntil = zone && signed ? secure(zone, signed, result, Math.floor(now / 1000)) * 1000 : Infinity;
-      const staleAt = result.steered ? 0 : Math.min(signedUntil, result.until ?? Infinity);
+      const staleAt = Math.min(signedUntil, result.until ?? Infinity);
       const shared = this.encode(q, result, zone, limit);
       const cls = answerClass(q, result, zone, shared);
-      responses.put(q, shared, limit, { zone, staleAt, cls });
-      const response = extras ? appendOptions(shared, extras) : shared;
-      answer = { response, zone, staleAt, optionsLength: response === shared ? 0 : (extras as AnswerExtras).options.length, validServerCookie: extras ? extras.validServerCookie : false, cls };
+      const choices = result.steered?.choices ?? null;
+      responses.put(q, shared, limit, { zone, staleAt, cls, choices });
+      const own = ownOptions(q, zone !== null, result.steered?.scope ?? 0, extras);
+      const response = own ? appendOptions(shared, own) : shared;
+      answer = { response, zone, staleAt, optionsLength: response === shared ? 0 : (own as Buffer).length, validServerCookie: extras ? extras.validServerCookie : false, cls, choices };
     }
     if (answer.zone) this.services.metrics.countQuery(answer.zone.id, answer.zone.name);
     return answer;
@@ -253,10 +262,10 @@ export class DnsHandler {
  * `response` with the client's own options appended to its OPT record; as it was without OPT, or when they would
  * take it past the largest message (a zone transfer's, which made no room for them).
  */
-function appendOptions(response: Buffer, extras: AnswerExtras): Buffer {
-  if (response.length + extras.options.length > TCP_MAX) return response;
+function appendOptions(response: Buffer, options: Buffer): Buffer {
+  if (response.length + options.length > TCP_MAX) return response;
   const at = optRecordAt(response);
-  return at < 0 ? response : withEdnsOptions(response, at, extras.options);
+  return at < 0 ? response : withEdnsOptions(response, at, options);
 }
 
 /**
@@ -265,7 +274,7 @@ function appendOptions(response: Buffer, extras: AnswerExtras): Buffer {
  */
 const pad = (outs: Buffer[], padded: boolean, tsig = 0): Buffer[] => (padded ? outs.map((m) => padResponse(m, tsig)) : outs);
 
-/** The answer without what it carries for its client alone (cookie, NSID): what another cache may keep. */
+/** The answer without what it carries for its client alone (ECS option, cookie, NSID): what another cache may keep. */
 export function sharedAnswer({ response, optionsLength }: PlainAnswer): Buffer {
   if (optionsLength === 0) return response;
   const at = optRecordAt(response);

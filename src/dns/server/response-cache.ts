@@ -3,15 +3,25 @@
  * the rest point into the question (compression is case-insensitive), so the rest depends only on the
  * lower-case name, type, class, size limit and EDNS, never on the query's letter case or id. A hit copies
  * the query's own question bytes (its case echoed exactly) between a fresh header and the cached rest.
- * Emptied on every zone change, so it never outlives the data it was built from. What is the client's own
- * (its cookie, NSID: answer-options.ts) is not cached: `get` appends it to the OPT record, whose place in the
- * rest is kept, and the answer is cached under a limit smaller by its size. Steered answers (dns/zone/steer.ts) and
- * answers to queries with an EDNS Client Subnet are made afresh each time: they are their client's alone.
+ * Emptied on every zone change (a health check's status change is one), so it never outlives the data it
+ * was built from. What is the client's own (its ECS option, cookie, NSID: steering-client.ts ownOptions) is
+ * not cached: `get` appends it to the OPT record, whose place in the rest is kept, and the answer is cached
+ * under a limit smaller by its size.
+ *
+ * Steered answers (dns/zone/steer.ts) are one variant each, kept as such: the question's slot is a fork on the
+ * first steered set the lookup met, holding per variant chosen of it the answer made with it (or the fork on
+ * the next steered set met). A hit makes the choice for its own client at each fork, as a lookup would (health,
+ * subnet, a weighted pick at random each time), and serves the answer kept for that variant, or misses; so no
+ * client is given a variant chosen for another, and a variant's encoding (and signatures) are made once.
  */
+import type { SteeringChoice } from '../../model/steering.js';
 import { optRecordAt } from '../wire/edns-options.js';
 import type { Query } from '../wire/query.js';
-import type { AnswerExtras } from './answer-options.js';
+import type { Chosen } from '../zone/result.js';
+import { eligible, pickedKey, variantKey, type Draws, type Eligible, type SteeringClient } from '../zone/steer.js';
 import type { Zone } from '../zone/zone.js';
+import type { AnswerExtras } from './answer-options.js';
+import { ownOptions, steeringClient, type ClientAddress } from './steering-client.js';
 
 /** What an entry remembers of the zone that answered: the zone itself, or on a DNS worker thread its id and name. */
 export interface AnsweringZone {
@@ -24,13 +34,25 @@ export interface CachedAnswer<Z extends AnsweringZone> {
   response: Buffer;
   zone: Z | null;
   staleAt: number;
-  /** How many octets were appended to the response for its client alone (cookie, NSID): see `sharedAnswer`. */
+  /** How many octets were appended to the response for its client alone (ECS option, cookie, NSID): see `sharedAnswer`. */
   optionsLength: number;
   /** The query carried a valid server cookie of ours (answer-options.ts): its source address is not forged. */
   validServerCookie: boolean;
   /** Its class for response rate limiting (rrl.ts answerClass). */
   cls: number;
+  /** The variant it is, when the lookup met steered sets: what `put` keeps it under. */
+  choices: Chosen[] | null;
 }
+
+/** Where a steered answer's variants part: the set's steering, and per variant of it what follows. */
+interface Fork<Z extends AnsweringZone> {
+  steering: SteeringChoice;
+  variants: Map<string, Slot<Z>>;
+  /** The last client's network (a copy) and what steps 1 and 2 left for it: a resolver asks again and again. */
+  last: { client: SteeringClient; eligible: Eligible; key: string } | null;
+}
+
+type Slot<Z extends AnsweringZone> = Entry<Z> | Fork<Z>;
 
 interface Entry<Z extends AnsweringZone> {
   /** AA, TC and RCODE bits of the header. */
@@ -45,6 +67,8 @@ interface Entry<Z extends AnsweringZone> {
   /** Epoch ms from which it is answered afresh (a signed answer whose signatures are due to be made anew). */
   staleAt: number;
   cls: number;
+  /** The choices that led to it, when steered (what a DNS worker thread is told: thread-messages.ts). */
+  choices: Chosen[] | null;
 }
 
 /** Entries kept at most; beyond it the cache starts over (random names must not grow it without bound). */
@@ -55,7 +79,7 @@ const FROM_QUERY = 0x7800 | 0x0100 | 0x0010;
 const FROM_ANSWER = 0x0400 | 0x0200 | 0x000f;
 
 export class ResponseCache<Z extends AnsweringZone = Zone> {
-  private readonly entries = new Map<string, Entry<Z>>();
+  private readonly entries = new Map<string, Slot<Z>>();
 
   private static key(q: Query, limit: number): string {
     return `${q.key}\u0000${q.qtype}\u0000${q.qclass}\u0000${limit}\u0000${q.edns ? (q.edns.dnssecOk ? 2 : 1) : 0}`;
@@ -67,14 +91,25 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
 
   /**
    * The answer to `q` built from the cache and the zone that gave it, or null. `raw` is the query message;
-   * `extras`' options are appended to its OPT record (the answer was cached under `limit`, their size left free).
+   * the client's own options (its ECS option, `extras`' cookie and NSID) are appended to its OPT record (the
+   * answer was cached under `limit`, their size left free). `address` is the client's, for steered answers,
+   * whose weighted picks take `draws`' numbers (a miss hands them to the lookup: steer.ts Draws).
    */
-  get(q: Query, raw: Buffer, limit: number, now: number, extras: AnswerExtras | null = null): CachedAnswer<Z> | null {
-    if (q.questionEnd === 0 || q.edns?.ecs) return null;
-    const e = this.entries.get(ResponseCache.key(q, limit));
+  get(q: Query, raw: Buffer, limit: number, now: number, extras: AnswerExtras | null = null, address: ClientAddress = null, draws: Draws | null = null): CachedAnswer<Z> | null {
+    if (q.questionEnd === 0) return null;
+    let slot = this.entries.get(ResponseCache.key(q, limit));
+    let scope = 0;
+    let client: SteeringClient | null | undefined;
+    while (slot && 'variants' in slot) {
+      if (client === undefined) client = steeringClient(q, address);
+      const { eligible: left, key } = forClient(slot, client);
+      if (left.scope > scope) scope = left.scope;
+      slot = slot.variants.get(left.weighted ? pickedKey(slot.steering, left, draws) : key);
+    }
+    const e = slot;
     // A mirror's copy past its expiry is answered afresh (REFUSED).
     if (!e || now >= e.staleAt || (e.zone?.expiresAt != null && now >= e.zone.expiresAt)) return null;
-    const extra = extras && e.optAt >= 0 ? extras.options : null;
+    const extra = e.optAt >= 0 ? ownOptions(q, e.zone !== null, scope, extras) : null;
     const out = Buffer.allocUnsafe(q.questionEnd + e.rest.length + (extra ? extra.length : 0));
     out.writeUInt16BE(q.id, 0);
     out.writeUInt16BE(QR | (q.flags & FROM_QUERY) | e.flags, 2);
@@ -87,15 +122,17 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
       const rdlength = q.questionEnd + e.optAt + 9;
       out.writeUInt16BE(out.readUInt16BE(rdlength) + extra.length, rdlength);
     }
-    return { response: out, zone: e.zone, staleAt: e.staleAt, optionsLength: extra ? extra.length : 0, validServerCookie: extras ? extras.validServerCookie : false, cls: e.cls };
+    return { response: out, zone: e.zone, staleAt: e.staleAt, optionsLength: extra ? extra.length : 0, validServerCookie: extras ? extras.validServerCookie : false, cls: e.cls, choices: e.choices };
   }
 
-  /** Keeps the rest of a response just built for `q` (without what it carries for its client alone). */
-  put(q: Query, response: Buffer, limit: number, { zone, staleAt, cls }: Pick<CachedAnswer<Z>, 'zone' | 'staleAt' | 'cls'>): void {
-    // Not kept: an answer for one client alone (steered: staleAt 0), or to a query with a client subnet (its ECS option is the client's).
-    if (q.questionEnd === 0 || response.length < q.questionEnd || staleAt === 0 || q.edns?.ecs) return;
+  /**
+   * Keeps the rest of a response just built for `q` (without what it carries for its client alone), as the
+   * variant `choices` says when its lookup met steered sets.
+   */
+  put(q: Query, response: Buffer, limit: number, { zone, staleAt, cls, choices }: Pick<CachedAnswer<Z>, 'zone' | 'staleAt' | 'cls' | 'choices'>): void {
+    if (q.questionEnd === 0 || response.length < q.questionEnd) return;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(ResponseCache.key(q, limit), {
+    const entry: Entry<Z> = {
       flags: response.readUInt16BE(2) & FROM_ANSWER,
       counts: Buffer.from(response.subarray(4, 12)),
       rest: Buffer.from(response.subarray(q.questionEnd)),
@@ -103,6 +140,35 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
       zone,
       staleAt,
       cls,
-    });
+      choices,
+    };
+    // Each choice made forks the slot it stands in (the question's, then the previous choice's variant).
+    let slots: Map<string, Slot<Z>> = this.entries;
+    let at = ResponseCache.key(q, limit);
+    for (const c of choices ?? []) {
+      const slot = slots.get(at);
+      const fork = slot && 'variants' in slot ? slot : { steering: c.steering, variants: new Map<string, Slot<Z>>(), last: null };
+      slots.set(at, fork);
+      slots = fork.variants;
+      at = c.key;
+    }
+    slots.set(at, entry);
   }
 }
+
+/** Steps 1 and 2 of the fork's choice for `client`: remembered for the last client, worked out for another. */
+function forClient<Z extends AnsweringZone>(fork: Fork<Z>, client: SteeringClient | null): { eligible: Eligible; key: string } {
+  const last = fork.last;
+  if (last && client && sameNetwork(last.client, client)) return last;
+  const e = eligible(fork.steering, client);
+  const memo = { eligible: e, key: e.weighted ? '' : variantKey(e.items) };
+  // Without a client (no address) there is nothing to compare the next one with.
+  if (client) fork.last = { client: { bytes: Uint8Array.from(client.bytes), prefix: client.prefix }, ...memo };
+  return memo;
+}
+
+const sameNetwork = (a: SteeringClient, b: SteeringClient): boolean => {
+  if (a.prefix !== b.prefix || a.bytes.length !== b.bytes.length) return false;
+  for (let i = 0; i < a.bytes.length; i++) if (a.bytes[i] !== b.bytes[i]) return false;
+  return true;
+};

@@ -3,6 +3,7 @@
  * fit, and when TC sends the client to TCP (RFC 1035 4.2.1, RFC 6891 7, RFC 9471 3.1).
  */
 import { splitName } from '../../model/labels.js';
+import { clientSubnetSize } from '../wire/client-subnet.js';
 import { edeOption } from '../wire/edns-options.js';
 import { EDNS_UDP_SIZE, TCP_MAX } from '../wire/message.js';
 import type { Malformed, Query } from '../wire/query.js';
@@ -17,12 +18,17 @@ export function udpLimit(q: Query): number {
   return Math.max(CLASSIC_UDP_SIZE, Math.min(q.edns.udpSize, EDNS_UDP_SIZE));
 }
 
-/** The options of the answer's OPT record: its Extended DNS Error, its EDNS Client Subnet; null for none. */
-function responseOptions(r: Result): Buffer | null {
-  const ede = r.ede ? edeOption(r.ede) : null;
-  if (!r.ecs) return ede;
-  return ede ? Buffer.concat([ede, r.ecs]) : r.ecs;
+/**
+ * The room for the answer to `q` over `transport`, leaving free what is appended to it for its client alone on
+ * the way out: `own` octets of cookie and NSID (answer-options.ts), and its EDNS Client Subnet option.
+ */
+export function answerLimit(q: Query, transport: 'udp' | 'tcp', own: number): number {
+  const ecs = q.edns?.ecs;
+  return (transport === 'udp' ? udpLimit(q) : TCP_MAX) - own - (ecs ? clientSubnetSize(ecs) : 0);
 }
+
+/** The option of the answer's OPT record made with it: its Extended DNS Error; null for none. */
+const responseOptions = (r: Result): Buffer | null => (r.ede ? edeOption(r.ede) : null);
 
 /** An answer that does not fit in the largest DNS message: no transport can carry it. */
 export class AnswerTooLarge extends Error {}

@@ -1,13 +1,14 @@
 /**
  * The client a steered answer is chosen for (dns/zone/steer.ts): the network of the query's EDNS Client Subnet
  * option (RFC 7871) when it has one, else its source address; and the ECS option the answer carries back,
- * with the scope the choice held for (0 when nothing was steered: the answer is the same for everyone).
+ * with the scope the choice held for (0 when nothing was steered: the answer is the same for everyone),
+ * appended to the answer as cookies are, so answers to ECS queries are cached too (response-cache.ts).
  */
 import * as ip from '@leichtgewicht/ip-codec';
 import { clientSubnetOption } from '../wire/client-subnet.js';
 import type { Query } from '../wire/query.js';
-import type { Result } from '../zone/result.js';
 import type { SteeringClient } from '../zone/steer.js';
+import type { AnswerExtras } from './answer-options.js';
 import { senderAddress, type UdpSender } from './udp-socket.js';
 
 /** The source address of a query (over UDP its sender's bytes, read only when asked), or null when unknown. */
@@ -18,7 +19,8 @@ export function steeringClient(q: Query, address: ClientAddress): SteeringClient
   if (ecs) return { bytes: ecs.bytes, prefix: ecs.sourcePrefix };
   if (address === null) return null;
   if (typeof address !== 'string') {
-    const bytes = Uint8Array.from(senderAddress(address));
+    // A view of the sender's bytes, read at once (the choice is made before the next datagram is read).
+    const bytes = senderAddress(address);
     return { bytes, prefix: bytes.length * 8 };
   }
   const text = address;
@@ -32,9 +34,14 @@ export function steeringClient(q: Query, address: ClientAddress): SteeringClient
   }
 }
 
-/** The result with the ECS option its answer carries back, when the query had one. */
-export function withClientSubnet(q: Query, r: Result): Result {
-  const ecs = q.edns?.ecs;
-  if (ecs) r.ecs = clientSubnetOption(ecs, r.steered?.scope ?? 0);
-  return r;
+/**
+ * What the answer to `q` carries for its client alone, appended to its OPT record on the way out: the ECS
+ * option with the scope of the answer's choices (when a zone answered and the query had one), then `extras`
+ * (cookie, NSID). Null when nothing.
+ */
+export function ownOptions(q: Query, fromZone: boolean, scope: number, extras: AnswerExtras | null): Buffer | null {
+  const ecs = fromZone ? q.edns?.ecs : undefined;
+  if (!ecs) return extras ? extras.options : null;
+  const option = clientSubnetOption(ecs, scope);
+  return extras ? Buffer.concat([option, extras.options]) : option;
 }

@@ -4,6 +4,7 @@
  */
 import type { RrlTable } from './rrl.js';
 import type { CookieSecret } from '../../model/cookie-secret.js';
+import type { Chosen } from '../zone/result.js';
 import type { AnswerOptionsSetup, CookieCounts } from './answer-options.js';
 
 /** What a worker's cache entry keeps of the zone that answered, for metrics and a mirror's expiry. */
@@ -14,21 +15,24 @@ export interface ThreadZone {
 }
 
 /**
- * Worker -> main: a message to answer; the queries a worker answered from its cache, by zone, the answers its
- * rate limiter dropped and slipped and the cookies of those queries since it last said; a network whose answers
- * it began to limit (to be logged).
+ * Worker -> main: a message to answer (with the random numbers its cache's weighted picks took for it: steer.ts
+ * Draws); the queries a worker answered from its cache, by zone, the answers its rate limiter dropped and slipped
+ * and the cookies of those queries since it last said; a network whose answers it began to limit (to be logged).
  */
 export type FromWorker =
-  | { kind: 'ask'; id: number; raw: Uint8Array; address: string; port: number }
+  | { kind: 'ask'; id: number; raw: Uint8Array; address: string; port: number; draws: readonly number[] | null }
   | { kind: 'counts'; counts: [id: number, name: string, n: number][]; dropped: number; slipped: number; cookies: CookieCounts }
   | { kind: 'limited'; network: string }
   | { kind: 'listening' }
   | { kind: 'failed'; message: string };
 
-/** Main -> worker, once the main thread has sent the answers to an `ask`: the one the worker may cache, and under what. */
+/**
+ * Main -> worker, once the main thread has sent the answers to an `ask`: the one the worker may cache, and under
+ * what; for a steered answer, the variant it is (each steered set's steering, as the worker chooses by it too).
+ */
 export interface Answered {
   id: number;
-  cache: { response: Uint8Array; zone: ThreadZone | null; staleAt: number; cls: number } | null;
+  cache: { response: Uint8Array; zone: ThreadZone | null; staleAt: number; cls: number; choices: Chosen[] | null } | null;
 }
 
 /** Main -> worker: the cookie secrets from now on (a rollover). */

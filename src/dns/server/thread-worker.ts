@@ -2,15 +2,17 @@
  * A DNS worker thread (threads.ts): one more UDP socket on the DNS port, answering repeated questions from its
  * own cache (through the response rate limiter, whose table all threads share) and handing everything else to
  * the main thread. It imports only the wire-level modules (query parsing, the response cache, the options of
- * answers, the limiter), never the zones or the services. Answers carry the client's cookie and NSID as the main
- * thread's do, appended to what the cache keeps.
+ * answers, the limiter) and the choice of steered variants (dns/zone/steer.ts), never the zones or the
+ * services: a steered answer comes with the steering of its sets, by which the worker chooses for its clients.
+ * Answers carry the client's ECS option, cookie and NSID as the main thread's do, appended to what the cache keeps.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { TCP_MAX } from '../wire/message.js';
 import { parseQuery, plainQuery, type Query } from '../wire/query.js';
+import { Draws } from '../zone/steer.js';
 import { AnswerOptions, type CookieSeen } from './answer-options.js';
 import { ResponseCache } from './response-cache.js';
-import { udpLimit } from './response.js';
+import { answerLimit } from './response.js';
 import { RateLimiter } from './rrl.js';
 import type { FromWorker, ThreadZone, ToWorker, WorkerSetup } from './thread-messages.js';
 import { listenUdp } from './udp.js';
@@ -26,6 +28,8 @@ const setup = workerData as WorkerSetup;
 const generation = new Int32Array(setup.generation);
 const cache = new ResponseCache<ThreadZone>();
 const options = new AnswerOptions(setup.options);
+/** The random numbers the cache's weighted picks took for the query `now` parsed last, handed on with it by `later`. */
+const draws = new Draws();
 let seen = Atomics.load(generation, 0);
 const counts = new Map<number, { name: string; n: number }>();
 const asked = new Map<number, { q: Query | null; limit: number; generation: number }>();
@@ -90,11 +94,12 @@ listenUdp(
       }
       const q = plain(msg);
       missed = q;
+      draws.reset();
       if (!q) return null;
       let hit;
       try {
         const extras = options.forQuery(q, msg, from, Date.now);
-        hit = cache.get(q, msg, udpLimit(q) - (extras ? extras.options.length : 0), from.receivedAt, extras);
+        hit = cache.get(q, msg, answerLimit(q, 'udp', extras ? extras.options.length : 0), from.receivedAt, extras, from, draws);
         // A miss is counted by the main thread, which answers it.
         if (hit) options.counted(extras);
       } catch {
@@ -112,8 +117,8 @@ listenUdp(
       const q = missed;
       const id = nextId++;
       // The main thread caches under the same limit: the client's room less its own options.
-      asked.set(id, { q, limit: q ? udpLimit(q) - options.room(q) : TCP_MAX, generation: seen });
-      send({ kind: 'ask', id, raw: msg, address: from.address, port: from.port });
+      asked.set(id, { q, limit: q ? answerLimit(q, 'udp', options.room(q)) : TCP_MAX, generation: seen });
+      send({ kind: 'ask', id, raw: msg, address: from.address, port: from.port, draws: q && draws.all.length > 0 ? draws.all : null });
     },
   },
 ).then(

@@ -19,6 +19,7 @@ import type { CookieSecret } from '../../model/cookie-secret.js';
 import type { AnswerOptions, CookieSeen } from './answer-options.js';
 import { sharedAnswer, type DnsHandler } from './handler.js';
 import type { RateLimiter } from './rrl.js';
+import type { Chosen } from '../zone/result.js';
 import type { Answered, FromWorker, NewSecrets, WorkerSetup } from './thread-messages.js';
 import type { UdpEndpoint } from './udp-socket.js';
 import { senderOf, udpPathReason } from './udp.js';
@@ -123,20 +124,24 @@ function countForWorker(m: Extract<FromWorker, { kind: 'counts' }>, { services, 
   limiter.slipped += m.slipped;
 }
 
+/** A steered answer's choices as a worker is sent them: each set's steering without the variants made of it (zone RRsets). */
+const transferable = (choices: Chosen[] | null): Chosen[] | null => choices && choices.map(({ steering: { items, one }, key }) => ({ steering: { items, one }, key }));
+
 /**
  * Answers a message a worker handed over, sent from the main thread's socket through the rate limiter, then
- * tells the worker what it may cache: for a plain query the answer, the zone that gave it, until when, its class.
+ * tells the worker what it may cache: for a plain query the answer, the zone that gave it, until when, its class,
+ * the variant it is.
  */
 function answerForWorker(worker: Worker, m: Extract<FromWorker, { kind: 'ask' }>, { socket, handler, limiter, log }: ForWorkers): void {
   const raw = Buffer.from(m.raw);
-  const quick = handler.quickAnswer(raw, 'udp', m.address);
+  const quick = handler.quickAnswer(raw, 'udp', m.address, m.draws);
   const answered = quick ? Promise.resolve({ outs: [quick.response], cls: quick.cls, verifiedClient: quick.validServerCookie }) : handler.answers(raw, m.address, 'udp');
   answered.then(
     (a) => {
       const outs = limiter ? limiter.outgoingAll(a.outs, a.cls, senderOf(m.address), a.verifiedClient) : a.outs;
       for (const out of outs) socket.send(out, m);
       const z = quick?.zone;
-      const cache = quick ? { response: sharedAnswer(quick), zone: z ? { id: z.id, name: z.name, expiresAt: z.expiresAt } : null, staleAt: quick.staleAt, cls: quick.cls } : null;
+      const cache = quick ? { response: sharedAnswer(quick), zone: z ? { id: z.id, name: z.name, expiresAt: z.expiresAt } : null, staleAt: quick.staleAt, cls: quick.cls, choices: transferable(quick.choices) } : null;
       worker.postMessage({ id: m.id, cache } satisfies Answered);
     },
     (e: unknown) => {

@@ -34,6 +34,9 @@ export function readClientSubnet(msg: Buffer, at: number, length: number): Clien
   return { family, sourcePrefix, bytes };
 }
 
+/** The octets of the ECS option an answer carries back (option header included): its size whatever the scope. */
+export const clientSubnetSize = (ecs: ClientSubnet): number => 8 + Math.ceil(ecs.sourcePrefix / 8);
+
 /** The ECS option of an answer: the query's family, source prefix and address, with `scope` (RFC 7871 7.2.1). */
 export function clientSubnetOption(ecs: ClientSubnet, scope: number): Buffer {
   const addressBytes = Math.ceil(ecs.sourcePrefix / 8);

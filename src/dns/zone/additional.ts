@@ -5,7 +5,7 @@
 import { isWithin } from '../../model/labels.js';
 import { RECORD_TYPES } from '../../model/records/index.js';
 import type { Entry, Result } from './result.js';
-import { setOf, type Zone } from './zone.js';
+import { setOf, type RRset, type Zone } from './zone.js';
 
 /** Types that answer "where is this host" in the additional section (RFC 1035 3.3: type A additional processing). */
 const ADDRESS_TYPES = RECORD_TYPES.filter((t) => t.address).map((t) => t.code);
@@ -13,9 +13,11 @@ const ADDRESS_TYPES = RECORD_TYPES.filter((t) => t.address).map((t) => t.code);
 /**
  * Adds the addresses of in-zone hosts the given records point at, each host once. For a referral `cut` is
  * the delegated name: the glue of name servers at or below it comes first and is required, as a resolver
- * cannot reach them without it; sibling glue (elsewhere in our zone) is optional.
+ * cannot reach them without it; sibling glue (elsewhere in our zone) is optional. A steered host's addresses
+ * are the variant `steered` (the answer's steerer, steer.ts) gives the client, as it would answer them; left
+ * out without it (a referral's glue).
  */
-export function addAdditional(zone: Zone, r: Result, from: Entry[], cut?: string): void {
+export function addAdditional(zone: Zone, r: Result, from: Entry[], steered: ((set: RRset) => RRset | undefined) | null, cut?: string): void {
   const seen = new Set<string>();
   const optional: Entry[] = [];
   for (const e of from) {
@@ -26,9 +28,9 @@ export function addAdditional(zone: Zone, r: Result, from: Entry[], cut?: string
       if (!node) continue;
       const required = cut !== undefined && isWithin(target, cut);
       for (const t of ADDRESS_TYPES) {
-        const set = setOf(node, t);
-        // A steered host's addresses depend on who asks: the resolver asks for them itself.
-        if (set && !set.steering) (required ? r.additional : optional).push({ set, required });
+        const found = setOf(node, t);
+        const set = found?.steering ? steered?.(found) : found;
+        if (set) (required ? r.additional : optional).push({ set, required });
       }
     }
   }

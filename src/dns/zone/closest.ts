@@ -39,6 +39,6 @@ export function closestEncloser(zone: Zone, key: string, qtype: number): Place {
 /** A referral to the delegation at `cut`: its NS set in authority, then glue (required for in-domain servers). */
 export function referral(zone: Zone, r: Result, cut: string, ns: RRset): Result {
   r.authority.push({ set: ns });
-  addAdditional(zone, r, r.authority, cut);
+  addAdditional(zone, r, r.authority, null, cut);
   return r;
 }

@@ -12,7 +12,7 @@ import { META_TYPE, RCODE } from '../wire/message.js';
 import { nodata, nxdomain } from './negative.js';
 import type { Query } from '../wire/query.js';
 import { emptyResult, prove, type Result } from './result.js';
-import { steerer, type SteeringClient } from './steer.js';
+import { steerer, type Draws, type SteeringClient } from './steer.js';
 import { wildcardAt } from './wildcard.js';
 import { aliasTarget, setOf, type Zone, type ZoneNode } from './zone.js';
 
@@ -23,9 +23,9 @@ const MAX_CHAIN = 16;
  * Answers a QUERY for a name inside `zone`; A and AAAA at an ALIAS from `aliases`; `client`, for steered sets
  * (steer.ts), is asked for only when one is met.
  */
-export function resolve(zone: Zone, q: Query, aliases?: AliasSource, client: () => SteeringClient | null = () => null): Result {
+export function resolve(zone: Zone, q: Query, aliases?: AliasSource, client: () => SteeringClient | null = () => null, draws: Draws | null = null): Result {
   const r = emptyResult(RCODE.NOERROR, true);
-  const steered = steerer(r, client);
+  const steered = steerer(r, client, draws);
   let labels: readonly string[] = q.labels;
   let key = q.key;
   const visited = new Set<string>();
@@ -78,7 +78,7 @@ export function resolve(zone: Zone, q: Query, aliases?: AliasSource, client: () 
       return nodata(zone, r);
     }
     if (wildcard !== null) prove(r, { kind: 'wildcard', name: key, encloser: wildcard });
-    addAdditional(zone, r, r.answer);
+    addAdditional(zone, r, r.answer, steered);
     return r;
   }
 }

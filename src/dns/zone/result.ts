@@ -1,5 +1,6 @@
 /** An answer as the lookup leaves it, before it is encoded: rcode, AA, and the RRsets of each section. */
 import type { ExtendedError } from '../wire/edns-options.js';
+import type { SteeringChoice } from '../../model/steering.js';
 import type { RRset } from './zone.js';
 
 export interface Entry {
@@ -42,12 +43,16 @@ export interface Result {
   /** Epoch ms after which the answer may not be reused: it holds an ALIAS target's addresses, which run out then. */
   until?: number;
   /**
-   * Present when the answer holds a steered set (steer.ts): made for its client alone, never cached; `scope`,
-   * the prefix of the client's network the choice holds for (an ECS answer's scope, RFC 7871).
+   * Present when the lookup met a steered set (steer.ts): the answer is one variant, cached as that variant
+   * alone; `scope`, the prefix of the client's network the choices hold for (an ECS answer's scope, RFC 7871).
    */
-  steered?: { scope: number };
-  /** The EDNS Client Subnet option the answer carries back (RFC 7871 7.2.1), when the query had one. */
-  ecs?: Buffer;
+  steered?: { scope: number; choices: Chosen[] };
+}
+
+/** One steered set a lookup met, in the order met, and the variant chosen of it (steer.ts variantKey). */
+export interface Chosen {
+  steering: SteeringChoice;
+  key: string;
 }
 
 /** An answer with this rcode and no records (yet). */

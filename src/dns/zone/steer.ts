@@ -8,12 +8,12 @@
  * 3. weight: when a record left carries a weight (or several CNAME/ALIAS records are left), one of them, at
  *    random in proportion to its weight (a record without one counts as 1; weight 0 only when all are 0).
  * Each variant of a set is one object, made once, so a signed zone's signatures of it are made once too. An
- * ECS answer says for how much of the client's network the choice holds (the scope, RFC 7871 7.2.1).
+ * ECS answer says for how much of the client's network the choice holds (the scope, RFC 7871 7.2.1). The
+ * answer notes each choice it made, so the response cache can keep one answer per variant and make the same
+ * cheap choice for each client it serves (dns/server/response-cache.ts).
  */
-import type { ServedSteering, Subnet } from '../../model/steering.js';
-import { STEERABLE_ALIASES } from '../../model/steered-aliases.js';
+import type { ServedSteering, SteeringChoice, Subnet } from '../../model/steering.js';
 import { DEFAULT_WEIGHT } from '../../model/steering-transfer.js';
-import { recordTypeByCode } from '../../model/records/index.js';
 import type { Result } from './result.js';
 import type { RRset } from './zone.js';
 
@@ -25,32 +25,88 @@ export interface SteeringClient {
 
 /**
  * The steering of one answer: `pick` gives the variant of each set the answer takes (undefined: NODATA), and
- * notes on the result that it was steered (never cached, never given to another client) and the ECS scope.
- * The client is worked out the first time a steered set needs it.
+ * notes on the result each choice made (for the response cache) and the ECS scope. The client is worked out
+ * the first time a steered set needs it; weighted picks take their random numbers from `draws` when given.
  */
-export function steerer(r: Result, client: () => SteeringClient | null): (set: RRset | undefined) => RRset | undefined {
+export function steerer(r: Result, client: () => SteeringClient | null, draws: Draws | null = null): (set: RRset | undefined) => RRset | undefined {
   let known: SteeringClient | null | undefined;
   return (set) => {
     if (!set?.steering) return set;
     if (known === undefined) known = client();
-    const steered = (r.steered ??= { scope: 0 });
-    const { items, scope } = choose(set, known);
+    const steered = (r.steered ??= { scope: 0, choices: [] });
+    const { items, scope } = choose(set.steering, known, draws);
     if (scope > steered.scope) steered.scope = scope;
-    return items.length === 0 ? undefined : variant(set, items);
+    const key = variantKey(items);
+    steered.choices.push({ steering: set.steering, key });
+    return items.length === 0 ? undefined : variant(set, items, key);
   };
 }
 
-/** The indexes of the items of `set` served to `client`, and the scope the choice holds for. */
-function choose(set: RRset, client: SteeringClient | null): { items: number[]; scope: number } {
-  const steering = (set.steering as { items: ServedSteering[] }).items;
-  const all = steering.map((_, i) => i);
-  const up = all.filter((i) => !(steering[i] as ServedSteering).down);
-  const candidates = up.length > 0 ? up : all;
-  const { items, scope } = bySubnet(candidates, steering, client);
-  if (items.length <= 1) return { items, scope };
-  const weighted = items.some((i) => (steering[i] as ServedSteering).weight !== null) || STEERABLE_ALIASES.has(recordTypeByCode(set.type)?.type ?? '');
-  return { items: weighted ? [byWeight(items, steering)] : items, scope };
+/** The indexes of the items served to `client`, and the scope the choice holds for (a weighted pick is random each time). */
+function choose(steering: SteeringChoice, client: SteeringClient | null, draws: Draws | null = null): { items: number[]; scope: number } {
+  const e = eligible(steering, client);
+  return { items: e.weighted ? [byWeight(e.items, steering.items, draws)] : e.items, scope: e.scope };
 }
+
+/** What steps 1 and 2 leave for one client (the same each time it asks): the items, the scope, whether step 3 picks one. */
+export interface Eligible {
+  items: number[];
+  scope: number;
+  weighted: boolean;
+}
+
+/** Steps 1 and 2 for `client` (plain loops: a cached steered answer runs them for each new client, response-cache.ts). */
+export function eligible(steering: SteeringChoice, client: SteeringClient | null): Eligible {
+  const served = steering.items;
+  const candidates: number[] = [];
+  for (let i = 0; i < served.length; i++) if (!(served[i] as ServedSteering).down) candidates.push(i);
+  if (candidates.length === 0) for (let i = 0; i < served.length; i++) candidates.push(i);
+  const { items, scope } = bySubnet(candidates, served, client);
+  let weighted = items.length > 1 && steering.one;
+  for (let k = 0; !weighted && items.length > 1 && k < items.length; k++) weighted = (served[items[k] as number] as ServedSteering).weight !== null;
+  return { items, scope, weighted };
+}
+
+/** The key of the variant served of what `eligible` left: step 3 (at random each time) when it picks one. */
+export const pickedKey = (steering: SteeringChoice, e: Eligible, draws: Draws | null): string => (e.weighted ? String(byWeight(e.items, steering.items, draws)) : variantKey(e.items));
+
+/**
+ * The random numbers of one answer's weighted picks (step 3), in the order taken. The response cache (or a DNS
+ * worker thread's) that picked a variant it has not kept yet hands its numbers to the lookup that answers
+ * instead, which so picks the same: were the pick made anew, variants not kept yet would be served less
+ * often than their weights say until they are.
+ */
+export class Draws {
+  private readonly taken: number[] = [];
+  private at = 0;
+
+  /** For a new answer: `given` (another thread's numbers for it) first, then fresh ones. */
+  reset(given: readonly number[] | null = null): this {
+    this.taken.length = 0;
+    if (given) this.taken.push(...given);
+    this.at = 0;
+    return this;
+  }
+
+  /** The same picks again: the numbers taken so far are taken anew, in order. */
+  rewind(): this {
+    this.at = 0;
+    return this;
+  }
+
+  next(): number {
+    if (this.at === this.taken.length) this.taken.push(Math.random());
+    return this.taken[this.at++] as number;
+  }
+
+  /** The numbers taken so far (valid until the next reset). */
+  get all(): readonly number[] {
+    return this.taken;
+  }
+}
+
+/** A variant's name among a set's variants: the indexes of its items (one item's is V8's cached string of the number). */
+export const variantKey = (items: readonly number[]): string => (items.length === 1 ? String(items[0]) : items.join(','));
 
 /** Step 2: the candidates whose subnet matches the client most specifically, else those without subnets. */
 function bySubnet(candidates: number[], steering: readonly ServedSteering[], client: SteeringClient | null): { items: number[]; scope: number } {
@@ -111,23 +167,24 @@ function scopeOf(client: SteeringClient, candidates: number[], steering: readonl
 }
 
 /** Step 3: one of the items, at random in proportion to its weight (equally when every weight is 0). */
-function byWeight(items: number[], steering: readonly ServedSteering[]): number {
-  const weights = items.map((i) => (steering[i] as ServedSteering).weight ?? DEFAULT_WEIGHT);
-  const total = weights.reduce((a, b) => a + b, 0);
-  if (total === 0) return items[Math.floor(Math.random() * items.length)] as number;
-  let r = Math.random() * total;
+function byWeight(items: number[], steering: readonly ServedSteering[], draws: Draws | null): number {
+  const random = draws ? draws.next() : Math.random();
+  const weight = (k: number) => (steering[items[k] as number] as ServedSteering).weight ?? DEFAULT_WEIGHT;
+  let total = 0;
+  for (let k = 0; k < items.length; k++) total += weight(k);
+  if (total === 0) return items[Math.floor(random * items.length)] as number;
+  let r = random * total;
   for (let k = 0; k < items.length; k++) {
-    r -= weights[k] as number;
+    r -= weight(k);
     if (r < 0) return items[k] as number;
   }
   return items.at(-1) as number;
 }
 
-/** The set holding only `items` (the set itself when that is all of them), one object per choice. */
-function variant(set: RRset, items: number[]): RRset {
+/** The set holding only `items` (named `key`; the set itself when that is all of them), one object per choice. */
+function variant(set: RRset, items: number[], key: string): RRset {
   if (items.length === set.items.length) return set;
   const steering = set.steering as NonNullable<RRset['steering']>;
-  const key = items.join(',');
   let v = steering.variants.get(key);
   if (!v) {
     const additional = set.additional;

@@ -7,7 +7,8 @@ import { checkName, firstLabelEnd, isWithin, keyOf, lowerAscii, parentKey } from
 import { NS, recordTypeByCode, soaData, type RecordFields, type RecordType } from '../../model/records/index.js';
 import { wireTtl } from '../../model/ttl.js';
 import type { ZoneContent, ZoneRecord } from '../../model/zone.js';
-import type { ServedSteering } from '../../model/steering.js';
+import type { ServedSteering, SteeringChoice } from '../../model/steering.js';
+import { STEERABLE_ALIASES } from '../../model/steered-aliases.js';
 import { encodeRdata, servedType, type Rdata } from '../wire/writer.js';
 
 
@@ -27,8 +28,11 @@ export interface RRset {
   steering?: SetSteering;
 }
 
-/** The steering of a set's records, item by item, and the variants of the set answers have held (made once each). */
-export interface SetSteering {
+/**
+ * The steering of a set's records, item by item (what a choice needs: steer.ts), and the variants of the set
+ * answers have held (made once each).
+ */
+export interface SetSteering extends SteeringChoice {
   items: ServedSteering[];
   variants: Map<string, RRset>;
 }
@@ -38,7 +42,7 @@ const UNSTEERED: ServedSteering = Object.freeze({ down: false, weight: null, sub
 
 /** Notes the steering of the item just added to `set` (the records before it, if any, had none). */
 function addSteering(set: RRset, steering: ServedSteering | undefined): void {
-  set.steering ??= { items: set.items.slice(0, -1).map(() => UNSTEERED), variants: new Map() };
+  set.steering ??= { items: set.items.slice(0, -1).map(() => UNSTEERED), one: STEERABLE_ALIASES.has(recordTypeByCode(set.type)?.type ?? ''), variants: new Map() };
   set.steering.items.push(steering ?? UNSTEERED);
 }
 
