@@ -1,4 +1,5 @@
 /** Domain (master zone) and zone-mirror (slave zone) use cases, with ownership checks. */
+import type { DnssecStatus } from '../model/dnssec.js';
 import { checkDomain, DOMAIN_DEFAULTS, withoutSecrets, type DomainData, type StoredDomain } from '../model/domain.js';
 import { ConflictError, LimitError, NotFoundError } from '../model/errors.js';
 import type { Timestamps } from '../model/timestamps.js';
@@ -28,12 +29,18 @@ async function checkNesting(tx: Pick<DomainStore, 'domainsNestedWith'>, actor: A
   if (others.length > 0) throw new ConflictError('domain', `The domain '${name}' would contain a domain that another account manages.`);
 }
 
+/** The filter, narrowed to the domains the actor's key sees. */
+function scoped(actor: Actor, filter: DomainFilter): DomainFilter {
+  const ids = scopeOf(actor).domains;
+  return ids ? { ...filter, ids } : filter;
+}
+
 const duplicate = (name: string) =>
   new ConflictError('domain', `The domain '${name}' already exists in our database.  Please open a ticket if you think this is in error.`);
 
 export class DomainService {
   constructor(
-    private readonly store: Pick<DomainStore, 'domain' | 'listDomains' | 'domainTimes'>,
+    private readonly store: Pick<DomainStore, 'domain' | 'listDomains' | 'listDomainsWithDnssec' | 'domainTimes'>,
     private readonly writer: ZoneWriter,
     private readonly limits: Limits,
     /** The catalog zone, whose name and the names inside it no domain may take. */
@@ -50,8 +57,12 @@ export class DomainService {
 
   /** The actor's domains and mirrors; a key limited to some domains lists only those. */
   list(actor: Actor, filter: DomainFilter = {}): Promise<StoredDomain[]> {
-    const ids = scopeOf(actor).domains;
-    return this.store.listDomains(actor.accountId, ids ? { ...filter, ids } : filter);
+    return this.store.listDomains(actor.accountId, scoped(actor, filter));
+  }
+
+  /** The same list, each with its DNSSEC status, in one query (a zone list that shows which zones are signed). */
+  listWithDnssec(actor: Actor, filter: DomainFilter = {}): Promise<{ domain: StoredDomain; dnssec: DnssecStatus }[]> {
+    return this.store.listDomainsWithDnssec(actor.accountId, scoped(actor, filter));
   }
 
   /** When each of the actor's domains (those its key sees) was made and last changed (Linode's v4 shows it), by id. */

@@ -1,5 +1,6 @@
 /** Domains (zones and mirrors): their settings, serials, and the locks that queue writers on one zone. */
 import type { Kysely, Selectable } from 'kysely';
+import type { DnssecStatus } from '../model/dnssec.js';
 import type { DomainData, DomainKind, DomainStatus, MasterTlsAuth, PrimaryKind, StoredDomain } from '../model/domain.js';
 import type { Timestamps } from '../model/timestamps.js';
 import type { TsigKeyRef } from '../model/tsig-key.js';
@@ -26,6 +27,8 @@ export interface DomainStore {
   domainByName(name: string): Promise<StoredDomain | undefined>;
   domainById(id: number): Promise<StoredDomain | undefined>;
   listDomains(accountId: number, filter?: DomainFilter): Promise<StoredDomain[]>;
+  /** The same list, each domain with its DNSSEC status ('off' for a zone never signed), in one query. */
+  listDomainsWithDnssec(accountId: number, filter?: DomainFilter): Promise<{ domain: StoredDomain; dnssec: DnssecStatus }[]>;
   /** Every domain of every account, by id, in brief (start-up listings and the cluster's reconciliation). */
   domainKeys(): Promise<DomainKey[]>;
   /** The domains with ids `firstId`..`lastId`, by id (the DNS server's start-up load, a batch at a time). */
@@ -78,6 +81,17 @@ function toDomain(row: Selectable<DomainsTable>): StoredDomain {
     primaryKind: row.primary_kind as PrimaryKind,
     serial: num(row.serial),
   };
+}
+
+/** The account's domains the filter lets through, in id order once the caller orders them (columns qualified: a caller may join). */
+function listed(db: Kysely<Database>, accountId: number, filter: DomainFilter) {
+  let q = db.selectFrom('domains').where('domains.account_id', '=', accountId);
+  if (filter.kind) q = q.where('domains.kind', '=', filter.kind);
+  if (filter.name !== undefined) q = q.where('domains.domain', '=', filter.name);
+  if (filter.ids !== undefined) q = q.where('domains.id', 'in', filter.ids.length ? filter.ids : [0]);
+  if (filter.after !== undefined) q = q.where('domains.id', '>', filter.after);
+  if (filter.limit !== undefined) q = q.limit(pageLimit(filter.limit));
+  return q;
 }
 
 function domainColumns(d: DomainData) {
@@ -134,14 +148,18 @@ export class KyselyDomainStore implements DomainStore {
   }
 
   async listDomains(accountId: number, filter: DomainFilter = {}): Promise<StoredDomain[]> {
-    let q = this.db.selectFrom('domains').selectAll().where('account_id', '=', accountId);
-    if (filter.kind) q = q.where('kind', '=', filter.kind);
-    if (filter.name !== undefined) q = q.where('domain', '=', filter.name);
-    if (filter.ids !== undefined) q = q.where('id', 'in', filter.ids.length ? filter.ids : [0]);
-    if (filter.after !== undefined) q = q.where('id', '>', filter.after);
-    if (filter.limit !== undefined) q = q.limit(pageLimit(filter.limit));
-    const rows = await q.orderBy('id').execute();
+    const rows = await listed(this.db, accountId, filter).selectAll().orderBy('id').execute();
     return rows.map(toDomain);
+  }
+
+  async listDomainsWithDnssec(accountId: number, filter: DomainFilter = {}): Promise<{ domain: StoredDomain; dnssec: DnssecStatus }[]> {
+    const rows = await listed(this.db, accountId, filter)
+      .leftJoin('dnssec_zones', 'dnssec_zones.domain_id', 'domains.id')
+      .selectAll('domains')
+      .select('dnssec_zones.status as dnssec_status')
+      .orderBy('domains.id')
+      .execute();
+    return rows.map((r) => ({ domain: toDomain(r), dnssec: (r.dnssec_status ?? 'off') as DnssecStatus }));
   }
 
   async domainKeys(): Promise<DomainKey[]> {

@@ -133,6 +133,27 @@ describe.skipIf(!DATABASE_URL)('PostgreSQL store', () => {
     }
   });
 
+  it('goes on answering, alone and in transactions, when a migration adds a column under its prepared statements (a rolling upgrade)', async () => {
+    const url = fresh();
+    const schema = new URL(url).searchParams.get('schema');
+    const store = await openStore(url);
+    try {
+      const account = await store.createAccount('dave', 'h', Date.now());
+      await store.insertKey(account.id, 'hash-d', 'prefix', 'label', Date.now(), null);
+      const keysNow = () => store.listKeys(account.id, Date.now()).then((ks) => ks.map((k) => k.label));
+      // Every pooled connection has the statement prepared: several reads at once take several connections.
+      await Promise.all(Array.from({ length: 4 }, keysNow));
+      await query(`alter table "${schema}".api_keys add column rolling_upgrade integer`);
+      expect(await Promise.all(Array.from({ length: 4 }, keysNow))).toEqual(Array.from({ length: 4 }, () => ['label']));
+      await Promise.all(Array.from({ length: 4 }, () => store.transaction((tx) => tx.listKeys(account.id, Date.now()))));
+      await query(`alter table "${schema}".api_keys add column rolling_upgrade_2 integer`);
+      const inside = await Promise.all(Array.from({ length: 4 }, () => store.transaction((tx) => tx.listKeys(account.id, Date.now()))));
+      expect(inside.map((ks) => ks.map((k) => k.label))).toEqual(Array.from({ length: 4 }, () => ['label']));
+    } finally {
+      await store.close();
+    }
+  });
+
   it("keeps records' domains as a foreign key would: a delete waits for the transaction adding records, then takes them too; an id in use stays", async () => {
     const url = fresh();
     const [writer, deleter] = [await openStore(url), await openStore(url)];

@@ -39,11 +39,11 @@ function listZones(app: FastifyInstance, ctx: PdnsContext): void {
     const actor = ctx.actor(req);
     const name = req.query.zone === undefined ? undefined : zoneNameOfId(req.query.zone);
     if (name === null) return [];
-    const domains = await ctx.services.domains.list(actor, name === undefined ? {} : { name });
-    // One query for every zone's DNSSEC, none when the client asks for none (`dnssec=false`, as PowerDNS).
-    const signed = req.query.dnssec === 'false' ? new Map() : await ctx.services.dnssec.statuses(actor, domains);
-    const lastChecks = await Promise.all(domains.map(async (d) => (d.kind === 'slave' ? (await ctx.services.mirrors.state(actor, d.id)).lastSuccess : null)));
-    return domains.map((d, i) => zoneSummary(d, { dnssec: (signed.get(d.id) ?? 'off') !== 'off', lastCheck: lastChecks[i] ?? null }));
+    const filter = name === undefined ? {} : { name };
+    // Every zone's DNSSEC read with the list itself, none when the client asks for none (`dnssec=false`, as PowerDNS).
+    const zones = req.query.dnssec === 'false' ? (await ctx.services.domains.list(actor, filter)).map((domain) => ({ domain, dnssec: 'off' })) : await ctx.services.domains.listWithDnssec(actor, filter);
+    const lastChecks = await Promise.all(zones.map(async ({ domain: d }) => (d.kind === 'slave' ? (await ctx.services.mirrors.state(actor, d.id)).lastSuccess : null)));
+    return zones.map(({ domain, dnssec }, i) => zoneSummary(domain, { dnssec: dnssec !== 'off', lastCheck: lastChecks[i] ?? null }));
   });
 }
 
