@@ -35,7 +35,9 @@ export async function checkAllZones(server: TestServer): Promise<void> {
       if (!d) continue;
       let text: string;
       try {
-        text = zoneFile(zoneContent(d, await server.services.store.listRecords(d.id), server.nameservers));
+        // ALIAS is PowerDNS's type, which BIND does not know: left out of what named-checkzone reads.
+        const records = (await server.services.store.listRecords(d.id)).filter((r) => r.type !== 'ALIAS');
+        text = zoneFile(zoneContent(d, records, server.nameservers));
       } catch (e) {
         failures.push(`${d.domain}: cannot be exported: ${(e as Error).message}`);
         continue;
