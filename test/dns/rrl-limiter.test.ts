@@ -119,6 +119,15 @@ describe('the response rate limiter', () => {
     expect(logged).toEqual(['127.0.0.0/24', '2001:db8::/56', '127.0.0.0/24']);
   });
 
+  it("counts the minute from the time it said so, not by the clock: a flood across a minute's turn is told once", () => {
+    const { made, clock, logged } = limiters({ rate: 10 }, 2);
+    clock.ms = Math.ceil(clock.ms / 60_000) * 60_000 - 500;
+    send(made, '127.0.0.2', 100);
+    clock.ms += 1_000;
+    send(made, '127.0.0.2', 100);
+    expect(logged).toEqual(['127.0.0.0/24']);
+  });
+
   it('is off at rate 0', () => {
     expect(rrlTable({ ...DEFAULT_RRL, rate: 0 })).toBeNull();
   });

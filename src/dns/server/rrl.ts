@@ -43,7 +43,7 @@ const SETS = 1 << 17;
 const WAYS = 2;
 /** Per bucket: tag (which class and network own it, never 0), theoretical arrival time (µs, wrapping), answers over the limit. */
 const WORDS = 3;
-/** Networks' last logged minute, one word each (a network shares its slot with few others: it is then logged less often, never more). */
+/** Networks' last logged second (epoch), one word each (a network shares its slot with few others: it is then logged less often, never more). */
 const LOG_SLOTS = 1 << 14;
 const MINUTE_MS = 60_000;
 /**
@@ -275,12 +275,15 @@ export class RateLimiter {
     return false;
   }
 
-  /** Tells `onLimited` of the network, unless some thread did so this minute. */
+  /**
+   * Tells `onLimited` of the network, unless some thread did so in the last minute: a minute counted from that
+   * time, not a clock minute, so a flood across a minute's turn is told once too.
+   */
   private noteLimited(net: number, nowMs: number): void {
-    const minute = Math.floor(nowMs / MINUTE_MS);
+    const second = Math.floor(nowMs / 1000);
     const slot = net & (LOG_SLOTS - 1);
     const last = Atomics.load(this.logged, slot);
-    if (last === minute || Atomics.compareExchange(this.logged, slot, last, minute) !== last) return;
+    if ((last !== 0 && second - last < MINUTE_MS / 1000) || Atomics.compareExchange(this.logged, slot, last, second) !== last) return;
     this.onLimited(this.networkText());
   }
 
