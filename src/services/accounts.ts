@@ -152,7 +152,7 @@ export class AccountService {
       if (missing.length) throw ValidationError.one('scope.domains', `There is no domain with id ${missing.join(', ')} in this account.`);
     }
     const actor = signedIn(user, opts.creator?.iface ?? opts.iface ?? 'v1', opts.remoteAddr ?? '', label);
-    return this.mint(user, actor, { label, expiresAt, scope, session: opts.session ?? false });
+    return this.mint(user, actor, { label, expiresAt, scope, session: opts.session ?? false }, now);
   }
 
   /** A panel sign-in of a member a passkey proved (services/passkeys.ts checked it): no password, no code. */
@@ -162,11 +162,12 @@ export class AccountService {
     if (!user) throw new AuthError();
     if (user.accountStatus === 'suspended') throw new SuspendedError(user.accountName);
     const actor = signedIn(user, 'v1', opts.remoteAddr ?? '', label);
-    return this.mint(user, actor, { label, expiresAt: hours === 0 ? null : this.now() + hours * 3_600_000, scope: {}, session: true });
+    const now = this.now();
+    return this.mint(user, actor, { label, expiresAt: hours === 0 ? null : now + hours * 3_600_000, scope: {}, session: true }, now);
   }
 
-  private async mint(user: SignInUser, actor: Actor, k: { label: string; expiresAt: number | null; scope: KeyScope; session: boolean }): Promise<IssuedKey> {
-    const now = this.now();
+  /** Makes the key, created at `now`: the clock its expiry was counted from, so it lives exactly as long as asked. */
+  private async mint(user: SignInUser, actor: Actor, k: { label: string; expiresAt: number | null; scope: KeyScope; session: boolean }, now: number): Promise<IssuedKey> {
     const key = generateKey();
     const row = await this.store.transaction(async (tx) => {
       await tx.lockAccount(user.accountId);
