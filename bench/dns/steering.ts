@@ -1,7 +1,7 @@
 /**
  * What steering costs the DNS query rate (issue 32, target ≤ 10 %): one zonehost serving two zones of the same
  * names and records, one plain and one where every name's records carry subnets and weights, measured with
- * dnsperf in alternation. Steered answers are cached per variant, the variant chosen per query for its client by
+ * dnsperf in alternation, each round's pair from the same source ports (so the same spread over the DNS threads). Steered answers are cached per variant, the variant chosen per query for its client by
  * whichever thread answers (docs/dns.md "Steering"), so this is the price of that choice against a plain cache
  * hit. `npm run bench -- steering`.
  */
@@ -16,6 +16,8 @@ const run = promisify(execFile);
 const PLAIN = 'plain.example';
 const STEERED = 'steered.example';
 const SEED_CONCURRENCY = 16;
+/** dnsperf's first source port (below Linux's ephemeral range, so nothing else holds it). */
+const SOURCE_PORTS = 21000;
 
 /** A round's figures, with zonehost's CPU time per query answered (µs; NaN where /proc cannot say). */
 type Measured = PerfResult & { cpu: number };
@@ -60,7 +62,7 @@ export async function steeringBenchmark(opts: BenchOptions, log: (line: string) 
   runCommand(process.execPath, [ZONEHOST_BIN, 'user', 'add', 'bench', '--db', db], `${password}\n`);
   const [http, port] = [await freePort(), await freePort()];
   const child = startChild(process.execPath, [
-    ZONEHOST_BIN, 'serve', '--db', db, '--http', `127.0.0.1:${http}`, '--dns', `127.0.0.1:${port}`, '--log-level', 'warn', '--rate-limit-address', '0', '--rate-limit-key', '0', '--rrl-rate', '0',
+    ...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF] : []), ZONEHOST_BIN, 'serve', '--db', db, '--http', `127.0.0.1:${http}`, '--dns', `127.0.0.1:${port}`, '--log-level', 'warn', '--rate-limit-address', '0', '--rate-limit-key', '0', '--rrl-rate', '0',
   ]);
   const runs = new Map<string, Measured[]>();
   try {
@@ -85,11 +87,15 @@ export async function steeringBenchmark(opts: BenchOptions, log: (line: string) 
       writeFileSync(path, Array.from({ length: 20_000 }, (_, i) => `r${(i * 7919) % names}.${zone} A`).join('\n') + '\n');
       return [zone, path];
     }));
-    for (const load of LOADS) {
+    for (const [l, load] of LOADS.entries()) {
       for (let round = 0; round < rounds; round++) {
+        // The kernel hands each dnsperf socket to one of the DNS threads by a hash of its addresses
+        // (SO_REUSEPORT): from the same source ports, the plain and the steered run of a round get the same
+        // spread over the threads, which otherwise alone moves a round's rate by a third. Each round its own ports.
+        const sourcePort = SOURCE_PORTS + 100 * (rounds * l + round);
         for (const zone of [PLAIN, STEERED]) {
           const cpuBefore = cpuMs(child.proc.pid);
-          const perf = await dnsperf(port, files.get(zone) as string, seconds, load);
+          const perf = await dnsperf(port, files.get(zone) as string, seconds, load, ['-x', String(sourcePort)]);
           const used = cpuMs(child.proc.pid) - cpuBefore;
           const r = { ...perf, cpu: Number.isNaN(used) ? NaN : (used * 1000) / (perf.qps * seconds) };
           log(`  ${zone}, ${load.name}, round ${round + 1}: ${r.qps.toFixed(0)} qps, ${r.cpu.toFixed(1)} µs of zonehost CPU per query`);
@@ -101,17 +107,19 @@ export async function steeringBenchmark(opts: BenchOptions, log: (line: string) 
     await child.stop();
     dir.remove();
   }
-  const median = (zone: string, load: (typeof LOADS)[number]) => {
-    const rs = [...(runs.get(`${zone}/${load.name}`) ?? [])].sort((a, b) => a.qps - b.qps);
-    return rs[Math.floor(rs.length / 2)] as Measured;
-  };
+  const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
   const rows = LOADS.map((load) => {
-    const [plain, steered] = [median(PLAIN, load), median(STEERED, load)];
-    const cpuCost = Number.isNaN(plain.cpu) ? 'n/a' : `${(100 * (steered.cpu / plain.cpu - 1)).toFixed(1)} %`;
-    return [load.name, plain.qps.toFixed(0), plain.latency, steered.qps.toFixed(0), steered.latency, `${(100 * (1 - steered.qps / plain.qps)).toFixed(1)} %`, plain.cpu.toFixed(1), steered.cpu.toFixed(1), cpuCost];
+    const [plain, steered] = [runs.get(`${PLAIN}/${load.name}`) ?? [], runs.get(`${STEERED}/${load.name}`) ?? []];
+    // Each round's steered run against the plain one of the same round (same source ports), then the median.
+    const paired = (of: (p: Measured, s: Measured) => number) => mid(plain.map((p, i) => of(p, steered[i] as Measured)));
+    const cost = paired((p, s) => 1 - s.qps / p.qps);
+    const cpuCost = paired((p, s) => s.cpu / p.cpu - 1);
+    const medianOf = (rs: Measured[]) => rs.slice().sort((a, b) => a.qps - b.qps)[Math.floor(rs.length / 2)] as Measured;
+    const [p, s] = [medianOf(plain), medianOf(steered)];
+    return [load.name, p.qps.toFixed(0), p.latency, s.qps.toFixed(0), s.latency, `${(100 * cost).toFixed(1)} %`, mid(plain.map((r) => r.cpu)).toFixed(1), mid(steered.map((r) => r.cpu)).toFixed(1), Number.isNaN(cpuCost) ? 'n/a' : `${(100 * cpuCost).toFixed(1)} %`];
   });
   return [
-    `Steering: dnsperf for ${seconds} s per load over UDP (median of ${rounds} alternating round${rounds > 1 ? 's' : ''}) against one zonehost (default DNS threads, --rrl-rate 0) serving two zones of ${names} names with ${RECORDS.length} A records each: plain, and with subnets and weights on every record (each answer one record, chosen per query for 127.0.0.1)`,
+    `Steering: dnsperf for ${seconds} s per load over UDP (${rounds} round${rounds > 1 ? 's' : ''}, plain then steered from the same source ports; cost: the median of the rounds' own) against one zonehost (default DNS threads, --rrl-rate 0) serving two zones of ${names} names with ${RECORDS.length} A records each: plain, and with subnets and weights on every record (each answer one record, chosen per query for 127.0.0.1)`,
     table(['load', 'plain qps', 'avg latency s', 'steered qps', 'avg latency s', 'cost', 'plain CPU µs/q', 'steered CPU µs/q', 'CPU cost'], rows),
     'target: cost ≤ 10 % (issue 32). CPU µs/q: zonehost\'s CPU time (all threads) per query answered, from /proc (Linux), which a machine loaded by others disturbs far less than the query rate',
   ].join('\n');

@@ -169,17 +169,18 @@ function scopeOf(client: SteeringClient, candidates: number[], steering: readonl
 /** Step 3: one of the items, at random in proportion to its weight (equally when every weight is 0). */
 function byWeight(items: number[], steering: readonly ServedSteering[], draws: Draws | null): number {
   const random = draws ? draws.next() : Math.random();
-  const weight = (k: number) => (steering[items[k] as number] as ServedSteering).weight ?? DEFAULT_WEIGHT;
   let total = 0;
-  for (let k = 0; k < items.length; k++) total += weight(k);
+  for (let k = 0; k < items.length; k++) total += weightOf(steering, items[k] as number);
   if (total === 0) return items[Math.floor(random * items.length)] as number;
   let r = random * total;
   for (let k = 0; k < items.length; k++) {
-    r -= weight(k);
+    r -= weightOf(steering, items[k] as number);
     if (r < 0) return items[k] as number;
   }
   return items.at(-1) as number;
 }
+
+const weightOf = (steering: readonly ServedSteering[], i: number): number => (steering[i] as ServedSteering).weight ?? DEFAULT_WEIGHT;
 
 /** The set holding only `items` (named `key`; the set itself when that is all of them), one object per choice. */
 function variant(set: RRset, items: number[], key: string): RRset {
