@@ -59,11 +59,18 @@ export function parseDig(out: string): DigAnswer {
   return a;
 }
 
+/**
+ * How long dig and kdig wait for an answer: a query is never sent twice (a test sees every lost answer), but a
+ * CI machine running the suite on two cores can hold a node's threads off the CPU for a second or two (two
+ * mirror tests there timed out at 2 s on their first query, never alone or on a quiet machine).
+ */
+const WAIT_S = '5';
+
 /** Runs dig against the test server's DNS port; extra arguments as dig takes them. */
 export async function dig(server: TestServer, ...args: string[]): Promise<DigAnswer> {
   const port = server.dnsAddress?.port;
   if (!port) throw new Error('the test server has no DNS');
-  const { stdout } = await run('dig', ['-p', String(port), '@127.0.0.1', '+norec', '+time=2', '+tries=1', ...args], { timeout: 15_000 });
+  const { stdout } = await run('dig', ['-p', String(port), '@127.0.0.1', '+norec', `+time=${WAIT_S}`, '+tries=1', ...args], { timeout: 15_000 });
   return parseDig(stdout);
 }
 
@@ -71,7 +78,7 @@ export async function dig(server: TestServer, ...args: string[]): Promise<DigAns
 export async function kdig(server: TestServer, ...args: string[]): Promise<DigAnswer> {
   const port = server.dnsAddress?.port;
   if (!port) throw new Error('the test server has no DNS');
-  const { stdout } = await run('kdig', ['-p', String(port), '@127.0.0.1', '+norec', '+time=2', '+retry=0', ...args], { timeout: 15_000 });
+  const { stdout } = await run('kdig', ['-p', String(port), '@127.0.0.1', '+norec', `+time=${WAIT_S}`, '+retry=0', ...args], { timeout: 15_000 });
   return parseDig(stdout);
 }
 
