@@ -22,6 +22,7 @@ import { eligible, pickedKey, variantKey, type Draws, type Eligible, type Steeri
 import type { Zone } from '../zone/zone.js';
 import type { AnswerExtras } from './answer-options.js';
 import { ownOptions, steeringClient, type ClientAddress } from './steering-client.js';
+import { senderAddressStart } from './udp-socket.js';
 
 /** What an entry remembers of the zone that answered: the zone itself, or on a DNS worker thread its id and name. */
 export interface AnsweringZone {
@@ -101,8 +102,12 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
     let scope = 0;
     let client: SteeringClient | null | undefined;
     while (slot && 'variants' in slot) {
-      if (client === undefined) client = steeringClient(q, address);
-      const { eligible: left, key } = forClient(slot, client);
+      let memo: { eligible: Eligible; key: string } | null = lastClientIs(slot, q, address);
+      if (!memo) {
+        if (client === undefined) client = steeringClient(q, address);
+        memo = forClient(slot, client);
+      }
+      const { eligible: left, key } = memo;
       if (left.scope > scope) scope = left.scope;
       slot = slot.variants.get(left.weighted ? pickedKey(slot.steering, left, draws) : key);
     }
@@ -167,8 +172,26 @@ function forClient<Z extends AnsweringZone>(fork: Fork<Z>, client: SteeringClien
   return memo;
 }
 
-const sameNetwork = (a: SteeringClient, b: SteeringClient): boolean => {
-  if (a.prefix !== b.prefix || a.bytes.length !== b.bytes.length) return false;
-  for (let i = 0; i < a.bytes.length; i++) if (a.bytes[i] !== b.bytes[i]) return false;
+const sameNetwork = (a: SteeringClient, b: SteeringClient): boolean => sameBytes(a, b.bytes, 0, b.bytes.length, b.prefix);
+
+/** Whether `a` is the network of `length` octets at `bytes[from]` with `prefix`. */
+function sameBytes(a: SteeringClient, bytes: Uint8Array, from: number, length: number, prefix: number): boolean {
+  if (a.prefix !== prefix || a.bytes.length !== length) return false;
+  for (let i = 0; i < length; i++) if (a.bytes[i] !== bytes[from + i]) return false;
   return true;
-};
+}
+
+/**
+ * The fork's memo when the query's client is the network it was made for (steeringClient's, compared in place:
+ * the usual hit makes no object), else null.
+ */
+function lastClientIs<Z extends AnsweringZone>(fork: Fork<Z>, q: Query, address: ClientAddress): Fork<Z>['last'] {
+  const last = fork.last;
+  if (!last) return null;
+  const ecs = q.edns?.ecs;
+  if (ecs) return sameBytes(last.client, ecs.bytes, 0, ecs.bytes.length, ecs.sourcePrefix) ? last : null;
+  if (address === null || typeof address === 'string') return null;
+  const start = senderAddressStart(address);
+  const length = address.at + 16 - start;
+  return sameBytes(last.client, address.bytes, start, length, length * 8) ? last : null;
+}
