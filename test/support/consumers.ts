@@ -5,11 +5,11 @@
  * --catalog-axfr list names it.
  */
 import { execFile } from 'node:child_process';
-import Database from 'better-sqlite3';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { betterSqlite3 } from '../../src/store/sqlite/better-sqlite3.js';
 import { daemon } from './daemon.js';
 import { knotCatalogConfig } from './knot-catalog.js';
 import { startKnot } from './knot.js';
@@ -72,6 +72,7 @@ controls { };
 export async function powerdnsConsumer(address: string, catalog: string, dnsPort: number): Promise<Consumer> {
   const dir = mkdtempSync(join(tmpdir(), 'zonehost-pdns-'));
   const db = join(dir, 'pdns.sqlite3');
+  const Database = betterSqlite3();
   const conn = new Database(db);
   conn.exec(readFileSync('/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql', 'utf8'));
   conn.close();
