@@ -33,20 +33,34 @@ const signOut = () => page.getByRole('button', { name: 'Sign out' }).click();
 const records = () => page.getByRole('region', { name: 'Records' });
 
 needsChromium.describe('roles in the panel', { timeout: 120_000 }, () => {
-  it("a viewer reads records without the controls that change them; a change it forces is refused and the refusal shown", async () => {
+  it('a viewer reads records, DNSSEC and the zone file without the controls that change them; a change it forces elsewhere is refused and the refusal shown', async () => {
     await signIn(page, m.server.base, USERNAMES.viewer, PASSWORD);
+    await page.getByRole('main').getByText('main.example').first().waitFor();
+    expect(await page.getByRole('form', { name: 'Create a domain' }).count()).toBe(0);
     await openDomain(page, m.server.base, m.ids.main, 'main.example');
     await records().getByText('192.0.2.10').waitFor();
     await records().getByText('Your role is viewer').waitFor();
     expect(await records().getByRole('button', { name: /^(Edit|Delete|Add)/ }).count()).toBe(0);
     expect(await records().getByRole('form').count()).toBe(0);
+    const dnssec = page.getByRole('region', { name: /^DNSSEC/ });
+    await dnssec.getByText(/sign/i).first().waitFor();
+    expect(await dnssec.getByRole('checkbox').count()).toBe(0);
+    expect(await dnssec.getByRole('button').count()).toBe(0);
+    const zonefile = page.getByRole('region', { name: 'Zone file' });
+    await zonefile.getByRole('button', { name: /^Download/ }).waitFor();
+    expect(await page.getByRole('form', { name: 'Import a zone file' }).count()).toBe(0);
+    expect(await page.getByText('Domain settings').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Delete domain' }).count()).toBe(0);
     await shot(page, 'roles-viewer');
 
-    await page.getByText('Domain settings').click();
-    const settings = page.getByRole('form', { name: 'Domain settings' });
-    await settings.getByRole('button', { name: 'Save settings' }).click();
-    await settings.getByRole('alert').waitFor();
-    expect(await settings.getByRole('alert').innerText()).toMatch(/read-only|cannot/);
+    // Forms it may not use elsewhere are still there (mirrors, TSIG keys, health checks): the server refuses.
+    await page.goto(`${m.server.base}/manager/#/mirrors`);
+    const mirror = page.getByRole('form', { name: 'Create a zone mirror' });
+    await mirror.getByLabel('Zone name').fill('mirrored.example');
+    await mirror.getByLabel('Primary servers').fill('192.0.2.53');
+    await mirror.getByRole('button', { name: 'Create zone mirror' }).click();
+    await mirror.getByRole('alert').waitFor();
+    expect(await mirror.getByRole('alert').innerText()).toMatch(/read-only|cannot|role/i);
     await signOut();
   });
 

@@ -123,7 +123,8 @@ function useDnssecState(domainId: number) {
   return { state, error, setCurrent };
 }
 
-export function Dnssec({ domainId }: { domainId: number }) {
+/** A viewer (`readsOnly`) sees the state, keys and DS records without the controls that change them. */
+export function Dnssec({ domainId, readsOnly }: { domainId: number; readsOnly: boolean }) {
   const { state, error, setCurrent } = useDnssecState(domainId);
   const [algorithm, setAlgorithm] = useState<DnssecAlgorithm>('ECDSAP256SHA256');
   const change = useSubmit<DnssecState>(['algorithm'], setCurrent);
@@ -147,11 +148,11 @@ export function Dnssec({ domainId }: { domainId: number }) {
       ) : (
         <>
           <p>{STATE_EXPLAINED[state.status]}</p>
-          <DnssecControls state={state} algorithm={algorithm} onAlgorithm={setAlgorithm} onEnabled={(on) => void setEnabled(on)} busy={change.busy} errors={change.byField.algorithm} />
+          {readsOnly ? null : <DnssecControls state={state} algorithm={algorithm} onAlgorithm={setAlgorithm} onEnabled={(on) => void setEnabled(on)} busy={change.busy} errors={change.byField.algorithm} />}
           {active.length > 0 && state.status === 'signed' ? <DsRecords active={active} /> : null}
           {state.keys.length > 0 ? <SigningKeys keys={state.keys} /> : null}
           {state.next_step ? <p>Next step of the key schedule: {when(state.next_step)}.</p> : null}
-          {state.status === 'signed' ? (
+          {state.status === 'signed' && !readsOnly ? (
             <div className="actions">
               <button type="button" disabled={change.busy || rolling} onClick={() => void rollover()}>
                 {state.algorithm === algorithm ? 'Start key rollover' : `Start rollover to ${algorithm}`}

@@ -1,7 +1,7 @@
-/** One domain's page: its query chart, records, DNSSEC, zone file, settings and deletion. */
+/** One domain's page: its query chart, records, DNSSEC, zone file, settings and deletion; a viewer's without what changes them. */
 import { useState } from 'react';
 import { api, type Domain } from '../api';
-import { useLoad, useRowActions } from '../hooks';
+import { useLoad, useReadsOnly, useRowActions } from '../hooks';
 import { go } from '../routes';
 import { ConfirmButton, ErrorSummary } from '../ui';
 import { Dnssec } from './Dnssec';
@@ -13,11 +13,10 @@ import { ZoneFile } from './ZoneFile';
 export function DomainPage({ id }: { id: number }) {
   const { data: domain, error } = useLoad(() => api.get<Domain>(`/v1/domains/${id}`), [id]);
   const [current, setCurrent] = useState<Domain | null>(null);
-  // After a deletion this page is gone: the list of domains is shown instead of a refresh.
-  const deletion = useRowActions(() => go('#/domains'), { refreshAfterFailure: false });
   // Bumped by an import, so the records table loads the records it wrote.
   const [imports, setImports] = useState(0);
   const d = current ?? domain;
+  const readsOnly = useReadsOnly();
 
   if (error)
     return (
@@ -46,17 +45,28 @@ export function DomainPage({ id }: { id: number }) {
         {d.domain} <span className={`badge ${d.status}`}>{d.status}</span>
       </h1>
       <QueryChart path={`/v1/domains/${id}/queries`} />
-      <Records key={imports} domainId={id} domain={d.domain} />
-      <Dnssec domainId={id} />
-      <ZoneFile domainId={id} domain={d.domain} onImported={() => setImports((n) => n + 1)} />
+      <Records key={imports} domainId={id} domain={d.domain} readsOnly={readsOnly} />
+      <Dnssec domainId={id} readsOnly={readsOnly} />
+      <ZoneFile domainId={id} domain={d.domain} readsOnly={readsOnly} onImported={() => setImports((n) => n + 1)} />
+      {readsOnly ? null : <DomainControls id={id} domain={d} onSaved={setCurrent} />}
+    </section>
+  );
+}
+
+/** The settings form and the deletion, for members who may change the domain. */
+function DomainControls({ id, domain, onSaved }: { id: number; domain: Domain; onSaved: (d: Domain) => void }) {
+  // After a deletion this page is gone: the list of domains is shown instead of a refresh.
+  const deletion = useRowActions(() => go('#/domains'), { refreshAfterFailure: false });
+  return (
+    <>
       <details className="panel-box">
         <summary>Domain settings</summary>
         <DomainForm
-          key={JSON.stringify(d)}
-          initial={d}
+          key={JSON.stringify(domain)}
+          initial={domain}
           label="Domain settings"
           submitLabel="Save settings"
-          onSubmit={async (body) => setCurrent(await api.patch<Domain>(`/v1/domains/${id}`, body))}
+          onSubmit={async (body) => onSaved(await api.patch<Domain>(`/v1/domains/${id}`, body))}
         />
       </details>
       <h2>Delete this domain</h2>
@@ -64,10 +74,10 @@ export function DomainPage({ id }: { id: number }) {
       <ErrorSummary messages={deletion.errors} />
       <ConfirmButton
         label="Delete domain"
-        question={`Delete ${d.domain} and all its records?`}
+        question={`Delete ${domain.domain} and all its records?`}
         confirmLabel="Yes, delete the domain"
         onConfirm={() => deletion.run(() => api.del(`/v1/domains/${id}`))}
       />
-    </section>
+    </>
   );
 }

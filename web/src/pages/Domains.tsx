@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { api, type Domain } from '../api';
-import { useLoad } from '../hooks';
+import { useLoad, useReadsOnly } from '../hooks';
 import { go } from '../routes';
 import { ColumnHeads, ErrorSummary } from '../ui';
 import { DomainForm } from './DomainForm';
@@ -8,6 +8,7 @@ import { DomainForm } from './DomainForm';
 export function Domains() {
   const { data, error } = useLoad(() => api.all<Domain>('/v1/domains?limit=500'), []);
   const [search, setSearch] = useState('');
+  const readsOnly = useReadsOnly();
   const shown = (data ?? []).filter((d) => d.domain.includes(search.trim().toLowerCase()));
 
   return (
@@ -44,15 +45,19 @@ export function Domains() {
           {shown.length === 0 ? <p>No domain matches “{search}”.</p> : null}
         </div>
       ) : null}
-      <h2>Create a domain</h2>
-      <DomainForm
-        label="Create a domain"
-        submitLabel="Create domain"
-        onSubmit={async (body) => {
-          const d = await api.post<Domain>('/v1/domains', body);
-          go(`#/domains/${d.id}`);
-        }}
-      />
+      {readsOnly ? null : (
+        <>
+          <h2>Create a domain</h2>
+          <DomainForm
+            label="Create a domain"
+            submitLabel="Create domain"
+            onSubmit={async (body) => {
+              const d = await api.post<Domain>('/v1/domains', body);
+              go(`#/domains/${d.id}`);
+            }}
+          />
+        </>
+      )}
     </section>
   );
 }

@@ -6,7 +6,7 @@
  */
 import { useId, useMemo, useState } from 'react';
 import { api, type RecordItem } from '../api';
-import { useLoad, useReadsOnly } from '../hooks';
+import { useLoad } from '../hooks';
 import { recordTypes, type TypeSpec } from '../schema';
 import { ErrorSummary } from '../ui';
 import { RecordForm } from './RecordForm';
@@ -39,12 +39,11 @@ function AddRecord({ types, domainId, reload }: { types: TypeSpec[]; domainId: n
   );
 }
 
-export function Records({ domainId, domain }: { domainId: number; domain: string }) {
+export function Records({ domainId, domain, readsOnly }: { domainId: number; domain: string; readsOnly: boolean }) {
   const types = useLoad(recordTypes, []);
   const records = useLoad(() => api.all<RecordItem>(`/v1/domains/${domainId}/records?limit=500`), [domainId]);
   const [type, setType] = useState('');
   const [search, setSearch] = useState('');
-  const readsOnly = useReadsOnly();
   const problems = [types.error?.detail, records.error?.detail].filter((m): m is string => !!m);
 
   const all = useMemo(() => {

@@ -231,17 +231,22 @@ function ZoneImport({ domainId, domain, onImported }: { domainId: number; domain
   );
 }
 
-export function ZoneFile({ domainId, domain, onImported }: { domainId: number; domain: string; onImported: () => void }) {
+/** The export, and for members who may change records (not `readsOnly`) the import. */
+export function ZoneFile({ domainId, domain, readsOnly, onImported }: { domainId: number; domain: string; readsOnly: boolean; onImported: () => void }) {
   return (
     <section className="panel-box" aria-labelledby="zonefile-heading">
       <h2 id="zonefile-heading">Zone file</h2>
       <ZoneExport domainId={domainId} domain={domain} />
-      <h3>Import</h3>
-      <p>
-        An import makes the domain&apos;s records exactly those of the zone file: records it lacks are removed. You see the difference first; nothing
-        changes until you apply it.
-      </p>
-      <ZoneImport domainId={domainId} domain={domain} onImported={onImported} />
+      {readsOnly ? null : (
+        <>
+          <h3>Import</h3>
+          <p>
+            An import makes the domain&apos;s records exactly those of the zone file: records it lacks are removed. You see the difference first;
+            nothing changes until you apply it.
+          </p>
+          <ZoneImport domainId={domainId} domain={domain} onImported={onImported} />
+        </>
+      )}
     </section>
   );
 }
