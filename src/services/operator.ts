@@ -9,7 +9,10 @@ import { ValidationError } from '../model/errors.js';
 import type { AccountStore } from '../store/accounts.js';
 import type { ApiKeyStore } from '../store/api-keys.js';
 import type { Transactions } from '../store/store.js';
+import type { JournalStore } from '../store/journal.js';
 import type { TsigKeyStore } from '../store/tsig-keys.js';
+import { ownerActor } from './actor.js';
+import { accountChange } from './audit.js';
 import type { ZoneWriter } from './zone-writer.js';
 
 /** What deleting an account deletes besides the account: its domains, records and keys (and its audit trail). */
@@ -19,7 +22,7 @@ export interface AccountHoldings extends AccountSummary {
 }
 
 /** What the operator's reads and changes need of the store, in a transaction or not. */
-type AccountOps = AccountStore & Pick<ApiKeyStore, 'countActiveKeys'> & Pick<TsigKeyStore, 'countTsigKeys'>;
+type AccountOps = AccountStore & Pick<ApiKeyStore, 'countActiveKeys'> & Pick<TsigKeyStore, 'countTsigKeys'> & Pick<JournalStore, 'appendJournal'>;
 
 const noSuchAccount = (name: string) => ValidationError.one('name', `There is no account named '${name}'.`);
 
@@ -45,8 +48,9 @@ export class OperatorService {
   }
 
   /**
-   * Suspends or resumes the account, or sets its limits (null: back to the node's). A suspension holds from
-   * the next request on, on every node: keys and TSIG keys are read with their account's status each time.
+   * Suspends or resumes the account, or sets its limits (null: back to the node's), and says so in the account's
+   * audit trail (`account.suspend`, `account.resume`, `account.limits`, by the command line). A suspension holds
+   * from the next request on, on every node: keys and TSIG keys are read with their account's status each time.
    */
   async set(name: string, controls: AccountControls): Promise<AccountSummary> {
     for (const [field, value] of [['max-domains', controls.maxDomains], ['max-records', controls.maxRecords]] as const) {
@@ -58,9 +62,14 @@ export class OperatorService {
       const account = await tx.accountByName(name);
       if (!account) throw noSuchAccount(name);
       await tx.lockAccount(account.id);
+      const [before] = (await tx.listAccounts(name)) as [AccountSummary];
       await tx.setAccountControls(account.id, controls);
-      const [summary] = await tx.listAccounts(name);
-      return summary as AccountSummary;
+      const [after] = (await tx.listAccounts(name)) as [AccountSummary];
+      const action = before.status === after.status ? 'account.limits' : after.status === 'suspended' ? 'account.suspend' : 'account.resume';
+      if (action !== 'account.limits' || before.maxDomains !== after.maxDomains || before.maxRecords !== after.maxRecords) {
+        await tx.appendJournal([accountChange(ownerActor(account.id, '', 'cli'), this.now(), action, account.id, audited(before), audited(after))]);
+      }
+      return after;
     });
   }
 
@@ -88,3 +97,6 @@ export class OperatorService {
     return value;
   }
 }
+
+/** What the audit trail keeps of an account's controls. */
+const audited = (a: AccountSummary) => ({ status: a.status, max_domains: a.maxDomains, max_records: a.maxRecords });

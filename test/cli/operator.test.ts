@@ -171,6 +171,14 @@ describe('zonehost account set --suspend', { timeout: SLOW }, () => {
     expect((await signIn()).status).toBe(201);
   });
 
+  it("is in the account's audit trail: the suspension and the resumption, by the command line, with the status before and after", async () => {
+    const events = (await v1('GET', '/v1/events?limit=500')).body as { action: string; object_id: number; interface: string; before: unknown; after: unknown }[];
+    const operator = events.filter((e) => e.action.startsWith('account.'));
+    expect(operator.map((e) => e.action)).toEqual(expect.arrayContaining(['account.suspend', 'account.resume']));
+    const suspend = operator.find((e) => e.action === 'account.suspend');
+    expect(suspend).toMatchObject({ interface: 'cli', before: { status: 'active' }, after: { status: 'suspended' } });
+  });
+
   peers('dig', 'nsupdate').it('lets its TSIG key update and transfer again after --resume', async () => {
     expect(await nsupdate(['update add five.alice.example 300 A 192.0.2.5'])).toEqual({ ok: true, output: '' });
     expect(rrs((await dig(server, 'five.alice.example', 'A')).answer)).toEqual(['five.alice.example. 300 A 192.0.2.5']);

@@ -69,7 +69,7 @@ export const Event = Type.Object(
     domain_id: Type.Integer({ description: 'The domain changed (it may since have been deleted); 0 for a change to the account itself (a member, an API key, a TSIG key, a sign-in factor, a setting)' }),
     action: Type.String({
       description:
-        'e.g. domain.create, record.update, member.create, member.update, member.delete, member.accept, key.create, key.revoke, tsigkey.create, totp.enable, totp.disable, passkey.create, passkey.delete, password.change, account.update (require_2fa)',
+        'e.g. domain.create, record.update, member.create, member.update, member.delete, member.accept, key.create, key.revoke, tsigkey.create, totp.enable, totp.disable, passkey.create, passkey.delete, password.change, account.update (require_2fa), account.suspend, account.resume, account.limits (the operator\'s command line)',
     }),
     object_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The domain, record, member, key or passkey changed (for TOTP and a password: the member; for account.update: the account)' }),
     serial: Type.Integer({ description: 'The zone serial after the change (0 for a deletion of the domain)' }),
