@@ -114,6 +114,23 @@ describe('answers by client network', () => {
     }
   });
 
+  needsDig.it("gives a referral's steered glue as its client would get the name server's addresses, asked in turn", async () => {
+    await record('NS', { name: 'sub', nameserver: `ns1.sub.${ZONE}` });
+    await record('A', { name: 'ns1.sub', address: '198.51.100.52', steering: { subnets: ['127.0.0.2/32'] } });
+    await record('A', { name: 'ns1.sub', address: '198.51.100.53', steering: { subnets: ['127.0.0.3/32'] } });
+    await record('A', { name: 'ns1.sub', address: '198.51.100.59' });
+    const glue = async (...args: string[]) => {
+      const referral = await dig(server, ...args, `host.sub.${ZONE}`, 'A');
+      expect(referral.authority.map((r) => r.type)).toEqual(['NS']);
+      return referral.additional.filter((r) => r.type === 'A').map((r) => r.data);
+    };
+    for (let round = 0; round < 3; round++) {
+      expect(await glue('-b', '127.0.0.2')).toEqual(['198.51.100.52']);
+      expect(await glue('-b', '127.0.0.3')).toEqual(['198.51.100.53']);
+      expect(await glue('-b', '127.0.0.1')).toEqual(['198.51.100.59']);
+    }
+  });
+
   it('answers a malformed ECS option FORMERR (RFC 7871 7.1)', async () => {
     const ask = async (data: Buffer) => {
       const q = dnsPacket.encode({ type: 'query', id: 7, questions: [{ type: 'A', class: 'IN', name: `geo.${ZONE}` }] });
@@ -309,7 +326,8 @@ describe('a signed zone', () => {
     expect(await validated(`only.${SIGNED}`, '127.0.0.1')).toMatch(/negative response, fully validated/);
     expect(await validated(`only.${SIGNED}`, '127.0.0.2')).toMatch(/^; fully validated/m);
     const seen = new Set<string>();
-    for (let i = 0; i < 12 && seen.size < 2; i++) {
+    // 3:1: the lighter one is missed 40 times in a row once in 100,000 runs.
+    for (let i = 0; i < 40 && seen.size < 2; i++) {
       const w = await validated(`w.${SIGNED}`, '127.0.0.1');
       expect(w).toMatch(/^; fully validated/m);
       seen.add(/198\.51\.100\.3[12]/.exec(w)?.[0] ?? '');

@@ -14,10 +14,9 @@ const ADDRESS_TYPES = RECORD_TYPES.filter((t) => t.address).map((t) => t.code);
  * Adds the addresses of in-zone hosts the given records point at, each host once. For a referral `cut` is
  * the delegated name: the glue of name servers at or below it comes first and is required, as a resolver
  * cannot reach them without it; sibling glue (elsewhere in our zone) is optional. A steered host's addresses
- * are the variant `steered` (the answer's steerer, steer.ts) gives the client, as it would answer them; left
- * out without it (a referral's glue).
+ * are the variant `steered` (the answer's steerer, steer.ts) gives the client, as it would answer them.
  */
-export function addAdditional(zone: Zone, r: Result, from: Entry[], steered: ((set: RRset) => RRset | undefined) | null, cut?: string): void {
+export function addAdditional(zone: Zone, r: Result, from: Entry[], steered: (set: RRset | undefined) => RRset | undefined, cut?: string): void {
   const seen = new Set<string>();
   const optional: Entry[] = [];
   for (const e of from) {
@@ -29,7 +28,7 @@ export function addAdditional(zone: Zone, r: Result, from: Entry[], steered: ((s
       const required = cut !== undefined && isWithin(target, cut);
       for (const t of ADDRESS_TYPES) {
         const found = setOf(node, t);
-        const set = found?.steering ? steered?.(found) : found;
+        const set = steered(found);
         if (set) (required ? r.additional : optional).push({ set, required });
       }
     }

@@ -36,9 +36,12 @@ export function closestEncloser(zone: Zone, key: string, qtype: number): Place {
   return { found: 'name', node: zone.nodes.get(zone.key) ?? null };
 }
 
-/** A referral to the delegation at `cut`: its NS set in authority, then glue (required for in-domain servers). */
-export function referral(zone: Zone, r: Result, cut: string, ns: RRset): Result {
+/**
+ * A referral to the delegation at `cut`: its NS set in authority, then glue (required for in-domain servers),
+ * steered glue as `steered` (the referral's steerer, steer.ts) gives it to the client.
+ */
+export function referral(zone: Zone, r: Result, cut: string, ns: RRset, steered: (set: RRset | undefined) => RRset | undefined): Result {
   r.authority.push({ set: ns });
-  addAdditional(zone, r, r.authority, null, cut);
+  addAdditional(zone, r, r.authority, steered, cut);
   return r;
 }

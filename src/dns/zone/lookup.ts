@@ -34,7 +34,9 @@ export function resolve(zone: Zone, q: Query, aliases?: AliasSource, client: () 
     const place = closestEncloser(zone, key, q.qtype);
     // After a CNAME (RFC 1034 4.3.2 restarts with its target) the referral follows the alias, which is ours (AA).
     if (place.found === 'cut') {
-      const out = referral(zone, step > 0 ? r : emptyResult(RCODE.NOERROR), place.cut, place.ns);
+      // A referral met first answers without the AA bit: a result of its own, whose steerer notes its glue's choices.
+      const out = step > 0 ? r : emptyResult(RCODE.NOERROR);
+      referral(zone, out, place.cut, place.ns, out === r ? steered : steerer(out, client, draws));
       prove(out, { kind: 'referral', cut: place.cut });
       return out;
     }
