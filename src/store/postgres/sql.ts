@@ -52,7 +52,7 @@ export function postgresSql(channel: string, origin: string): DialectSql {
 /**
  * From this many records on, insertByCopy costs the two processes less than unnest, whose array parameters pg
  * encodes and PostgreSQL parses element by element (10,000 records: 72 against 87 ms of CPU, bench/README.md);
- * below it, its two more statements cost about what they save.
+ * below it, its statement more (the ids read back; two when this was measured) costs about what it saves.
  */
 const COPY_FROM = 3000;
 
