@@ -142,9 +142,6 @@ export class CopyRows {
   constructor(readonly pieces: Iterable<string>) {}
 }
 
-/** Lets the event loop through: PostgreSQL's answers (the COPY's start, an error) are heard between pieces. */
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /** Runs `COPY … FROM STDIN` with `rows`; answers as a query does (the rows copied), failing as one would. */
 async function copyIn(client: pg.PoolClient, text: string, rows: CopyRows, timeout: number | undefined): Promise<{ command: string; rowCount: number; rows: [] }> {
   const stream = copyFrom(text);
@@ -158,21 +155,24 @@ async function copyIn(client: pg.PoolClient, text: string, rows: CopyRows, timeo
     });
     stream.on('finish', () => resolve({ command: 'COPY', rowCount: stream.rowCount, rows: [] }));
   });
-  // Heard while pieces are still being written; the caller gets the failure from the promise returned.
+  // A failure while the first piece waits is answered by `done`, returned below.
   done.catch(() => {});
   client.query(stream);
   try {
-    for (const piece of rows.pieces) {
-      if (failed) break;
-      stream.write(piece);
-      await yieldToLoop();
-    }
+    const pieces = rows.pieces[Symbol.iterator]();
+    const first = pieces.next();
+    // The first piece waits in the stream for PostgreSQL to take the COPY (a refused COPY fails `done` instead).
+    if (!first.done) await Promise.race([new Promise((resolve) => stream.write(first.value, resolve)), done]);
+    // Then each piece goes to the socket as it is made, PostgreSQL storing the ones before meanwhile. Nothing
+    // else runs in between: work let in here would keep the next piece from PostgreSQL.
+    for (let piece = pieces.next(); !piece.done; piece = pieces.next()) stream.write(piece.value);
   } catch (e) {
+    if (failed) return done;
     // A piece that could not be made: the COPY is abandoned (CopyFail), and the statement fails with this.
     stream.destroy(e as Error);
     throw e;
   }
-  if (!failed) stream.end();
+  stream.end();
   return done;
 }
 
