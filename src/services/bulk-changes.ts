@@ -117,10 +117,11 @@ export class BulkChangeService {
           { remove: judged.remove.map((r) => r.before), change: judged.change.map(({ before, after }) => ({ before, after })), add: judged.add.map((a) => a.rec) },
           this.limits,
           now,
-          wholeZone(stored),
+          // checkZone judged the zone rules on the zone exactly as the list leaves it: not judged again.
+          wholeZone(stored, true),
         );
       } catch (e) {
-        // The checks above judge what applyBatch judges; should it still refuse, the list as a whole is at fault.
+        // The checks above judge what applyBatch checks (the record limit); should it still refuse, the list as a whole is at fault.
         if (e instanceof ConflictError || e instanceof LimitError) throw new ChangesRejected([{ index: null, field: null, message: e.message }]);
         throw e;
       }

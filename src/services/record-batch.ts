@@ -40,7 +40,8 @@ export interface KnownZone {
   whole: boolean;
   /**
    * The caller has judged the zone rules on the zone exactly as the batch leaves it (a zone file is the whole
-   * zone, and checkFileRecords judged it to name each broken rule by its line): not judged again.
+   * zone, and checkFileRecords judged it to name each broken rule by its line; a bulk change's checkZone, to
+   * name the items at fault): not judged again.
    */
   judged?: boolean;
 }

@@ -36,7 +36,12 @@ const fullChunkInserts = new WeakMap<object, InsertTemplate>();
  */
 export function withIds(domainId: number, rs: readonly RecordData[], rows: readonly { id: unknown }[]): StoredRecord[] {
   const ids = rows.map((row) => num(row.id)).sort((a, b) => a - b);
-  return rs.map((r, k) => ({ id: ids[k] as number, domainId, type: r.type, name: r.name, ttl: r.ttl, data: r.data, ...(r.steering ? { steering: r.steering } : {}) }));
+  return storedAs(domainId, rs, (k) => ids[k] as number);
+}
+
+/** The records inserted, the k-th with the id `idOf(k)`. */
+export function storedAs(domainId: number, rs: readonly RecordData[], idOf: (k: number) => number): StoredRecord[] {
+  return rs.map((r, k) => ({ id: idOf(k), domainId, type: r.type, name: r.name, ttl: r.ttl, data: r.data, ...(r.steering ? { steering: r.steering } : {}) }));
 }
 
 /** Inserts the records INSERT_CHUNK a statement; returns them stored, in the order given. */

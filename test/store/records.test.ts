@@ -81,6 +81,12 @@ describe('records in bulk', () => {
     expect(await store.countRecords(other)).toBe(MANY);
   });
 
+  it('answers each insert its own ids when inserts into several domains run at once (their ids interleave)', async () => {
+    const ids = [await domain(), await domain(), await domain()];
+    const stored = await Promise.all(ids.map((id) => insert(id, records(MANY))));
+    for (const [k, id] of ids.entries()) expect(await store.listRecords(id)).toEqual(stored[k]);
+  });
+
   it('writes nothing when the transaction fails after the insert, or when the domain does not exist', async () => {
     const id = await domain();
     await expect(

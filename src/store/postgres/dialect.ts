@@ -134,24 +134,46 @@ export async function waitForDatabase(parsed: ParsedUrl, opts: PostgresOptions):
 }
 
 /**
- * Rows for `COPY … FROM STDIN` in COPY's text format. A query whose one parameter is a CopyRows is sent as that
- * COPY with these rows (GuardedPool), on the connection it runs on: inside a transaction, the transaction's.
+ * Rows for `COPY … FROM STDIN` in COPY's text format, in pieces. A query whose one parameter is a CopyRows is sent
+ * as that COPY with these rows (GuardedPool), on the connection it runs on: inside a transaction, the transaction's.
  */
 export class CopyRows {
-  constructor(readonly text: string) {}
+  /** Each piece is made when the one before has been sent: PostgreSQL stores the rows sent while the next are written. */
+  constructor(readonly pieces: Iterable<string>) {}
 }
 
 /** Runs `COPY … FROM STDIN` with `rows`; answers as a query does (the rows copied), failing as one would. */
-function copyIn(client: pg.PoolClient, text: string, rows: CopyRows, timeout: number | undefined): Promise<{ command: string; rowCount: number; rows: [] }> {
+async function copyIn(client: pg.PoolClient, text: string, rows: CopyRows, timeout: number | undefined): Promise<{ command: string; rowCount: number; rows: [] }> {
   const stream = copyFrom(text);
   // pg times a submitted query out by its own query_timeout, as it does a plain query.
   if (timeout) Object.assign(stream, { query_timeout: timeout });
-  return new Promise((resolve, reject) => {
-    stream.on('error', reject);
+  let failed = false;
+  const done = new Promise<{ command: string; rowCount: number; rows: [] }>((resolve, reject) => {
+    stream.on('error', (e) => {
+      failed = true;
+      reject(e);
+    });
     stream.on('finish', () => resolve({ command: 'COPY', rowCount: stream.rowCount, rows: [] }));
-    client.query(stream);
-    stream.end(rows.text);
   });
+  // A failure while the first piece waits is answered by `done`, returned below.
+  done.catch(() => {});
+  client.query(stream);
+  try {
+    const pieces = rows.pieces[Symbol.iterator]();
+    const first = pieces.next();
+    // The first piece waits in the stream for PostgreSQL to take the COPY (a refused COPY fails `done` instead).
+    if (!first.done) await Promise.race([new Promise((resolve) => stream.write(first.value, resolve)), done]);
+    // Then each piece goes to the socket as it is made, PostgreSQL storing the ones before meanwhile. Nothing
+    // else runs in between: work let in here would keep the next piece from PostgreSQL.
+    for (let piece = pieces.next(); !piece.done; piece = pieces.next()) stream.write(piece.value);
+  } catch (e) {
+    if (failed) return done;
+    // A piece that could not be made: the COPY is abandoned (CopyFail), and the statement fails with this.
+    stream.destroy(e as Error);
+    throw e;
+  }
+  stream.end();
+  return done;
 }
 
 /**

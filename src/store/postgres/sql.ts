@@ -1,8 +1,9 @@
 /** DialectSql on PostgreSQL: row and advisory locks across nodes, NOTIFY to tell them, bulk inserts by unnest and COPY. */
 import { CompiledQuery, sql, type Kysely } from 'kysely';
-import type { RecordData } from '../../model/records/index.js';
+import type { RecordData, StoredRecord } from '../../model/records/index.js';
+import { num } from '../columns.js';
 import type { DialectSql } from '../dialect-sql.js';
-import { insertRecordChunks, recordColumns, withIds } from '../record-insert.js';
+import { insertRecordChunks, recordColumns, storedAs, withIds } from '../record-insert.js';
 import type { Database } from '../schema.js';
 import { UniqueViolation } from '../store.js';
 import { CopyRows } from './dialect.js';
@@ -31,7 +32,7 @@ export function postgresSql(channel: string, origin: string): DialectSql {
      */
     insertRecords: async (db, domainId, rs, now) => {
       if (rs.length <= 1) return insertRecordChunks(db, domainId, rs, now);
-      if (rs.length >= COPY_FROM) return withIds(domainId, rs, await insertByCopy(db, domainId, rs, now));
+      if (rs.length >= COPY_FROM) return insertByCopy(db, domainId, rs, now);
       const columns = rs.map(recordColumns);
       const { rows } = await sql<{ id: unknown }>`
         insert into records (domain_id, type, name, ttl, data, steering, created_at, updated_at)
@@ -51,7 +52,7 @@ export function postgresSql(channel: string, origin: string): DialectSql {
 /**
  * From this many records on, insertByCopy costs the two processes less than unnest, whose array parameters pg
  * encodes and PostgreSQL parses element by element (10,000 records: 72 against 87 ms of CPU, bench/README.md);
- * below it, its two more statements cost about what they save.
+ * below it, its statement more (the ids read back; two when this was measured) costs about what it saves.
  */
 const COPY_FROM = 3000;
 
@@ -60,26 +61,40 @@ const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': 
 /** A text value as COPY's text format takes it: backslash, newline, carriage return and tab escaped. */
 const copyText = (s: string) => s.replace(COPY_SPECIAL, (c) => COPY_ESCAPES[c] as string);
 
-/**
- * Inserts the records by COPY and answers their ids. COPY answers none, so they are read back: the rows of the
- * domain above the highest id it had before. The caller holds the domain's lock (every batch writer does), so
- * no other transaction adds records to it meanwhile, and the identity sequence hands out ids in increasing
- * order, so those rows are exactly the ones copied; a count that differs fails the write rather than pair
- * records with ids that are not theirs.
- */
-async function insertByCopy(db: Kysely<Database>, domainId: number, rs: readonly RecordData[], now: number): Promise<{ id: unknown }[]> {
-  const before = await db.selectFrom('records').select((eb) => eb.fn.max('id').as('id')).where('domain_id', '=', domainId).executeTakeFirst();
-  let rows = '';
-  for (const r of rs) {
-    const c = recordColumns(r);
-    // \N: COPY's null, a record without steering.
-    rows += `${domainId}\t${copyText(c.type)}\t${copyText(c.name)}\t${c.ttl}\t${copyText(c.data)}\t${c.steering === null ? '\\N' : copyText(c.steering)}\t${now}\t${now}\n`;
+/** Rows a piece of the COPY: PostgreSQL stores one while the next is written (CopyRows). */
+const COPY_PIECE = 1000;
+
+/** The records as COPY's text rows, COPY_PIECE a piece, each made when asked for. */
+function* copyPieces(domainId: number, rs: readonly RecordData[], now: number): Generator<string> {
+  for (let i = 0; i < rs.length; i += COPY_PIECE) {
+    let rows = '';
+    for (let k = i; k < Math.min(i + COPY_PIECE, rs.length); k++) {
+      const c = recordColumns(rs[k] as RecordData);
+      // \N: COPY's null, a record without steering.
+      rows += `${domainId}\t${copyText(c.type)}\t${copyText(c.name)}\t${c.ttl}\t${copyText(c.data)}\t${c.steering === null ? '\\N' : copyText(c.steering)}\t${now}\t${now}\n`;
+    }
+    yield rows;
   }
-  await db.executeQuery(CompiledQuery.raw('copy records (domain_id, type, name, ttl, data, steering, created_at, updated_at) from stdin', [new CopyRows(rows)]));
+}
+
+/**
+ * Inserts the records by COPY and answers them with their ids. COPY answers none, so they are read back: the
+ * domain's `rs.length` highest ids. The caller holds the domain's lock (every batch writer does), so every other
+ * record of the domain was inserted before this statement (by a transaction that held the lock and ended, or
+ * earlier in this one) and has a lower id: the identity sequence hands ids out in increasing order. Usually those
+ * ids are one run (no other insert took ids meanwhile), and only its ends are read; else the ids themselves.
+ */
+async function insertByCopy(db: Kysely<Database>, domainId: number, rs: readonly RecordData[], now: number): Promise<StoredRecord[]> {
+  await db.executeQuery(CompiledQuery.raw('copy records (domain_id, type, name, ttl, data, steering, created_at, updated_at) from stdin', [new CopyRows(copyPieces(domainId, rs, now))]));
+  const { rows } = await sql<{ first: number | null; last: number | null; n: string }>`
+    select min(id) as first, max(id) as last, count(*) as n
+    from (select id from records where domain_id = ${domainId} order by id desc limit ${rs.length}) copied`.execute(db);
+  const { first, last, n } = rows[0] ?? { first: null, last: null, n: '0' };
+  if (num(n) !== rs.length || first === null || last === null) throw new Error(`COPY of ${rs.length} records into domain ${domainId}: ${n} rows found after it`);
+  if (last - first + 1 === rs.length) return storedAs(domainId, rs, (k) => first + k);
   // One row of every id as text rather than a row each: pg builds no object per record.
-  const { rows: agg } = await sql<{ ids: string | null }>`
-    select string_agg(id::text, ',' order by id) as ids from records where domain_id = ${domainId} and id > ${before?.id ?? 0}`.execute(db);
-  const ids = (agg[0]?.ids ?? '').split(',').filter((id) => id !== '').map((id) => ({ id }));
-  if (ids.length !== rs.length) throw new Error(`COPY of ${rs.length} records into domain ${domainId}: ${ids.length} rows found after it`);
-  return ids;
+  const { rows: agg } = await sql<{ ids: string }>`
+    select string_agg(id::text, ',') as ids
+    from (select id from records where domain_id = ${domainId} order by id desc limit ${rs.length}) copied`.execute(db);
+  return withIds(domainId, rs, (agg[0]?.ids ?? '').split(',').map((id) => ({ id })));
 }
