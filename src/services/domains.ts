@@ -30,7 +30,7 @@ async function checkNesting(tx: Pick<DomainStore, 'domainsNestedWith'>, actor: A
 }
 
 /** The filter, narrowed to the domains the actor's key sees. */
-function scoped(actor: Actor, filter: DomainFilter): DomainFilter {
+export function scoped(actor: Actor, filter: DomainFilter): DomainFilter {
   const ids = scopeOf(actor).domains;
   return ids ? { ...filter, ids } : filter;
 }
