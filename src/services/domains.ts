@@ -11,6 +11,9 @@ import type { CatalogService } from './catalog.js';
 import { checkNameServerAddresses } from './zone-checks.js';
 import type { Precondition, ZoneWriter } from './zone-writer.js';
 
+/** What a domain list may be narrowed to (the doors see the store through the services). */
+export type { DomainFilter };
+
 export type DomainInput = Partial<DomainData> & Pick<DomainData, 'domain' | 'kind'>;
 
 /**
