@@ -6,7 +6,7 @@ import type { KeyScope } from '../model/key-scope.js';
 import type { MemberRights, Role } from '../model/roles.js';
 import { countRows, num, numOrNull } from './columns.js';
 import type { DialectSql } from './dialect-sql.js';
-import { listed, STORED, STORED_QUALIFIED, toDomain, type DomainFilter } from './domains.js';
+import { clamped, listed, STORED, STORED_QUALIFIED, toDomain, type DomainFilter } from './domains.js';
 import type { Database } from './schema.js';
 
 /** A key found by its hash: with its account (name, status, whether it requires a second factor) and the member who made it. */
@@ -104,8 +104,12 @@ export class KyselyApiKeyStore implements ApiKeyStore {
   }
 
   async keyWithDomains(keyHash: string, now: number, filter: DomainFilter) {
-    const list = (accountId: Expression<number>) => listed(this.db, accountId, filter).select(STORED_QUALIFIED).orderBy('domains.id');
-    const { row, rows } = await this.dialect.rowWithList(this.db, keyQuery(this.db, keyHash, now), 'api_keys.account_id', list, STORED, 'id');
+    const make = ([keyHash, now, filter]: [string, number, DomainFilter]) => ({
+      one: keyQuery(this.db, keyHash, now),
+      list: (accountId: Expression<number>) => listed(this.db, accountId, filter).select(STORED_QUALIFIED).orderBy('domains.id'),
+    });
+    const params: [string, number, DomainFilter] = [keyHash, now, clamped(filter)];
+    const { row, rows } = await this.dialect.rowWithList(this.db, params, make, 'api_keys.account_id', STORED, 'id');
     return { key: row && toFoundKey(row), domains: rows.map(toDomain) };
   }
 

@@ -27,14 +27,18 @@ export interface DialectSql {
   packedRows<O>(db: Kysely<Database>, q: SelectQueryBuilder<Database, keyof Database, O>, columns: readonly (keyof O & string)[], order: keyof O & string): Promise<O[]>;
   /**
    * The first row of `one` and the rows of the list `list` makes for its column `link` (qualified, and selected
-   * by `one` under its own name), as packedRows gives them: on PostgreSQL in one statement (a lateral join), on
-   * SQLite one query after the other.
+   * by `one` under its own name), as packedRows gives them, both made by `make` of `params`: on PostgreSQL in one
+   * statement (a lateral join), compiled once per shape of the parameters (see CompiledQueries.compile, whose
+   * rule `make` keeps); on SQLite one query after the other.
    */
-  rowWithList<K, O>(
+  rowWithList<P, K, O>(
     db: Kysely<Database>,
-    one: SelectQueryBuilder<Database, keyof Database, K>,
+    params: P,
+    make: (params: P) => {
+      one: SelectQueryBuilder<Database, keyof Database, K>;
+      list: (value: Expression<number>) => SelectQueryBuilder<Database, keyof Database, O>;
+    },
     link: string,
-    list: (value: Expression<number>) => SelectQueryBuilder<Database, keyof Database, O>,
     columns: readonly (keyof O & string)[],
     order: keyof O & string,
   ): Promise<{ row: K | undefined; rows: O[] }>;

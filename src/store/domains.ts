@@ -90,7 +90,8 @@ export function toDomain(row: Pick<Selectable<DomainsTable>, (typeof STORED)[num
 
 /**
  * The account's domains the filter lets through, in id order once the caller orders them (columns qualified: a
- * caller may join). `accountId` may be a column of an enclosing query (ApiKeyStore.keyWithDomains).
+ * caller may join), its page size clamped already. `accountId` may be a column of an enclosing query
+ * (ApiKeyStore.keyWithDomains), and the filter's values markers (CompiledQueries): they are only handed to Kysely.
  */
 export function listed(db: Kysely<Database>, accountId: number | Expression<number>, filter: DomainFilter) {
   let q = db.selectFrom('domains').where('domains.account_id', '=', accountId);
@@ -98,9 +99,12 @@ export function listed(db: Kysely<Database>, accountId: number | Expression<numb
   if (filter.name !== undefined) q = q.where('domains.domain', '=', filter.name);
   if (filter.ids !== undefined) q = q.where('domains.id', 'in', filter.ids.length ? filter.ids : [0]);
   if (filter.after !== undefined) q = q.where('domains.id', '>', filter.after);
-  if (filter.limit !== undefined) q = q.limit(pageLimit(filter.limit));
+  if (filter.limit !== undefined) q = q.limit(filter.limit);
   return q;
 }
+
+/** The filter with its page size within bounds (pageLimit), as listed() takes it. */
+export const clamped = (filter: DomainFilter): DomainFilter => (filter.limit === undefined ? filter : { ...filter, limit: pageLimit(filter.limit) });
 
 function domainColumns(d: DomainData) {
   return {
@@ -156,12 +160,12 @@ export class KyselyDomainStore implements DomainStore {
   }
 
   async listDomains(accountId: number, filter: DomainFilter = {}): Promise<StoredDomain[]> {
-    const q = listed(this.db, accountId, filter).select(STORED_QUALIFIED).orderBy('domains.id');
+    const q = listed(this.db, accountId, clamped(filter)).select(STORED_QUALIFIED).orderBy('domains.id');
     return (await this.dialect.packedRows(this.db, q, STORED, 'id')).map(toDomain);
   }
 
   async listDomainsWithDnssec(accountId: number, filter: DomainFilter = {}): Promise<{ domain: StoredDomain; dnssec: DnssecStatus }[]> {
-    const q = listed(this.db, accountId, filter)
+    const q = listed(this.db, accountId, clamped(filter))
       .leftJoin('dnssec_zones', 'dnssec_zones.domain_id', 'domains.id')
       .select([...STORED_QUALIFIED, 'dnssec_zones.status as dnssec_status'])
       .orderBy('domains.id');

@@ -1,6 +1,7 @@
 /** DialectSql on PostgreSQL: row and advisory locks across nodes, NOTIFY to tell them, bulk inserts by unnest and COPY. */
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { RecordData } from '../../model/records/index.js';
+import { CompiledQueries } from '../compiled.js';
 import type { DialectSql } from '../dialect-sql.js';
 import { insertRecordChunks, recordColumns, withIds } from '../record-insert.js';
 import type { Database } from '../schema.js';
@@ -38,6 +39,7 @@ function unpacked(packed: object | undefined, columns: readonly string[], order:
 
 /** `channel`: the NOTIFY channel the nodes of one database (and schema) share; `origin`: this process's tag on what it announces. */
 export function postgresSql(channel: string, origin: string): DialectSql {
+  const compiled = new CompiledQueries();
   return {
     mapError,
     lockRow: async (db, table, id) => {
@@ -48,10 +50,14 @@ export function postgresSql(channel: string, origin: string): DialectSql {
       const row = await db.selectFrom(q.as('t')).select(aggregated(columns, '')).executeTakeFirst();
       return unpacked(row, columns, order, '') as never;
     },
-    rowWithList: async (db, one, link, list, columns, order) => {
-      const packed = db.selectFrom(list(sql.ref(link)).as('t')).select(aggregated(columns, LISTED));
-      // An aggregate gives one row even of no rows: the join keeps `one`'s row.
-      const row = await one.innerJoinLateral(packed.as('listed'), (j) => j.onTrue()).selectAll('listed' as never).executeTakeFirst();
+    rowWithList: async (db, params, make, link, columns, order) => {
+      const query = compiled.compile(params, (marked) => {
+        const { one, list } = make(marked);
+        const packed = db.selectFrom(list(sql.ref(link)).as('t')).select(aggregated(columns, LISTED));
+        // An aggregate gives one row even of no rows: the join keeps `one`'s row.
+        return one.innerJoinLateral(packed.as('listed'), (j) => j.onTrue()).selectAll('listed' as never);
+      });
+      const row = (await db.executeQuery(query)).rows[0] as object | undefined;
       return { row: row as never, rows: row ? (unpacked(row, columns, order, LISTED) as never) : [] };
     },
     lockDomainNames: async (db) => {

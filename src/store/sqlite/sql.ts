@@ -17,7 +17,8 @@ export const sqliteSql: DialectSql = {
   lockRow: async () => {},
   lockingRead: (q) => q,
   packedRows: (_db, q) => q.execute(),
-  rowWithList: async (_db, one, link, list) => {
+  rowWithList: async (_db, params, make, link) => {
+    const { one, list } = make(params);
     const row = await one.executeTakeFirst();
     const value = row && (row as Record<string, unknown>)[link.slice(link.indexOf('.') + 1)];
     return { row, rows: row ? await list(sql.val(num(value))).execute() : [] };
