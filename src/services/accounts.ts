@@ -2,10 +2,11 @@
 import { AuthError, LimitError, ScopeError, SuspendedError, ValidationError } from '../model/errors.js';
 import { allowsAddress, checkKeyScope, checkManage, intersectScopes, widens, type KeyScope } from '../model/key-scope.js';
 import type { ApiKeyRow } from '../model/account.js';
+import type { StoredDomain } from '../model/domain.js';
 import { checkMemberChange, managesAccount, memberScope } from '../model/roles.js';
 import type { AccountStore } from '../store/accounts.js';
-import type { ApiKeyStore } from '../store/api-keys.js';
-import type { DomainStore } from '../store/domains.js';
+import type { ApiKeyStore, FoundKey } from '../store/api-keys.js';
+import type { DomainFilter, DomainStore } from '../store/domains.js';
 import type { JournalStore } from '../store/journal.js';
 import { UniqueViolation, type Transactions } from '../store/store.js';
 import type { SignInUser, UserStore } from '../store/users.js';
@@ -14,12 +15,13 @@ import type { SignInUser, UserStore } from '../store/users.js';
 type AccountsStore = AccountStore &
   UserStore &
   ApiKeyStore &
-  Pick<DomainStore, 'domain'> &
+  Pick<DomainStore, 'domain' | 'listDomains'> &
   Transactions<AccountStore & UserStore & ApiKeyStore & JournalStore>;
 import { scopeOf, type Actor, type Limits } from './actor.js';
 import type { SecondFactorService } from './second-factors.js';
 import { generateKey, hashKey, KEY_PREFIX_LENGTH } from './api-key-material.js';
 import { accountChange } from './audit.js';
+import { scoped } from './domains.js';
 import { checkNewPassword, hashPassword, verifyPassword } from './passwords.js';
 import { LoginThrottle } from './throttle.js';
 
@@ -190,7 +192,24 @@ export class AccountService {
    */
   async authenticate(key: string, iface: Actor['iface'], remoteAddr: string, opts: { factorSetup?: boolean } = {}): Promise<Actor> {
     if (key.length === 0 || key.length > 256) throw new AuthError();
-    const row = await this.store.keyByHash(hashKey(key), this.now());
+    return this.actorOf(await this.store.keyByHash(hashKey(key), this.now()), iface, remoteAddr, opts);
+  }
+
+  /**
+   * authenticate(), and the caller's domains as DomainService.list gives them: the key is read with the list in
+   * one query where the store can, so a request that lists domains makes one round trip to the database, not
+   * two. The key is checked all the same before anything is returned; a key that sees only some of the
+   * account's domains has its list read again, narrowed.
+   */
+  async authenticateListing(key: string, iface: Actor['iface'], remoteAddr: string, filter: DomainFilter): Promise<{ actor: Actor; domains: StoredDomain[] }> {
+    if (key.length === 0 || key.length > 256) throw new AuthError();
+    const read = await this.store.keyWithDomains(hashKey(key), this.now(), filter);
+    const actor = await this.actorOf(read.key, iface, remoteAddr, {});
+    return { actor, domains: scopeOf(actor).domains ? await this.store.listDomains(actor.accountId, scoped(actor, filter)) : read.domains };
+  }
+
+  /** The actor of a key found by its hash (see authenticate). */
+  private async actorOf(row: FoundKey | undefined, iface: Actor['iface'], remoteAddr: string, opts: { factorSetup?: boolean }): Promise<Actor> {
     if (!row || !allowsAddress(row.scope, remoteAddr)) throw new AuthError();
     if (row.accountStatus === 'suspended') throw new SuspendedError(row.username);
     const scope = intersectScopes(row.scope, memberScope(row.member));

@@ -11,6 +11,9 @@ import type { CatalogService } from './catalog.js';
 import { checkNameServerAddresses } from './zone-checks.js';
 import type { Precondition, ZoneWriter } from './zone-writer.js';
 
+/** What a domain list may be narrowed to (the doors see the store through the services). */
+export type { DomainFilter };
+
 export type DomainInput = Partial<DomainData> & Pick<DomainData, 'domain' | 'kind'>;
 
 /**
@@ -30,7 +33,7 @@ async function checkNesting(tx: Pick<DomainStore, 'domainsNestedWith'>, actor: A
 }
 
 /** The filter, narrowed to the domains the actor's key sees. */
-function scoped(actor: Actor, filter: DomainFilter): DomainFilter {
+export function scoped(actor: Actor, filter: DomainFilter): DomainFilter {
   const ids = scopeOf(actor).domains;
   return ids ? { ...filter, ids } : filter;
 }

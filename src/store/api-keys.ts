@@ -1,11 +1,16 @@
 /** API keys: stored by the hash of their secret, each with its account and scope. */
-import type { Kysely } from 'kysely';
+import type { Expression, Kysely } from 'kysely';
 import type { AccountStatus, ApiKeyRow } from '../model/account.js';
+import type { StoredDomain } from '../model/domain.js';
 import type { KeyScope } from '../model/key-scope.js';
 import type { MemberRights, Role } from '../model/roles.js';
 import { countRows, num, numOrNull } from './columns.js';
 import type { DialectSql } from './dialect-sql.js';
+import { clamped, listed, STORED, STORED_QUALIFIED, toDomain, type DomainFilter } from './domains.js';
 import type { Database } from './schema.js';
+
+/** A key found by its hash: with its account (name, status, whether it requires a second factor) and the member who made it. */
+export type FoundKey = ApiKeyRow & { username: string; accountStatus: AccountStatus; requireTwoFactor: boolean; member: MemberRights & { username: string } };
 
 export interface ApiKeyStore {
   /**
@@ -17,7 +22,12 @@ export interface ApiKeyStore {
    * The key, its account (name, status, whether it requires a second factor) and the member who made it (name
    * and rights, as they are now) when the hash matches a key that has not expired at `now`.
    */
-  keyByHash(keyHash: string, now: number): Promise<(ApiKeyRow & { username: string; accountStatus: AccountStatus; requireTwoFactor: boolean; member: MemberRights & { username: string } }) | undefined>;
+  keyByHash(keyHash: string, now: number): Promise<FoundKey | undefined>;
+  /**
+   * keyByHash, and the domains of the key's account that `filter` lets through (as DomainStore.listDomains), read
+   * together: on PostgreSQL in one statement, so a request that lists domains makes one round trip, not two.
+   */
+  keyWithDomains(keyHash: string, now: number, filter: DomainFilter): Promise<{ key: FoundKey | undefined; domains: StoredDomain[] }>;
   /** Revokes the panel sign-ins (`session` keys) of a member but `exceptKeyId`. */
   deleteSessionKeys(userId: number, exceptKeyId?: number): Promise<number>;
   listKeys(accountId: number, now: number): Promise<ApiKeyRow[]>;
@@ -36,6 +46,31 @@ function toKey(row: { id: unknown; account_id: unknown; prefix: string; label: s
     createdAt: num(row.created_at),
     expiresAt: numOrNull(row.expires_at),
     session: num(row.session) === 1,
+  };
+}
+
+/** The key of that hash that has not expired at `now`, with its account and member (see FoundKey). */
+function keyQuery(db: Kysely<Database>, keyHash: string, now: number) {
+  return (
+    db
+      .selectFrom('api_keys')
+      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+      // A key whose member is gone is no key (removing a member deletes their keys too).
+      .innerJoin('users', (j) => j.onRef('users.id', '=', 'api_keys.user_id').onRef('users.account_id', '=', 'api_keys.account_id'))
+      .selectAll('api_keys')
+      .select(['accounts.username', 'accounts.status', 'accounts.require_2fa', 'users.username as member', 'users.role', 'users.domains'])
+      .where('api_keys.key_hash', '=', keyHash)
+      .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', now)]))
+  );
+}
+
+function toFoundKey(row: Parameters<typeof toKey>[0] & { username: string; status: string; require_2fa: unknown; member: string; role: string; domains: string | null }): FoundKey {
+  return {
+    ...toKey(row),
+    username: row.username,
+    accountStatus: row.status as AccountStatus,
+    requireTwoFactor: num(row.require_2fa) === 1,
+    member: { username: row.member, role: row.role as Role, domains: row.domains === null ? null : (JSON.parse(row.domains) as number[]) },
   };
 }
 
@@ -63,26 +98,19 @@ export class KyselyApiKeyStore implements ApiKeyStore {
     return toKey(row);
   }
 
-  async keyByHash(keyHash: string, now: number) {
-    const row = await this.db
-      .selectFrom('api_keys')
-      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-      // A key whose member is gone is no key (removing a member deletes their keys too).
-      .innerJoin('users', (j) => j.onRef('users.id', '=', 'api_keys.user_id').onRef('users.account_id', '=', 'api_keys.account_id'))
-      .selectAll('api_keys')
-      .select(['accounts.username', 'accounts.status', 'accounts.require_2fa', 'users.username as member', 'users.role', 'users.domains'])
-      .where('api_keys.key_hash', '=', keyHash)
-      .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', now)]))
-      .executeTakeFirst();
-    return (
-      row && {
-        ...toKey(row),
-        username: row.username,
-        accountStatus: row.status as AccountStatus,
-        requireTwoFactor: num(row.require_2fa) === 1,
-        member: { username: row.member, role: row.role as Role, domains: row.domains === null ? null : (JSON.parse(row.domains) as number[]) },
-      }
-    );
+  async keyByHash(keyHash: string, now: number): Promise<FoundKey | undefined> {
+    const row = await keyQuery(this.db, keyHash, now).executeTakeFirst();
+    return row && toFoundKey(row);
+  }
+
+  async keyWithDomains(keyHash: string, now: number, filter: DomainFilter) {
+    const make = ([keyHash, now, filter]: [string, number, DomainFilter]) => ({
+      one: keyQuery(this.db, keyHash, now),
+      list: (accountId: Expression<number>) => listed(this.db, accountId, filter).select(STORED_QUALIFIED).orderBy('domains.id'),
+    });
+    const params: [string, number, DomainFilter] = [keyHash, now, clamped(filter)];
+    const { row, rows } = await this.dialect.rowWithList(this.db, params, make, 'api_keys.account_id', STORED, 'id');
+    return { key: row && toFoundKey(row), domains: rows.map(toDomain) };
   }
 
   async listKeys(accountId: number, now: number): Promise<ApiKeyRow[]> {

@@ -2,7 +2,7 @@
  * What SQLite and PostgreSQL do differently, behind one interface: sqlite/sql.ts and postgres/sql.ts implement
  * it, and the aggregates' queries call it where the two differ.
  */
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { Expression, Kysely, SelectQueryBuilder } from 'kysely';
 import type { RecordData, StoredRecord } from '../model/records/index.js';
 import type { ZoneEvent } from '../model/zone-event.js';
 import type { Database } from './schema.js';
@@ -18,6 +18,30 @@ export interface DialectSql {
   lockRow(db: Kysely<Database>, table: 'domains' | 'accounts', id: number): Promise<void>;
   /** The query, made to lock the rows it reads as lockRow does (one round trip). */
   lockingRead<TB extends keyof Database, O>(q: SelectQueryBuilder<Database, TB, O>): SelectQueryBuilder<Database, TB, O>;
+  /**
+   * The rows of `q` (its `columns` selected, by output name, and the rows ordered by `order`, a number column),
+   * as `q.execute()` gives them. PostgreSQL sends each column packed as one JSON array: pg then parses 20 JSON
+   * texts instead of every field of every row, which for a list of 101 domains cost the server about 350 µs of
+   * CPU against 120, and PostgreSQL 160 against 90 (measured on 101 rows). Numbers come back as numbers.
+   */
+  packedRows<O>(db: Kysely<Database>, q: SelectQueryBuilder<Database, keyof Database, O>, columns: readonly (keyof O & string)[], order: keyof O & string): Promise<O[]>;
+  /**
+   * The first row of `one` and the rows of the list `list` makes for its column `link` (qualified, and selected
+   * by `one` under its own name), as packedRows gives them, both made by `make` of `params`: on PostgreSQL in one
+   * statement (a lateral join), compiled once per shape of the parameters (see CompiledQueries.compile, whose
+   * rule `make` keeps); on SQLite one query after the other.
+   */
+  rowWithList<P, K, O>(
+    db: Kysely<Database>,
+    params: P,
+    make: (params: P) => {
+      one: SelectQueryBuilder<Database, keyof Database, K>;
+      list: (value: Expression<number>) => SelectQueryBuilder<Database, keyof Database, O>;
+    },
+    link: string,
+    columns: readonly (keyof O & string)[],
+    order: keyof O & string,
+  ): Promise<{ row: K | undefined; rows: O[] }>;
   /** Inside a transaction: queues writers that add or rename domains, across nodes (see DomainStore.lockDomainNames). */
   lockDomainNames(db: Kysely<Database>): Promise<void>;
   /**

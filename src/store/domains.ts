@@ -1,5 +1,5 @@
 /** Domains (zones and mirrors): their settings, serials, and the locks that queue writers on one zone. */
-import type { Kysely, Selectable } from 'kysely';
+import type { Expression, Kysely, Selectable } from 'kysely';
 import type { DnssecStatus } from '../model/dnssec.js';
 import type { DomainData, DomainKind, DomainStatus, MasterTlsAuth, PrimaryKind, StoredDomain } from '../model/domain.js';
 import type { Timestamps } from '../model/timestamps.js';
@@ -56,7 +56,12 @@ export interface DomainStore {
   bumpSerial(domainId: number, floor: number): Promise<number>;
 }
 
-function toDomain(row: Selectable<DomainsTable>): StoredDomain {
+/** The columns a StoredDomain is read from (its times apart: domainTimes). */
+export const STORED = ['id', 'account_id', 'domain', 'kind', 'soa_email', 'description', 'refresh', 'retry', 'expire', 'ttl', 'status', 'master_ips', 'axfr_ips', 'display_group', 'master_tsig', 'master_tls', 'master_tls_auth', 'tags', 'primary_kind', 'serial'] as const;
+/** The same, qualified: a list may join other tables. */
+export const STORED_QUALIFIED = STORED.map((c) => `domains.${c}` as const);
+
+export function toDomain(row: Pick<Selectable<DomainsTable>, (typeof STORED)[number]>): StoredDomain {
   return {
     id: num(row.id),
     accountId: num(row.account_id),
@@ -83,16 +88,23 @@ function toDomain(row: Selectable<DomainsTable>): StoredDomain {
   };
 }
 
-/** The account's domains the filter lets through, in id order once the caller orders them (columns qualified: a caller may join). */
-function listed(db: Kysely<Database>, accountId: number, filter: DomainFilter) {
+/**
+ * The account's domains the filter lets through, in id order once the caller orders them (columns qualified: a
+ * caller may join), its page size clamped already. `accountId` may be a column of an enclosing query
+ * (ApiKeyStore.keyWithDomains), and the filter's values markers (CompiledQueries): they are only handed to Kysely.
+ */
+export function listed(db: Kysely<Database>, accountId: number | Expression<number>, filter: DomainFilter) {
   let q = db.selectFrom('domains').where('domains.account_id', '=', accountId);
   if (filter.kind) q = q.where('domains.kind', '=', filter.kind);
   if (filter.name !== undefined) q = q.where('domains.domain', '=', filter.name);
   if (filter.ids !== undefined) q = q.where('domains.id', 'in', filter.ids.length ? filter.ids : [0]);
   if (filter.after !== undefined) q = q.where('domains.id', '>', filter.after);
-  if (filter.limit !== undefined) q = q.limit(pageLimit(filter.limit));
+  if (filter.limit !== undefined) q = q.limit(filter.limit);
   return q;
 }
+
+/** The filter with its page size within bounds (pageLimit), as listed() takes it. */
+export const clamped = (filter: DomainFilter): DomainFilter => (filter.limit === undefined ? filter : { ...filter, limit: pageLimit(filter.limit) });
 
 function domainColumns(d: DomainData) {
   return {
@@ -148,17 +160,16 @@ export class KyselyDomainStore implements DomainStore {
   }
 
   async listDomains(accountId: number, filter: DomainFilter = {}): Promise<StoredDomain[]> {
-    const rows = await listed(this.db, accountId, filter).selectAll().orderBy('id').execute();
-    return rows.map(toDomain);
+    const q = listed(this.db, accountId, clamped(filter)).select(STORED_QUALIFIED).orderBy('domains.id');
+    return (await this.dialect.packedRows(this.db, q, STORED, 'id')).map(toDomain);
   }
 
   async listDomainsWithDnssec(accountId: number, filter: DomainFilter = {}): Promise<{ domain: StoredDomain; dnssec: DnssecStatus }[]> {
-    const rows = await listed(this.db, accountId, filter)
+    const q = listed(this.db, accountId, clamped(filter))
       .leftJoin('dnssec_zones', 'dnssec_zones.domain_id', 'domains.id')
-      .selectAll('domains')
-      .select('dnssec_zones.status as dnssec_status')
-      .orderBy('domains.id')
-      .execute();
+      .select([...STORED_QUALIFIED, 'dnssec_zones.status as dnssec_status'])
+      .orderBy('domains.id');
+    const rows = await this.dialect.packedRows(this.db, q, [...STORED, 'dnssec_status'], 'id');
     return rows.map((r) => ({ domain: toDomain(r), dnssec: (r.dnssec_status ?? 'off') as DnssecStatus }));
   }
 

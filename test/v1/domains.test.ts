@@ -270,6 +270,29 @@ describe('interface B authentication', () => {
     // Authentication comes before looking at the body.
     expectProblem(await call(server.base, 'POST', '/v1/domains', { body: { nonsense: true } }), 401);
   });
+
+  it("checks the key before a list's query, and lists what a key limited to some domains sees, page by page", async () => {
+    for (const q of ['limit=abc', 'after=-1', 'name=' + 'x'.repeat(300), 'limit=2']) {
+      expectProblem(await call(server.base, 'GET', `/v1/domains?${q}`, { headers: { authorization: `Bearer ${key}x` } }), 401);
+      expectProblem(await call(server.base, 'GET', `/v1/zonemirrors?${q}`, { headers: { authorization: `Bearer ${key}x` } }), 401);
+    }
+    expectProblem(await api.get('/v1/domains?limit=abc'), 400);
+    const ids: number[] = [];
+    for (const name of ['page-a.example', 'page-b.example', 'page-c.example']) ids.push((await api.post('/v1/domains', { domain: name, soa: `h@${name}` })).body.id);
+    const limited = (await api.post('/v1/keys', { username: 'alice', password: 'correct horse battery staple', scope: { domains: [ids[2], ids[0]] } })).body.key as string;
+    const pages: number[][] = [];
+    for (let url: string | null = '/v1/domains?limit=1'; url; ) {
+      const r = await client(server.base, limited).get(url);
+      expect(r.status).toBe(200);
+      pages.push(r.body.map((d: { id: number }) => d.id));
+      url = /^<([^>]+)>/.exec(r.headers.get('link') ?? '')?.[1] ?? null;
+    }
+    expect(pages).toEqual([[ids[0]], [ids[2]]]);
+    expect((await client(server.base, limited).get('/v1/zonemirrors')).body).toEqual([]);
+    const all = (await api.get('/v1/domains?limit=500')).body.map((d: { id: number }) => d.id);
+    expect(all).toEqual(expect.arrayContaining(ids));
+    expect(all).toEqual([...all].sort((a: number, b: number) => a - b));
+  });
 });
 
 describe('the same domains through both interfaces', () => {

@@ -11,7 +11,9 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import { createHash } from 'node:crypto';
+import type { StoredDomain } from '../../model/domain.js';
 import type { Actor, Services } from '../../services/index.js';
+import type { DomainFilter } from '../../services/domains.js';
 import { HttpProblem } from './problem.js';
 import { DEFAULT_PAGE } from './shared-schemas.js';
 
@@ -19,6 +21,11 @@ export interface RouteContext {
   services: Services;
   /** The authenticated caller of a request (set by the plugin's auth hook). */
   actor(req: FastifyRequest): Actor;
+  /**
+   * The caller's domains `filter` lets through (DomainService.list): read with the caller's key where the route
+   * told the auth hook its filter (FastifyContextConfig.listsDomains), one round trip instead of two.
+   */
+  listDomains(req: FastifyRequest, filter: DomainFilter): Promise<StoredDomain[]>;
   /** On a public route: the caller of the API key the request carries, undefined when it carries none (AuthError for a bad one). */
   keyActor(req: FastifyRequest): Promise<Actor | undefined>;
 }
@@ -85,6 +92,12 @@ export function collectionRoutes<Kit>(app: FastifyInstance, urls: { list: string
   allowOnly(app, urls.one, ['GET', 'PUT', 'PATCH', 'DELETE']);
 }
 
+/** What page() fetches for a query: one more row than asked. */
+export const pageOf = (query: { limit?: number; after?: number }): { after?: number; limit: number } => ({
+  ...(query.after === undefined ? {} : { after: query.after }),
+  limit: (query.limit ?? DEFAULT_PAGE) + 1,
+});
+
 /**
  * One page of a list ordered by id: fetches one more row than asked to know whether a next page exists,
  * and then links to it with `Link: <...>; rel="next"` (the same URL with `after` set to the last id).
@@ -96,7 +109,7 @@ export async function page<T extends { id: number }>(
   fetch: (p: { after?: number; limit: number }) => Promise<T[]>,
 ): Promise<T[]> {
   const limit = query.limit ?? DEFAULT_PAGE;
-  const rows = await fetch({ ...(query.after === undefined ? {} : { after: query.after }), limit: limit + 1 });
+  const rows = await fetch(pageOf(query));
   if (rows.length <= limit) return rows;
   const items = rows.slice(0, limit);
   const url = new URL(req.url, 'http://x');

@@ -28,12 +28,12 @@ export interface Call {
 /** The action's own name when the server knows it, else the name as asked (an envelope's ACTION). */
 export const actionName = (requested: string): string => findAction(requested)?.name ?? requested;
 
-/** The actor of the first key that authenticates. */
-async function authenticate(services: Services, creds: Credentials, remoteAddr: string): Promise<Actor> {
+/** What `use` gives for the first key the call carries that authenticates (use throws AuthError for one that does not). */
+async function withFirstKey<T>(creds: Credentials, use: (key: string) => Promise<T>): Promise<T> {
   const candidates = [creds.apiKey, ...creds.basic].filter((k): k is string => !!k);
   for (const key of candidates) {
     try {
-      return await services.accounts.authenticate(key, 'v3', remoteAddr);
+      return await use(key);
     } catch (e) {
       if (!(e instanceof AuthError)) throw e;
     }
@@ -59,7 +59,9 @@ export async function runCall(call: Call, args: Args, creds: Credentials, inBatc
 async function runAction(call: Call, action: Action, args: Args, creds: Credentials): Promise<Envelope> {
   const { services, req } = call;
   try {
-    const actor = action.auth ? await authenticate(services, creds, req.ip) : (undefined as unknown as Actor);
+    const byKey = action.auth ? action.withKey?.(args) : undefined;
+    if (byKey) return ok(action.name, await withFirstKey(creds, (key) => byKey(key, { args, services, remoteAddr: req.ip })));
+    const actor = action.auth ? await withFirstKey(creds, (key) => services.accounts.authenticate(key, 'v3', req.ip)) : (undefined as unknown as Actor);
     return ok(action.name, await action.run({ args, services, actor, remoteAddr: req.ip }));
   } catch (e) {
     if (e instanceof RateLimitedError) call.retryAfter = e.retryAfterSeconds;

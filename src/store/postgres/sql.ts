@@ -2,6 +2,7 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { RecordData, StoredRecord } from '../../model/records/index.js';
 import { num } from '../columns.js';
+import { CompiledQueries } from '../compiled.js';
 import type { DialectSql } from '../dialect-sql.js';
 import { insertRecordChunks, recordColumns, storedAs, withIds } from '../record-insert.js';
 import type { Database } from '../schema.js';
@@ -14,14 +15,52 @@ function mapError(e: unknown): never {
   throw e;
 }
 
+/** The prefix of rowWithList's packed columns, which a name of `one`'s never starts with. */
+const LISTED = 'listed:';
+
+/** One JSON array a column of the subquery `t` (see DialectSql.packedRows), named `prefix` and the column. */
+const aggregated = (columns: readonly string[], prefix: string) => columns.map((c) => sql<unknown[] | null>`json_agg(${sql.ref(`t.${c}`)})`.as(`${prefix}${c}`));
+
+/**
+ * Rows from aggregated columns: one aggregate's rows come in the order every other's do, so the i-th values
+ * are one row's. In the order of `order`, a number column: aggregates over an ordered subquery keep its order
+ * in practice, which PostgreSQL does not promise.
+ */
+function unpacked(packed: object | undefined, columns: readonly string[], order: string, prefix: string): Record<string, unknown>[] {
+  const arrays = columns.map((c) => ((packed as Record<string, unknown[] | null> | undefined)?.[`${prefix}${c}`] ?? []));
+  const count = arrays[0]?.length ?? 0;
+  const rows: Record<string, unknown>[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const row: Record<string, unknown> = {};
+    for (let j = 0; j < columns.length; j++) row[columns[j] as string] = (arrays[j] as unknown[])[i];
+    rows[i] = row;
+  }
+  return rows.sort((a, b) => (a[order] as number) - (b[order] as number));
+}
+
 /** `channel`: the NOTIFY channel the nodes of one database (and schema) share; `origin`: this process's tag on what it announces. */
 export function postgresSql(channel: string, origin: string): DialectSql {
+  const compiled = new CompiledQueries();
   return {
     mapError,
     lockRow: async (db, table, id) => {
       await db.selectFrom(table).select('id').where('id', '=', id).forNoKeyUpdate().execute();
     },
     lockingRead: (q) => q.forNoKeyUpdate(),
+    packedRows: async (db, q, columns, order) => {
+      const row = await db.selectFrom(q.as('t')).select(aggregated(columns, '')).executeTakeFirst();
+      return unpacked(row, columns, order, '') as never;
+    },
+    rowWithList: async (db, params, make, link, columns, order) => {
+      const query = compiled.compile(params, (marked) => {
+        const { one, list } = make(marked);
+        const packed = db.selectFrom(list(sql.ref(link)).as('t')).select(aggregated(columns, LISTED));
+        // An aggregate gives one row even of no rows: the join keeps `one`'s row.
+        return one.innerJoinLateral(packed.as('listed'), (j) => j.onTrue()).selectAll('listed' as never);
+      });
+      const row = (await db.executeQuery(query)).rows[0] as object | undefined;
+      return { row: row as never, rows: row ? (unpacked(row, columns, order, LISTED) as never) : [] };
+    },
     lockDomainNames: async (db) => {
       await sql`select pg_advisory_xact_lock(hashtextextended('zonehost:domain-names', 0))`.execute(db);
     },

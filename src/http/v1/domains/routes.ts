@@ -4,12 +4,13 @@ import { Type, type Static, type TObject } from '@sinclair/typebox';
 import { checkDomain, DOMAIN_DEFAULTS, type DomainData, type DomainKind, type StoredDomain } from '../../../model/domain.js';
 import { NotFoundError } from '../../../model/errors.js';
 import { normalizeZoneName } from '../../../model/names.js';
+import type { DomainFilter } from '../../../services/domains.js';
 import type { Actor } from '../../../services/index.js';
 import type { Precondition } from '../../../services/zone-writer.js';
 import type { PreconditionReads } from '../../../services/zone-writer.js';
 import { bodyFailure, mapFields, rejectBody } from '../problem.js';
 import { IdParams, problemResponse, success } from '../shared-schemas.js';
-import { checkIfMatch, collectionRoutes, etagOf, page, typed, type ResourceRoutes, type RouteContext } from '../support.js';
+import { checkIfMatch, collectionRoutes, etagOf, page, pageOf, typed, type ResourceRoutes, type RouteContext } from '../support.js';
 import { domainFieldMap, domainInput, v1Domain, v1Mirror, type DomainBody } from './representation.js';
 import { Domain, DomainCreate, DomainPatch, DomainReplace, Mirror, MirrorCreate, MirrorPatch, MirrorReplace, NameQuery } from './schemas.js';
 
@@ -71,6 +72,7 @@ export const domainRoutes: ResourceRoutes = (ctx) => async (app) => zoneRoutes(a
 export const mirrorRoutes: ResourceRoutes = (ctx) => async (app) => zoneRoutes(app, zoneKit(ctx, 'slave'));
 
 function listZones(app: FastifyInstance, { ctx, kind, base, tag, what, shape, show }: ZoneKit): void {
+  const filterOf = ({ name, ...p }: Static<typeof NameQuery>): DomainFilter => ({ ...pageOf(p), kind, ...(name === undefined ? {} : { name: normalizeZoneName(name) }) });
   typed(app).get(
     base,
     {
@@ -81,13 +83,10 @@ function listZones(app: FastifyInstance, { ctx, kind, base, tag, what, shape, sh
         querystring: NameQuery,
         response: { 200: success(Type.Array(shape), `A page of ${what}s`, ['Link']), default: problemResponse },
       },
+      config: { listsDomains: filterOf },
     },
     async (req, reply) => {
-      const actor = ctx.actor(req);
-      const { name, ...p } = req.query;
-      const rows = await page(req, reply, p, (pg) =>
-        ctx.services.domains.list(actor, { ...pg, kind, ...(name === undefined ? {} : { name: normalizeZoneName(name) }) }),
-      );
+      const rows = await page(req, reply, req.query, () => ctx.listDomains(req, filterOf(req.query)));
       // One handler serves both kinds; the schema of the kind at hand checks the shape.
       return (await Promise.all(rows.map((d) => show(d)))) as never;
     },

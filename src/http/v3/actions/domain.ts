@@ -56,6 +56,9 @@ function domainFields(args: Args, all: boolean): Partial<DomainData> {
 /** Address lists as the real API shows them: ";"-terminated. */
 const ipList = (ips: string[]) => ips.map((ip) => `${ip};`).join('');
 
+/** Domains as domain.list shows them: by name. */
+const v3List = (list: StoredDomain[]) => list.sort((a, b) => (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0)).map(v3Domain);
+
 /** A domain as domain.list shows it: the 13 upper-case keys in the order of the real 2015 bodies. */
 export function v3Domain(d: StoredDomain) {
   return {
@@ -123,8 +126,10 @@ export const domainActions: Action[] = [
     batchable: true,
     async run({ args, services, actor }) {
       if (args.given(P.domainId)) return [v3Domain(await services.domains.get(actor, args.int(P.domainId)))];
-      const list = await services.domains.list(actor);
-      return list.sort((a, b) => (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0)).map(v3Domain);
+      return v3List(await services.domains.list(actor));
     },
+    // The whole list: the key is read with it.
+    withKey: (args) =>
+      args.given(P.domainId) ? undefined : async (key, { services, remoteAddr }) => v3List((await services.accounts.authenticateListing(key, 'v3', remoteAddr, {})).domains),
   },
 ];

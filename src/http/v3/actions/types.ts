@@ -21,6 +21,11 @@ export interface Action {
   /** May run inside `batch`. */
   batchable: boolean;
   run(ctx: ActionContext): Promise<unknown>;
+  /**
+   * For these arguments, the action run for the caller of `key`, which it authenticates in the same read as
+   * its own (one round trip to the database instead of two); absent or undefined: authenticated, then run.
+   */
+  withKey?(args: Args): ((key: string, ctx: Omit<ActionContext, 'actor'>) => Promise<unknown>) | undefined;
 }
 
 export const param = (name: string, type: ParamSpec['type'], required: boolean, description = '', dflt?: string | number): ParamSpec => ({
