@@ -71,8 +71,14 @@ async function openServices(config: Config, logger: Logger): Promise<{ store: St
   const store = await openStore(config.db, { ...config.store, ...wait, log: (message) => logger.warn(message) });
   let kek: ReturnType<typeof resolveKek>;
   try {
-    const sealed = (await store.anyDnssecKey()) !== undefined || (await store.anySealedTotpSecret());
-    kek = resolveKek(config.db, config.keyEncryptionKeyFile, sealed);
+    const sealedTotp = await store.anySealedTotpSecret();
+    kek = resolveKek(config.db, config.keyEncryptionKeyFile, sealedTotp || (await store.anyDnssecKey()) !== undefined);
+    // A node that signs members in must open their TOTP secrets; one that only answers DNS does not need them.
+    if (!kek && sealedTotp && config.http) {
+      throw new Error(
+        'the database holds TOTP secrets sealed with a key-encryption key, but this node has none: give it --key-encryption-key-file, the file every node of the cluster uses (a DNS-only node, --no-http, needs none)',
+      );
+    }
   } catch (e) {
     await store.close();
     throw e;

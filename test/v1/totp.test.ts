@@ -4,7 +4,10 @@
  * used once, wrong codes throttled like wrong passwords, and turning it off; the secrets sealed at rest with the
  * key-encryption key.
  */
-import { rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
@@ -184,6 +187,28 @@ it.runIf(backend === 'sqlite')('a node whose database holds sealed TOTP secrets 
     // A new KEK would not open the sealed secret: no new one is made, and the start says why.
     await expect(startServer(config)).rejects.toThrow(/TOTP secrets.*\.kek is missing/);
   } finally {
+    await cleanup();
+  }
+});
+
+it.runIf(backend === 'postgres')('a PostgreSQL node without a KEK refuses to start where sealed TOTP secrets are, unless it only answers DNS', async () => {
+  const { url, cleanup } = freshDatabase();
+  const dir = mkdtempSync(join(tmpdir(), 'zonehost-kek-'));
+  const kekFile = join(dir, 'kek');
+  writeFileSync(kekFile, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+  const config: Config = { http: { host: '127.0.0.1', port: 0 }, dns: null, db: url, nameservers: ['ns1.zonehost.test'], logLevel: 'silent', rateLimits: { perAddress: 0, perKey: 0 } };
+  try {
+    const node = await startServer({ ...config, keyEncryptionKeyFile: kekFile });
+    await node.services.accounts.createUser('lee', PASSWORD);
+    const { key } = await node.services.accounts.issueKey('lee', PASSWORD);
+    await node.services.factors.startTotp(await node.services.accounts.authenticate(key, 'v1', '127.0.0.1'));
+    await node.close();
+    // Without the file it could not check lee's codes: it says so at start rather than fail lee's sign-in.
+    await expect(startServer(config)).rejects.toThrow(/TOTP secrets sealed.*--key-encryption-key-file/);
+    const dnsOnly = await startServer({ ...config, http: null, dns: { host: '127.0.0.1', port: 0 } });
+    await dnsOnly.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
     await cleanup();
   }
 });
