@@ -7,8 +7,8 @@
 /** A name or rdata that cannot be put on the wire, or wire data that cannot be read. */
 export class WireError extends Error {}
 
-const MAX_NAME_WIRE = 255;
-const MAX_LABEL = 63;
+export const MAX_NAME_WIRE = 255;
+export const MAX_LABEL = 63;
 
 const escapeLabel = (label: string): string => (/[.\\]/.test(label) ? label.replace(/[.\\]/g, '\\$&') : label);
 

@@ -137,7 +137,7 @@ export class DnsHandler {
   quickAnswer(raw: Buffer, transport: Transport, address: string | UdpSender, draws: readonly number[] | null = null): PlainAnswer | null {
     try {
       const q = plainQuery(parseQuery(raw));
-      if (!q || this.parts.zones.pendingFor(q.key)) return null;
+      if (!q || this.parts.zones.pendingFor(q)) return null;
       const extras = this.parts.options.forQuery(q, raw, address, this.services.now);
       const a = this.answer(q, raw, answerLimit(q, transport, extras ? extras.options.length : 0), extras, address, this.draws.reset(draws));
       if ('wait' in a) return null;
@@ -156,7 +156,7 @@ export class DnsHandler {
     const edns = q.edns;
     if (q.badCookie) this.parts.options.countMalformed();
     if (!q.noQuestion || q.opcode !== OPCODE.QUERY || !edns || edns.cookieAt === 0 || edns.version !== 0) return encodeResponse(q, emptyResult(RCODE.FORMERR), TCP_MAX);
-    const probe: Query = { id: q.id, flags: q.flags, opcode: q.opcode, labels: [], key: '', qtype: 0, qclass: 0, edns, tsig: null, questionEnd: 0 };
+    const probe: Query = { id: q.id, flags: q.flags, opcode: q.opcode, wireName: '', labels: [], key: '', qtype: 0, qclass: 0, edns, tsig: null, questionEnd: 0 };
     const extras = this.parts.options.forQuery(probe, raw, remoteAddress, this.services.now);
     this.parts.options.counted(extras);
     const response = encodeResponse(q, emptyResult(RCODE.NOERROR), TCP_MAX);
@@ -191,7 +191,7 @@ export class DnsHandler {
       return classed(q.opcode === OPCODE.NOTIFY ? [await handleNotify(req, this.parts.notifyTarget)] : await handleTransfer(req));
     }
     if (q.opcode !== OPCODE.QUERY) return classed([notImplemented(q)]);
-    const pending = this.parts.zones.pendingFor(q.key);
+    const pending = this.parts.zones.pendingFor(q);
     if (pending) await pending;
     let a = this.answer(q, raw, limit, null, remoteAddress, this.draws.reset());
     // A first resolution settles once (resolved or failed): the answer made after it no longer waits.

@@ -14,6 +14,7 @@
  * subnet, a weighted pick at random each time), and serves the answer kept for that variant, or misses; so no
  * client is given a variant chosen for another, and a variant's encoding (and signatures) are made once.
  */
+import { MAX_NAME_WIRE } from '../../model/labels.js';
 import type { SteeringChoice } from '../../model/steering.js';
 import { optRecordAt } from '../wire/edns-options.js';
 import type { Query } from '../wire/query.js';
@@ -82,9 +83,6 @@ const FROM_ANSWER = 0x0400 | 0x0200 | 0x000f;
 export class ResponseCache<Z extends AnsweringZone = Zone> {
   private readonly entries = new Map<string, Slot<Z>>();
 
-  private static key(q: Query, limit: number): string {
-    return `${q.key}\u0000${q.qtype}\u0000${q.qclass}\u0000${limit}\u0000${q.edns ? (q.edns.dnssecOk ? 2 : 1) : 0}`;
-  }
 
   clear(): void {
     this.entries.clear();
@@ -98,7 +96,7 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
    */
   get(q: Query, raw: Buffer, limit: number, now: number, extras: AnswerExtras | null = null, address: ClientAddress = null, draws: Draws | null = null): CachedAnswer<Z> | null {
     if (q.questionEnd === 0) return null;
-    let slot = this.entries.get(ResponseCache.key(q, limit));
+    let slot = this.entries.get(questionKey(q, limit));
     let scope = 0;
     let client: SteeringClient | null | undefined;
     while (slot && 'variants' in slot) {
@@ -118,12 +116,13 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
     const out = Buffer.allocUnsafe(q.questionEnd + e.rest.length + (extra ? extra.length : 0));
     out.writeUInt16BE(q.id, 0);
     out.writeUInt16BE(QR | (q.flags & FROM_QUERY) | e.flags, 2);
-    e.counts.copy(out, 4);
+    // TypedArray#set: Buffer#copy makes a view of its source first, which costs more than the copy of an answer.
+    out.set(e.counts, 4);
     // The question octet by octet: Buffer#copy of a part makes a view of it first, which costs more than these few dozen.
     for (let i = 12; i < q.questionEnd; i++) out[i] = raw[i] as number;
-    e.rest.copy(out, q.questionEnd);
+    out.set(e.rest, q.questionEnd);
     if (extra) {
-      extra.copy(out, q.questionEnd + e.rest.length);
+      out.set(extra, q.questionEnd + e.rest.length);
       const rdlength = q.questionEnd + e.optAt + 9;
       out.writeUInt16BE(out.readUInt16BE(rdlength) + extra.length, rdlength);
     }
@@ -149,7 +148,7 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
     };
     // Each choice made forks the slot it stands in (the question's, then the previous choice's variant).
     let slots: Map<string, Slot<Z>> = this.entries;
-    let at = ResponseCache.key(q, limit);
+    let at = questionKey(q, limit);
     for (const c of choices ?? []) {
       const slot = slots.get(at);
       const fork = slot && 'variants' in slot ? slot : { steering: c.steering, variants: new Map<string, Slot<Z>>(), last: null };
@@ -159,6 +158,28 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
     }
     slots.set(at, entry);
   }
+}
+
+/** Where questionKey writes a key: a name's wire form (255 octets at most) and the seven octets after it. */
+const keyScratch = Buffer.alloc(MAX_NAME_WIRE + 7);
+
+/**
+ * The slot of a question: its name's wire form with ASCII letters lower-cased (compression is case-insensitive,
+ * so the rest of the answer is too), type, class, size limit and EDNS (none, without DO, with DO), as one flat
+ * string made in one step (a key joined from parts costs a string per part and a flattening before its hash).
+ */
+function questionKey(q: Query, limit: number): string {
+  const name = q.wireName;
+  const n = name.length;
+  for (let i = 0; i < n; i++) {
+    const c = name.charCodeAt(i);
+    keyScratch[i] = c >= 0x41 && c <= 0x5a ? c | 0x20 : c;
+  }
+  keyScratch.writeUInt16BE(q.qtype, n);
+  keyScratch.writeUInt16BE(q.qclass, n + 2);
+  keyScratch.writeUInt16BE(limit, n + 4);
+  keyScratch[n + 6] = q.edns ? (q.edns.dnssecOk ? 2 : 1) : 0;
+  return keyScratch.toString('latin1', 0, n + 7);
 }
 
 /** Steps 1 and 2 of the fork's choice for `client`: remembered for the last client, worked out for another. */

@@ -89,7 +89,7 @@ export function batchedUdp(opts: UdpOptions, serve: UdpServe, bufferBytes: numbe
           serve.later(Buffer.from(msg), { address: socket.address(i), port: inMeta[2 * i + 1] ?? 0 }, endpoint);
           continue;
         }
-        answer.copy(output, offset);
+        output.set(answer, offset);
         outMeta[3 * answers] = i;
         outMeta[3 * answers + 1] = offset;
         outMeta[3 * answers + 2] = answer.length;

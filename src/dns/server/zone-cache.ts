@@ -130,11 +130,12 @@ export class ZoneCache {
   }
 
   /**
-   * What a query for `key` must wait for before it is answered: loads of zones above it, or null. A zone
+   * What a query for `question` (its key read only when a load is under way) must wait for before it is answered: loads of zones above it, or null. A zone
    * the query must wait for is loaded at once rather than after REBUILD_DELAY_MS or in its turn at start.
    */
-  pendingFor(key: string): Promise<unknown> | null {
+  pendingFor(question: { readonly key: string }): Promise<unknown> | null {
     if (this.waiting.size === 0 && this.notLoadedKeys.size === 0) return null;
+    const key = question.key;
     const waits: Pending[] = [];
     const all = this.waiting.get('');
     if (all) waits.push(all);

@@ -2,7 +2,7 @@
  * The query parser: strict and bounded, reading what dns-packet would not check (every record's bounds,
  * OPT and TSIG placement, option lengths) and keeping the question's labels byte for byte.
  */
-import { keyOfLabels, readName, WireError } from '../../model/labels.js';
+import { keyOfLabels, MAX_LABEL, MAX_NAME_WIRE, readName, WireError } from '../../model/labels.js';
 import { readClientSubnet, type ClientSubnet } from './client-subnet.js';
 import { cookieLengthValid } from './cookie.js';
 import { OPTION } from './edns-options.js';
@@ -28,10 +28,12 @@ export interface Query {
   id: number;
   flags: number;
   opcode: number;
+  /** The question name as it is on the wire, uncompressed (length octets and labels as sent, latin1): the response cache's key. */
+  wireName: string;
   /** Question name labels as sent (latin1, so every byte survives). */
-  labels: string[];
+  readonly labels: readonly string[];
   /** Lower-case lookup key (labels joined by '.', with '.' and '\' inside labels escaped). */
-  key: string;
+  readonly key: string;
   qtype: number;
   qclass: number;
   edns: Edns | null;
@@ -71,10 +73,13 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
   const arcount = buf.readUInt16BE(10);
   try {
     // Every question is read, though only one is answered: a FORMERR for more or none still needs the OPT.
-    let question: { labels: string[]; end: number } | null = null;
+    let question: { labels: string[] | null; end: number } | null = null;
     let pos = 12;
     for (let i = 0; i < qdcount; i++) {
-      const q = readName(buf, pos);
+      // The first name as written, without a pointer (the usual question), is only measured here: its labels are
+      // read when something asks for them (QuestionOf), and a cached answer never does.
+      const end = i === 0 ? plainNameEnd(buf, pos) : -1;
+      const q = end > 0 ? { labels: null, end } : readName(buf, pos);
       if (q.end + 4 > buf.length) return malformed();
       question ??= q;
       pos = q.end + 4;
@@ -132,11 +137,73 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
     if (pos !== buf.length || qdcount !== 1 || !question) return malformed(edns, pos === buf.length && qdcount === 0 && ancount + nscount === 0 && !tsig);
     const qtype = buf.readUInt16BE(question.end);
     const qclass = buf.readUInt16BE(question.end + 2);
-    const plain = question.end === 12 + question.labels.reduce((n, l) => n + l.length + 1, 1);
-    return { id, flags, opcode, labels: question.labels, key: keyOfLabels(question.labels), qtype, qclass, edns, tsig, questionEnd: plain ? question.end + 4 : 0 };
+    const labels = question.labels;
+    if (labels === null) return new ParsedQuery(id, flags, opcode, buf.toString('latin1', 12, question.end - 1), null, qtype, qclass, edns, tsig, question.end + 4);
+    return new ParsedQuery(id, flags, opcode, wireNameOf(labels), labels, qtype, qclass, edns, tsig, 0);
   } catch (e) {
     if (e instanceof WireError) return malformed();
     throw e;
+  }
+}
+
+/**
+ * Where a name written out in full (no compression pointer) that starts at `pos` ends, bounded as readName bounds
+ * it; -1 where a pointer is met (readName reads the name then).
+ */
+function plainNameEnd(buf: Buffer, pos: number): number {
+  for (let total = 1; ; ) {
+    if (pos >= buf.length) throw new WireError('name runs past the message');
+    const len = buf[pos] as number;
+    if (len === 0) return pos + 1;
+    if ((len & 0xc0) === 0xc0) return -1;
+    if (len > MAX_LABEL) throw new WireError('bad label length');
+    total += len + 1;
+    if (total > MAX_NAME_WIRE) throw new WireError('name too long');
+    if (pos + 1 + len > buf.length) throw new WireError('label runs past the message');
+    pos += 1 + len;
+  }
+}
+
+/** A name's wire form (without the root's zero octet) as latin1 text. */
+const wireNameOf = (labels: readonly string[]): string => labels.map((l) => String.fromCharCode(l.length) + l).join('');
+
+/** The labels of a wire form as wireNameOf writes it. */
+function labelsOfWire(wire: string): string[] {
+  const labels: string[] = [];
+  for (let i = 0; i < wire.length; ) {
+    const len = wire.charCodeAt(i);
+    labels.push(wire.slice(i + 1, i + 1 + len));
+    i += 1 + len;
+  }
+  return labels;
+}
+
+/**
+ * A query as parseQuery reads it. The labels and the lookup key are made from `wireName` when first asked for
+ * (a string, so the message's buffer may be reused meanwhile): a hit in the response cache needs neither.
+ */
+class ParsedQuery implements Query {
+  private keyMade: string | null = null;
+
+  constructor(
+    readonly id: number,
+    readonly flags: number,
+    readonly opcode: number,
+    readonly wireName: string,
+    private labelsRead: readonly string[] | null,
+    readonly qtype: number,
+    readonly qclass: number,
+    readonly edns: Edns | null,
+    readonly tsig: Tsig | null,
+    readonly questionEnd: number,
+  ) {}
+
+  get labels(): readonly string[] {
+    return (this.labelsRead ??= labelsOfWire(this.wireName));
+  }
+
+  get key(): string {
+    return (this.keyMade ??= keyOfLabels(this.labels));
   }
 }
 
