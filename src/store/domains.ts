@@ -4,7 +4,7 @@ import type { DnssecStatus } from '../model/dnssec.js';
 import type { DomainData, DomainKind, DomainStatus, MasterTlsAuth, PrimaryKind, StoredDomain } from '../model/domain.js';
 import type { Timestamps } from '../model/timestamps.js';
 import type { TsigKeyRef } from '../model/tsig-key.js';
-import { countRows, num, raisedSerial } from './columns.js';
+import { countRows, jsonList, num, raisedSerial } from './columns.js';
 import type { DialectSql } from './dialect-sql.js';
 import { pageLimit, type Page } from './page.js';
 import type { Database, DomainsTable } from './schema.js';
@@ -74,15 +74,15 @@ export function toDomain(row: Pick<Selectable<DomainsTable>, (typeof STORED)[num
     expire: num(row.expire),
     ttl: num(row.ttl),
     status: num(row.status) as DomainStatus,
-    masterIps: JSON.parse(row.master_ips) as string[],
-    axfrIps: JSON.parse(row.axfr_ips) as string[],
+    masterIps: jsonList(row.master_ips),
+    axfrIps: jsonList(row.axfr_ips),
     displayGroup: row.display_group,
     masterTsig: row.master_tsig ? (JSON.parse(row.master_tsig) as TsigKeyRef) : null,
     masterTls: num(row.master_tls) === 1,
     // A database not yet migrated to 021 (a test of older migrations) has no such column.
     masterTlsAuth: row.master_tls_auth ? (JSON.parse(row.master_tls_auth) as MasterTlsAuth) : null,
     // A database not yet migrated to 017 (a test of older migrations) has no tags.
-    tags: JSON.parse(row.tags ?? '[]') as string[],
+    tags: jsonList(row.tags ?? '[]'),
     primaryKind: row.primary_kind as PrimaryKind,
     serial: num(row.serial),
   };
