@@ -5,10 +5,11 @@ import { isPostgres } from './helpers.js';
  * On PostgreSQL, inserting many records costs less (issue 28: a 10,000-record import).
  *
  * Records' names compare in the "C" collation: bytes, as SQLite's BINARY does. The (domain_id, lower(name))
- * index (rebuilt by the change) then compares keys with memcmp where the database's collation (C.UTF-8, say)
+ * index then compares keys with memcmp where the database's collation (C.UTF-8, say)
  * called strcoll on copies of both, and lower() folds A–Z alone, as SQLite's does, instead of going through
  * wide characters; names are letters, digits, `-`, `_` and `*` (validateOwner), so they fold the same. Queries
- * need no change: `lower(name)` takes the column's collation, and is the index's expression still.
+ * need no change: `lower(name)` takes the column's collation, and is the index's expression still. The table
+ * is not rewritten; only that index is rebuilt, with the table locked while it is.
  *
  * The statement trigger of 013 checks a statement's records' domains with one scan of its rows when they are
  * all of one domain (every batch writer's case), instead of a hash of them and a count of their distinct
