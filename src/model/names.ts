@@ -12,8 +12,20 @@ export function labelsOf(name: string): string[] {
   return name === '' ? [] : name.split('.');
 }
 
+/**
+ * Whole names of such labels, each of 1 to MAX_LABEL_LENGTH characters: one test of a name that is valid (nearly
+ * every name checked, 10,000 of them in an import), where splitting it and testing each label cost several times more.
+ */
+const LDH_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+const UNDERSCORE_NAME = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/i;
+
 /** Why `name` (no trailing dot) is not a valid host name, or null. `underscore` allows `_` in labels, `wildcard` a leading `*` label. */
 export function hostnameProblem(name: string, opts: { underscore?: boolean; wildcard?: boolean; minLabels?: number } = {}): string | null {
+  if (name.length <= MAX_NAME_LENGTH && (opts.minLabels ?? 1) <= 1) {
+    const rest = opts.wildcard && name.startsWith('*.') ? name.slice(2) : name;
+    if ((opts.underscore ? UNDERSCORE_NAME : LDH_NAME).test(rest)) return null;
+  }
+  // Invalid, or labels to count: the rules one by one, naming what is wrong.
   if (name.length === 0) return 'must not be empty';
   if (name.length > MAX_NAME_LENGTH) return `must be at most ${MAX_NAME_LENGTH} characters long`;
   const labels = labelsOf(name);
@@ -56,9 +68,9 @@ export function relativeName(raw: string, zone: string): string | null {
   if (name === '' || name === '@') return '';
   const absolute = name.endsWith('.');
   if (absolute) name = name.slice(0, -1);
-  const lower = name.toLowerCase();
-  if (lower === zone) return '';
-  if (lower.endsWith('.' + zone)) return name.slice(0, name.length - zone.length - 1);
+  // The zone's name at the end, after a dot or alone, in any letter case (only that end is lower-cased).
+  const at = name.length - zone.length;
+  if (at >= 0 && (at === 0 || name.charCodeAt(at - 1) === 46) && name.slice(at).toLowerCase() === zone) return at === 0 ? '' : name.slice(0, at - 1);
   return absolute ? null : name;
 }
 

@@ -424,3 +424,60 @@ describe('016_primary_kind', () => {
     }
   });
 });
+
+describe('022_records_insert_cost', () => {
+  it("finds an older release's records by name whatever their case, by the name index on PostgreSQL; checks records' domains as before, and back down", async () => {
+    const { url, cleanup } = freshDatabase();
+    try {
+      const db = await olderDatabase(url, '021_mirror_tls_auth');
+      const { domainId, otherId } = await db.transaction().execute(async (trx) => {
+        const account = await opsOf(trx).createAccount('gus', 'hash', 1);
+        const d = await oldDomain(trx, account.id, { domain: 'older.example', kind: 'master' });
+        const other = await oldDomain(trx, account.id, { domain: 'other.example', kind: 'master' });
+        await oldRecord(trx, d.id, 'WWW', { address: '192.0.2.1' });
+        await oldRecord(trx, d.id, 'Mail', { address: '192.0.2.2' });
+        return { domainId: d.id, otherId: other.id };
+      });
+      const postgres = sqlitePath(url) === null;
+      const schema = postgres ? parsePostgresUrl(url).schema : null;
+      const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
+      const collation = async () =>
+        (await sql<{ c: string | null }>`select collation_name as c from information_schema.columns where table_schema = current_schema() and table_name = 'records' and column_name = 'name'`.execute(db)).rows[0]?.c;
+      // The plan of recordsAtNames's query, sequential scans ruled out (two records would not need the index otherwise).
+      const plan = () =>
+        db.connection().execute(async (c) => {
+          await sql`set enable_seqscan = off`.execute(c);
+          const rows = (await sql<{ 'QUERY PLAN': string }>`explain select id from records where domain_id = ${domainId} and lower(name) in (${'www'}, ${'mail'})`.execute(c)).rows;
+          await sql`reset enable_seqscan`.execute(c);
+          return rows.map((r) => r['QUERY PLAN']).join('\n');
+        });
+      const insertBoth = (a: number, b: number) =>
+        sql`insert into records (domain_id, type, name, ttl, data, created_at, updated_at) values (${a}, 'A', 'x', 0, '{}', 1, 1), (${b}, 'A', 'y', 0, '{}', 1, 1)`.execute(db);
+      expect((await migrator.migrateTo('022_records_insert_cost')).error).toBeUndefined();
+      if (postgres) {
+        expect(await collation()).toBe('C');
+        expect(await plan()).toContain('records_domain_name');
+        // One domain's rows (the one-scan check) and two domains' (the check of 013), each with a domain missing.
+        await expect(insertBoth(999_999, 999_999)).rejects.toMatchObject({ code: '23503' });
+        await expect(insertBoth(domainId, 999_999)).rejects.toMatchObject({ code: '23503' });
+        await insertBoth(domainId, otherId);
+        await insertBoth(otherId, otherId);
+        await sql`delete from records where name in ('x', 'y')`.execute(db);
+      }
+      expect((await migrator.migrateDown()).error).toBeUndefined();
+      if (postgres) expect(await collation()).toBe(null);
+      expect((await migrator.migrateTo('022_records_insert_cost')).error).toBeUndefined();
+      await db.destroy();
+      const store = await openStore(url);
+      try {
+        expect((await store.recordsAt(domainId, 'www')).map((r) => r.name)).toEqual(['WWW']);
+        expect((await store.recordsAt(domainId, 'WwW')).map((r) => r.name)).toEqual(['WWW']);
+        expect((await store.recordsAtNames(domainId, ['mail', 'www'])).map((r) => r.name)).toEqual(['WWW', 'Mail']);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await cleanup();
+    }
+  });
+});

@@ -19,6 +19,7 @@ import * as m016 from './016_primary_kind.js';
 import * as m017 from './017_domain_tags.js';
 import * as m019 from './019_healthchecks.js';
 import * as m021 from './021_mirror_tls_auth.js';
+import * as m022 from './022_records_insert_cost.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '017_domain_tags': m017,
   '019_healthchecks': m019,
   '021_mirror_tls_auth': m021,
+  '022_records_insert_cost': m022,
 };
 
 export const migrationProvider: MigrationProvider = {
