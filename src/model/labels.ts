@@ -8,7 +8,7 @@
 export class WireError extends Error {}
 
 export const MAX_NAME_WIRE = 255;
-export const MAX_LABEL = 63;
+const MAX_LABEL = 63;
 
 const escapeLabel = (label: string): string => (/[.\\]/.test(label) ? label.replace(/[.\\]/g, '\\$&') : label);
 
@@ -114,12 +114,33 @@ export function readName(buf: Buffer, offset: number): { labels: string[]; end: 
       pos = target;
       continue;
     }
-    if (len > MAX_LABEL) throw new WireError('bad label length');
-    total += len + 1;
-    if (total > MAX_NAME_WIRE) throw new WireError('name too long');
-    if (pos + 1 + len > buf.length) throw new WireError('label runs past the message');
+    total = boundedLabel(buf, pos, len, total);
     labels.push(buf.toString('latin1', pos + 1, pos + 1 + len));
     pos += 1 + len;
   }
   return { labels, end };
+}
+
+/**
+ * Where a name written out in full (no compression pointer) that starts at `offset` ends, bounded as readName
+ * bounds it; -1 where a pointer is met (readName reads such a name).
+ */
+export function plainNameEnd(buf: Buffer, offset: number): number {
+  for (let pos = offset, total = 1; ; ) {
+    if (pos >= buf.length) throw new WireError('name runs past the message');
+    const len = buf[pos] as number;
+    if (len === 0) return pos + 1;
+    if ((len & 0xc0) === 0xc0) return -1;
+    total = boundedLabel(buf, pos, len, total);
+    pos += 1 + len;
+  }
+}
+
+/** Checks the label of `len` octets at `buf[pos]` in a name whose labels took `total` octets before it; the new total. */
+function boundedLabel(buf: Buffer, pos: number, len: number, total: number): number {
+  if (len > MAX_LABEL) throw new WireError('bad label length');
+  const after = total + len + 1;
+  if (after > MAX_NAME_WIRE) throw new WireError('name too long');
+  if (pos + 1 + len > buf.length) throw new WireError('label runs past the message');
+  return after;
 }

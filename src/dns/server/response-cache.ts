@@ -83,7 +83,6 @@ const FROM_ANSWER = 0x0400 | 0x0200 | 0x000f;
 export class ResponseCache<Z extends AnsweringZone = Zone> {
   private readonly entries = new Map<string, Slot<Z>>();
 
-
   clear(): void {
     this.entries.clear();
   }

@@ -130,8 +130,9 @@ export class ZoneCache {
   }
 
   /**
-   * What a query for `question` (its key read only when a load is under way) must wait for before it is answered: loads of zones above it, or null. A zone
-   * the query must wait for is loaded at once rather than after REBUILD_DELAY_MS or in its turn at start.
+   * What a query for `question` must wait for before it is answered: loads of zones above it, or null (its key
+   * read only while a load is under way). A zone the query must wait for is loaded at once rather than after
+   * REBUILD_DELAY_MS or in its turn at start.
    */
   pendingFor(question: { readonly key: string }): Promise<unknown> | null {
     if (this.waiting.size === 0 && this.notLoadedKeys.size === 0) return null;

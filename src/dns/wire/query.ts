@@ -2,7 +2,7 @@
  * The query parser: strict and bounded, reading what dns-packet would not check (every record's bounds,
  * OPT and TSIG placement, option lengths) and keeping the question's labels byte for byte.
  */
-import { keyOfLabels, MAX_LABEL, MAX_NAME_WIRE, readName, WireError } from '../../model/labels.js';
+import { keyOfLabels, plainNameEnd, readName, WireError } from '../../model/labels.js';
 import { readClientSubnet, type ClientSubnet } from './client-subnet.js';
 import { cookieLengthValid } from './cookie.js';
 import { OPTION } from './edns-options.js';
@@ -77,7 +77,7 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
     let pos = 12;
     for (let i = 0; i < qdcount; i++) {
       // The first name as written, without a pointer (the usual question), is only measured here: its labels are
-      // read when something asks for them (QuestionOf), and a cached answer never does.
+      // read when something asks for them (ParsedQuery), and a cached answer never does.
       const end = i === 0 ? plainNameEnd(buf, pos) : -1;
       const q = end > 0 ? { labels: null, end } : readName(buf, pos);
       if (q.end + 4 > buf.length) return malformed();
@@ -143,24 +143,6 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
   } catch (e) {
     if (e instanceof WireError) return malformed();
     throw e;
-  }
-}
-
-/**
- * Where a name written out in full (no compression pointer) that starts at `pos` ends, bounded as readName bounds
- * it; -1 where a pointer is met (readName reads the name then).
- */
-function plainNameEnd(buf: Buffer, pos: number): number {
-  for (let total = 1; ; ) {
-    if (pos >= buf.length) throw new WireError('name runs past the message');
-    const len = buf[pos] as number;
-    if (len === 0) return pos + 1;
-    if ((len & 0xc0) === 0xc0) return -1;
-    if (len > MAX_LABEL) throw new WireError('bad label length');
-    total += len + 1;
-    if (total > MAX_NAME_WIRE) throw new WireError('name too long');
-    if (pos + 1 + len > buf.length) throw new WireError('label runs past the message');
-    pos += 1 + len;
   }
 }
 
