@@ -139,7 +139,9 @@ export class DnsHandler {
       const q = plainQuery(parseQuery(raw));
       if (!q || this.parts.zones.pendingFor(q)) return null;
       const extras = this.parts.options.forQuery(q, raw, address, this.services.now);
-      const a = this.answer(q, raw, answerLimit(q, transport, extras ? extras.options.length : 0), extras, address, this.draws.reset(draws));
+      // Over UDP the clock read once for the batch the query came in (a reading costs as much as a cached answer's lookup).
+      const now = typeof address === 'string' ? this.services.now() : address.receivedAt;
+      const a = this.answer(q, raw, answerLimit(q, transport, extras ? extras.options.length : 0), extras, address, this.draws.reset(draws), now);
       if ('wait' in a) return null;
       this.parts.options.counted(extras);
       return a;
@@ -156,7 +158,7 @@ export class DnsHandler {
     const edns = q.edns;
     if (q.badCookie) this.parts.options.countMalformed();
     if (!q.noQuestion || q.opcode !== OPCODE.QUERY || !edns || edns.cookieAt === 0 || edns.version !== 0) return encodeResponse(q, emptyResult(RCODE.FORMERR), TCP_MAX);
-    const probe: Query = { id: q.id, flags: q.flags, opcode: q.opcode, wireName: '', labels: [], key: '', qtype: 0, qclass: 0, edns, tsig: null, questionEnd: 0 };
+    const probe: Query = { id: q.id, flags: q.flags, opcode: q.opcode, labels: [], key: '', qtype: 0, qclass: 0, edns, tsig: null, questionEnd: 0 };
     const extras = this.parts.options.forQuery(probe, raw, remoteAddress, this.services.now);
     this.parts.options.counted(extras);
     const response = encodeResponse(q, emptyResult(RCODE.NOERROR), TCP_MAX);
@@ -193,11 +195,11 @@ export class DnsHandler {
     if (q.opcode !== OPCODE.QUERY) return classed([notImplemented(q)]);
     const pending = this.parts.zones.pendingFor(q);
     if (pending) await pending;
-    let a = this.answer(q, raw, limit, null, remoteAddress, this.draws.reset());
+    let a = this.answer(q, raw, limit, null, remoteAddress, this.draws.reset(), this.services.now());
     // A first resolution settles once (resolved or failed): the answer made after it no longer waits.
     for (let i = 0; 'wait' in a && i < 2; i++) {
       await a.wait;
-      a = this.answer(q, raw, limit, null, remoteAddress, this.draws.reset());
+      a = this.answer(q, raw, limit, null, remoteAddress, this.draws.reset(), this.services.now());
     }
     if ('wait' in a) throw new Error('an ALIAS target is still being resolved');
     return { outs: [a.response], cls: a.cls, verifiedClient: false };
@@ -209,9 +211,8 @@ export class DnsHandler {
    * answer's lookup picks as the cache did (`draws` rewound), so the variants it had not kept are served as
    * often as their weights say.
    */
-  private answer(q: Query, raw: Buffer, limit: number, extras: AnswerExtras | null, address: ClientAddress, draws: Draws): PlainAnswer | Waiting {
+  private answer(q: Query, raw: Buffer, limit: number, extras: AnswerExtras | null, address: ClientAddress, draws: Draws, now: number): PlainAnswer | Waiting {
     const { zones, responses } = this.parts;
-    const now = this.services.now();
     let answer = responses.get(q, raw, limit, now, extras, address, draws);
     if (!answer) {
       const { result, zone } = answerQuery(zones, q, now, this.parts.aliases, address, draws.rewind());
@@ -229,7 +230,7 @@ export class DnsHandler {
       const response = own ? appendOptions(shared, own) : shared;
       answer = { response, zone, staleAt, optionsLength: response === shared ? 0 : (own as Buffer).length, validServerCookie: extras ? extras.validServerCookie : false, cls, choices };
     }
-    if (answer.zone) this.services.metrics.countQuery(answer.zone.id, answer.zone.name);
+    if (answer.zone) this.services.metrics.countQuery(answer.zone.id, answer.zone.name, 1, now);
     return answer;
   }
 

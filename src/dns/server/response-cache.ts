@@ -17,6 +17,7 @@
 import { MAX_NAME_WIRE } from '../../model/labels.js';
 import type { SteeringChoice } from '../../model/steering.js';
 import { optRecordAt } from '../wire/edns-options.js';
+import { putU16 } from '../wire/message.js';
 import type { Query } from '../wire/query.js';
 import type { Chosen } from '../zone/result.js';
 import { eligible, pickedKey, variantKey, type Draws, type Eligible, type SteeringClient } from '../zone/steer.js';
@@ -95,7 +96,7 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
    */
   get(q: Query, raw: Buffer, limit: number, now: number, extras: AnswerExtras | null = null, address: ClientAddress = null, draws: Draws | null = null): CachedAnswer<Z> | null {
     if (q.questionEnd === 0) return null;
-    let slot = this.entries.get(questionKey(q, limit));
+    let slot = this.entries.get(questionKey(raw, q.questionEnd, limit, q.edns));
     let scope = 0;
     let client: SteeringClient | null | undefined;
     while (slot && 'variants' in slot) {
@@ -113,8 +114,8 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
     if (!e || now >= e.staleAt || (e.zone?.expiresAt != null && now >= e.zone.expiresAt)) return null;
     const extra = e.optAt >= 0 ? ownOptions(q, e.zone !== null, scope, extras) : null;
     const out = Buffer.allocUnsafe(q.questionEnd + e.rest.length + (extra ? extra.length : 0));
-    out.writeUInt16BE(q.id, 0);
-    out.writeUInt16BE(QR | (q.flags & FROM_QUERY) | e.flags, 2);
+    putU16(out, q.id, 0);
+    putU16(out, QR | (q.flags & FROM_QUERY) | e.flags, 2);
     // TypedArray#set: Buffer#copy makes a view of its source first, which costs more than the copy of an answer.
     out.set(e.counts, 4);
     // The question octet by octet: Buffer#copy of a part makes a view of it first, which costs more than these few dozen.
@@ -147,7 +148,7 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
     };
     // Each choice made forks the slot it stands in (the question's, then the previous choice's variant).
     let slots: Map<string, Slot<Z>> = this.entries;
-    let at = questionKey(q, limit);
+    let at = questionKey(response, q.questionEnd, limit, q.edns);
     for (const c of choices ?? []) {
       const slot = slots.get(at);
       const fork = slot && 'variants' in slot ? slot : { steering: c.steering, variants: new Map<string, Slot<Z>>(), last: null };
@@ -159,26 +160,30 @@ export class ResponseCache<Z extends AnsweringZone = Zone> {
   }
 }
 
-/** Where questionKey writes a key: a name's wire form (255 octets at most) and the seven octets after it. */
+/**
+ * What Buffer#toString('latin1') calls once it has checked its arguments, which cost as much as the string itself
+ * here (in Node.js's Buffer since its first versions, not in its types).
+ */
+const latin1 = (Buffer.prototype as unknown as { latin1Slice(this: Buffer, start: number, end: number): string }).latin1Slice;
+
+/** Where questionKey writes a key: a question (a name of 255 octets at most, type and class) and three octets after it. */
 const keyScratch = Buffer.alloc(MAX_NAME_WIRE + 7);
 
 /**
- * The slot of a question: its name's wire form with ASCII letters lower-cased (compression is case-insensitive,
- * so the rest of the answer is too), type, class, size limit and EDNS (none, without DO, with DO), as one flat
+ * The slot of a question: as written from octet 12 up to `end` of `message` (the query, or the response, which
+ * repeats it) — its name's wire form with ASCII letters lower-cased (compression is case-insensitive, so the rest
+ * of the answer is too), type and class — then size limit and EDNS (none, without DO, with DO), as one flat
  * string made in one step (a key joined from parts costs a string per part and a flattening before its hash).
  */
-function questionKey(q: Query, limit: number): string {
-  const name = q.wireName;
-  const n = name.length;
+function questionKey(message: Uint8Array, end: number, limit: number, edns: Query['edns']): string {
+  const n = end - 12;
   for (let i = 0; i < n; i++) {
-    const c = name.charCodeAt(i);
+    const c = message[12 + i] as number;
     keyScratch[i] = c >= 0x41 && c <= 0x5a ? c | 0x20 : c;
   }
-  keyScratch.writeUInt16BE(q.qtype, n);
-  keyScratch.writeUInt16BE(q.qclass, n + 2);
-  keyScratch.writeUInt16BE(limit, n + 4);
-  keyScratch[n + 6] = q.edns ? (q.edns.dnssecOk ? 2 : 1) : 0;
-  return keyScratch.toString('latin1', 0, n + 7);
+  putU16(keyScratch, limit, n);
+  keyScratch[n + 2] = edns ? (edns.dnssecOk ? 2 : 1) : 0;
+  return latin1.call(keyScratch, 0, n + 3);
 }
 
 /** Steps 1 and 2 of the fork's choice for `client`: remembered for the last client, worked out for another. */

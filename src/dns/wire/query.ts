@@ -6,7 +6,7 @@ import { keyOfLabels, plainNameEnd, readName, WireError } from '../../model/labe
 import { readClientSubnet, type ClientSubnet } from './client-subnet.js';
 import { cookieLengthValid } from './cookie.js';
 import { OPTION } from './edns-options.js';
-import { CLASS_ANY, EDNS_DO, FLAG_QR, META_TYPE, OPCODE } from './message.js';
+import { CLASS_ANY, EDNS_DO, FLAG_QR, META_TYPE, OPCODE, u16At } from './message.js';
 import { readTsigRdata, type Tsig } from './tsig.js';
 import { readRecord } from './wire-record.js';
 
@@ -28,8 +28,6 @@ export interface Query {
   id: number;
   flags: number;
   opcode: number;
-  /** The question name as it is on the wire, uncompressed (length octets and labels as sent, latin1): the response cache's key. */
-  wireName: string;
   /** Question name labels as sent (latin1, so every byte survives). */
   readonly labels: readonly string[];
   /** Lower-case lookup key (labels joined by '.', with '.' and '\' inside labels escaped). */
@@ -62,15 +60,15 @@ export interface Malformed {
  */
 export function parseQuery(buf: Buffer): Query | Malformed | null {
   if (buf.length < 12) return null;
-  const id = buf.readUInt16BE(0);
-  const flags = buf.readUInt16BE(2);
+  const id = u16At(buf, 0);
+  const flags = u16At(buf, 2);
   if (flags & FLAG_QR) return null;
   const opcode = (flags >> 11) & 0xf;
   const malformed = (edns: Edns | null = null, noQuestion = false, badCookie = false): Malformed => ({ id, flags, opcode, malformed: true, edns, noQuestion, badCookie });
-  const qdcount = buf.readUInt16BE(4);
-  const ancount = buf.readUInt16BE(6);
-  const nscount = buf.readUInt16BE(8);
-  const arcount = buf.readUInt16BE(10);
+  const qdcount = u16At(buf, 4);
+  const ancount = u16At(buf, 6);
+  const nscount = u16At(buf, 8);
+  const arcount = u16At(buf, 10);
   try {
     // Every question is read, though only one is answered: a FORMERR for more or none still needs the OPT.
     let question: { labels: string[] | null; end: number } | null = null;
@@ -135,34 +133,22 @@ export function parseQuery(buf: Buffer): Query | Malformed | null {
       if (cookieFault) return malformed({ ...edns, cookieAt: 0, nsid: false }, false, true);
     }
     if (pos !== buf.length || qdcount !== 1 || !question) return malformed(edns, pos === buf.length && qdcount === 0 && ancount + nscount === 0 && !tsig);
-    const qtype = buf.readUInt16BE(question.end);
-    const qclass = buf.readUInt16BE(question.end + 2);
+    const qtype = u16At(buf, question.end);
+    const qclass = u16At(buf, question.end + 2);
     const labels = question.labels;
-    if (labels === null) return new ParsedQuery(id, flags, opcode, buf.toString('latin1', 12, question.end - 1), null, qtype, qclass, edns, tsig, question.end + 4);
-    return new ParsedQuery(id, flags, opcode, wireNameOf(labels), labels, qtype, qclass, edns, tsig, 0);
+    if (labels === null) return new ParsedQuery(id, flags, opcode, buf, null, qtype, qclass, edns, tsig, question.end + 4);
+    return new ParsedQuery(id, flags, opcode, null, labels, qtype, qclass, edns, tsig, 0);
   } catch (e) {
     if (e instanceof WireError) return malformed();
     throw e;
   }
 }
 
-/** A name's wire form (without the root's zero octet) as latin1 text. */
-const wireNameOf = (labels: readonly string[]): string => labels.map((l) => String.fromCharCode(l.length) + l).join('');
-
-/** The labels of a wire form as wireNameOf writes it. */
-function labelsOfWire(wire: string): string[] {
-  const labels: string[] = [];
-  for (let i = 0; i < wire.length; ) {
-    const len = wire.charCodeAt(i);
-    labels.push(wire.slice(i + 1, i + 1 + len));
-    i += 1 + len;
-  }
-  return labels;
-}
-
 /**
- * A query as parseQuery reads it. The labels and the lookup key are made from `wireName` when first asked for
- * (a string, so the message's buffer may be reused meanwhile): a hit in the response cache needs neither.
+ * A query as parseQuery reads it. A question name written out in full is only measured by parseQuery: its labels
+ * and the lookup key are read from the message when first asked for (a hit in the response cache, keyed by the
+ * question's octets, needs neither). So they must be asked for while the message's buffer holds it: the batched
+ * UDP path reuses its block after each batch, and what it hands on is a copy, parsed anew (udp-batch.ts).
  */
 class ParsedQuery implements Query {
   private keyMade: string | null = null;
@@ -171,7 +157,7 @@ class ParsedQuery implements Query {
     readonly id: number,
     readonly flags: number,
     readonly opcode: number,
-    readonly wireName: string,
+    private message: Buffer | null,
     private labelsRead: readonly string[] | null,
     readonly qtype: number,
     readonly qclass: number,
@@ -181,7 +167,11 @@ class ParsedQuery implements Query {
   ) {}
 
   get labels(): readonly string[] {
-    return (this.labelsRead ??= labelsOfWire(this.wireName));
+    if (this.labelsRead === null) {
+      this.labelsRead = readName(this.message as Buffer, 12).labels;
+      this.message = null;
+    }
+    return this.labelsRead;
   }
 
   get key(): string {
