@@ -136,6 +136,35 @@ export function plainNameEnd(buf: Buffer, offset: number): number {
   }
 }
 
+/** The labels of a name written out in full at `offset` (plainNameEnd has bounded it): one string, sliced. */
+export function plainNameLabels(buf: Buffer, offset: number): string[] {
+  const end = plainNameEnd(buf, offset);
+  const whole = buf.toString('latin1', offset, end);
+  const labels: string[] = [];
+  for (let i = 0; i < whole.length - 1; i += 1 + whole.charCodeAt(i)) labels.push(whole.slice(i + 1, i + 1 + whole.charCodeAt(i)));
+  return labels;
+}
+
+/** Where plainNameKey writes: each of 255 octets may be escaped. */
+const keyScratch = Buffer.alloc(2 * MAX_NAME_WIRE);
+
+/**
+ * The lookup key (keyOfLabels) of a name written out in full at `offset` (plainNameEnd has bounded it), made in
+ * one pass over its octets: ASCII letters lower-cased, dots and backslashes in labels escaped, labels joined by dots.
+ */
+export function plainNameKey(buf: Buffer, offset: number): string {
+  let n = 0;
+  for (let pos = offset, len = buf[pos] as number; len !== 0; pos += 1 + len, len = buf[pos] as number) {
+    if (n > 0) keyScratch[n++] = 0x2e;
+    for (let i = pos + 1; i <= pos + len; i++) {
+      const c = buf[i] as number;
+      if (c === 0x2e || c === 0x5c) keyScratch[n++] = 0x5c;
+      keyScratch[n++] = c >= 0x41 && c <= 0x5a ? c | 0x20 : c;
+    }
+  }
+  return keyScratch.toString('latin1', 0, n);
+}
+
 /** Checks the label of `len` octets at `buf[pos]` in a name whose labels took `total` octets before it; the new total. */
 function boundedLabel(buf: Buffer, pos: number, len: number, total: number): number {
   if (len > MAX_LABEL) throw new WireError('bad label length');

@@ -41,7 +41,7 @@ export class AnswerTooLarge extends Error {}
  */
 export function encodeResponse(q: Query | Malformed, r: Result, limit: number): Buffer {
   const w = new ResponseWriter();
-  if (!('malformed' in q)) w.question(q.labels, q.qtype, q.qclass);
+  if (!('malformed' in q)) w.question(q.labels, q.qtype, q.qclass, q.key);
   const edns = q.edns;
   const options = edns ? responseOptions(r) : null;
   const room = limit - (edns ? 11 + (options ? options.length : 0) : 0);

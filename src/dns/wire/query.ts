@@ -2,7 +2,7 @@
  * The query parser: strict and bounded, reading what dns-packet would not check (every record's bounds,
  * OPT and TSIG placement, option lengths) and keeping the question's labels byte for byte.
  */
-import { keyOfLabels, plainNameEnd, readName, WireError } from '../../model/labels.js';
+import { keyOfLabels, plainNameEnd, plainNameKey, plainNameLabels, readName, WireError } from '../../model/labels.js';
 import { readClientSubnet, type ClientSubnet } from './client-subnet.js';
 import { cookieLengthValid } from './cookie.js';
 import { OPTION } from './edns-options.js';
@@ -168,14 +168,14 @@ class ParsedQuery implements Query {
 
   get labels(): readonly string[] {
     if (this.labelsRead === null) {
-      this.labelsRead = readName(this.message as Buffer, 12).labels;
+      this.labelsRead = plainNameLabels(this.message as Buffer, 12);
       this.message = null;
     }
     return this.labelsRead;
   }
 
   get key(): string {
-    return (this.keyMade ??= keyOfLabels(this.labels));
+    return (this.keyMade ??= this.message ? plainNameKey(this.message, 12) : keyOfLabels(this.labels));
   }
 }
 

@@ -4,7 +4,7 @@
  * data is encoded by the registry (model/records); `encodeRdata` keeps it in the form the writer takes,
  * ahead of time, guarding the wire's limits (labels over 63 octets, TXT strings over 255, bad addresses).
  */
-import { checkName, keyOfLabels, splitName, WireError } from '../../model/labels.js';
+import { checkName, keyOf, keyOfLabels, parentKey, splitName, WireError } from '../../model/labels.js';
 import { rdataLatin1, recordType, recordTypeByCode, type RdataWriter, type RecordFields, type RecordType } from '../../model/records/index.js';
 import { wireTtl } from '../../model/ttl.js';
 import type { ZoneRecord } from '../../model/zone.js';
@@ -72,6 +72,21 @@ export function toWireRecord(a: ZoneRecord): WireRecord {
   return { name: a.name, labels: splitName(a.name), type: t.code, ttl: wireTtl(a.ttl), rdata: encodeRdata(t, a.data) };
 }
 
+/** Names met in rdata (SOA, NS, MX, CNAME targets…) split and keyed, as every answer that carries them writes them again. */
+const rdataNames = new Map<string, { labels: string[]; key: string }>();
+/** Beyond this many the memo starts over: what zones hold is not bounded. */
+const RDATA_NAMES_KEPT = 10_000;
+
+function rdataName(name: string): { labels: string[]; key: string } {
+  let known = rdataNames.get(name);
+  if (!known) {
+    if (rdataNames.size >= RDATA_NAMES_KEPT) rdataNames.clear();
+    known = { labels: splitName(name), key: keyOf(name) };
+    rdataNames.set(name, known);
+  }
+  return known;
+}
+
 /**
  * Builds one response message into a scratch buffer, compressing names (case-insensitively). Records are
  * added only while the message is within TCP_MAX: one that does not fit is still written, the ones after
@@ -90,13 +105,18 @@ export class ResponseWriter {
     u16: (n) => void (this.offset = this.buf.writeUInt16BE(n, this.offset)),
     u32: (n) => void (this.offset = this.buf.writeUInt32BE(n >>> 0, this.offset)),
     bytes: (b) => void (this.offset += b.copy(this.buf, this.offset)),
-    name: (name, compress) => this.writeName(splitName(name), compress === true),
+    name: (name, compress) => {
+      const { labels, key } = rdataName(name);
+      this.writeName(labels, compress === true, key);
+    },
   };
 
-  /** Writes a name, pointing at an earlier copy of its longest known suffix. */
-  writeName(labels: readonly string[], compress = true): void {
-    for (let i = 0; i < labels.length; i++) {
-      const key = keyOfLabels(labels.slice(i));
+  /**
+   * Writes a name, pointing at an earlier copy of its longest known suffix. `key` is the name's lookup key
+   * (keyOfLabels), where the caller has it; each suffix's key is the part of it after a label (parentKey).
+   */
+  writeName(labels: readonly string[], compress = true, key = keyOfLabels(labels)): void {
+    for (let i = 0; i < labels.length; i++, key = parentKey(key)) {
       const at = compress ? this.names.get(key) : undefined;
       if (at !== undefined) {
         this.buf.writeUInt16BE(0xc000 | at, this.offset);
@@ -104,16 +124,19 @@ export class ResponseWriter {
         return;
       }
       if (this.offset < 0x3fff && !this.names.has(key)) this.names.set(key, this.offset);
+      // Octet by octet: Buffer#write checks its arguments and calls into C++, which costs more than a label's few octets.
       const label = labels[i] as string;
-      const len = this.buf.write(label, this.offset + 1, 'latin1');
-      this.buf[this.offset] = len;
-      this.offset += len + 1;
+      const b = this.buf;
+      const start = this.offset;
+      for (let j = 0; j < label.length; j++) b[start + 1 + j] = label.charCodeAt(j);
+      b[start] = label.length;
+      this.offset = start + 1 + label.length;
     }
     this.buf[this.offset++] = 0;
   }
 
-  question(labels: readonly string[], qtype: number, qclass: number): void {
-    this.writeName(labels);
+  question(labels: readonly string[], qtype: number, qclass: number, key?: string): void {
+    this.writeName(labels, true, key);
     this.buf.writeUInt16BE(qtype, this.offset);
     this.buf.writeUInt16BE(qclass, this.offset + 2);
     this.offset += 4;
