@@ -1,6 +1,6 @@
 /**
- * What the main thread and a DNS worker thread (threads.ts, thread-worker.ts) say to each other. Types only,
- * so the worker loads nothing of the main thread's side.
+ * What the main thread and a DNS worker thread (threads.ts, thread-worker.ts) say to each other: types, and how
+ * messages' bytes travel. Nothing else, so the worker loads nothing of the main thread's side.
  */
 import type { RrlTable } from './rrl.js';
 import type { CookieSecret } from '../../model/cookie-secret.js';
@@ -55,3 +55,9 @@ export interface WorkerSetup {
   /** The cookie secrets and NSID, so the worker's answers carry what the main thread's do. */
   options: AnswerOptionsSetup;
 }
+
+/**
+ * `bytes` in an ArrayBuffer of their own, as a message carries them: postMessage copies a view's whole buffer,
+ * and a Buffer of a few dozen octets is a view of Node.js's 8 KiB pool (a query and its answer crossed as 16 KiB).
+ */
+export const ownBytes = (bytes: Uint8Array): Uint8Array => (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length ? bytes : new Uint8Array(bytes));

@@ -14,7 +14,7 @@ import { AnswerOptions, type CookieSeen } from './answer-options.js';
 import { ResponseCache } from './response-cache.js';
 import { answerLimit } from './response.js';
 import { RateLimiter } from './rrl.js';
-import type { FromWorker, ThreadZone, ToWorker, WorkerSetup } from './thread-messages.js';
+import { ownBytes, type FromWorker, type ThreadZone, type ToWorker, type WorkerSetup } from './thread-messages.js';
 import { listenUdp } from './udp.js';
 
 /** Query counts are sent to the main thread this often (its metrics lag the queries by at most this). */
@@ -118,7 +118,7 @@ listenUdp(
       const id = nextId++;
       // The main thread caches under the same limit: the client's room less its own options.
       asked.set(id, { q, limit: q ? answerLimit(q, 'udp', options.room(q)) : TCP_MAX, generation: seen });
-      send({ kind: 'ask', id, raw: msg, address: from.address, port: from.port, draws: q && draws.all.length > 0 ? draws.all : null });
+      send({ kind: 'ask', id, raw: ownBytes(msg), address: from.address, port: from.port, draws: q && draws.all.length > 0 ? draws.all : null });
     },
   },
 ).then(

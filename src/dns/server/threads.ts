@@ -20,7 +20,7 @@ import type { AnswerOptions, CookieSeen } from './answer-options.js';
 import { sharedAnswer, type DnsHandler } from './handler.js';
 import type { RateLimiter } from './rrl.js';
 import type { Chosen } from '../zone/result.js';
-import type { Answered, FromWorker, NewSecrets, WorkerSetup } from './thread-messages.js';
+import { ownBytes, type Answered, type FromWorker, type NewSecrets, type WorkerSetup } from './thread-messages.js';
 import type { UdpEndpoint } from './udp-socket.js';
 import { senderOf, udpPathReason } from './udp.js';
 
@@ -133,7 +133,8 @@ const transferable = (choices: Chosen[] | null): Chosen[] | null => choices && c
  * the variant it is.
  */
 function answerForWorker(worker: Worker, m: Extract<FromWorker, { kind: 'ask' }>, { socket, handler, limiter, log }: ForWorkers): void {
-  const raw = Buffer.from(m.raw);
+  // A view: the message's bytes are its own (ownBytes).
+  const raw = Buffer.from(m.raw.buffer, m.raw.byteOffset, m.raw.byteLength);
   const quick = handler.quickAnswer(raw, 'udp', m.address, m.draws);
   const answered = quick ? Promise.resolve({ outs: [quick.response], cls: quick.cls, verifiedClient: quick.validServerCookie }) : handler.answers(raw, m.address, 'udp');
   answered.then(
@@ -141,7 +142,7 @@ function answerForWorker(worker: Worker, m: Extract<FromWorker, { kind: 'ask' }>
       const outs = limiter ? limiter.outgoingAll(a.outs, a.cls, senderOf(m.address), a.verifiedClient) : a.outs;
       for (const out of outs) socket.send(out, m);
       const z = quick?.zone;
-      const cache = quick ? { response: sharedAnswer(quick), zone: z ? { id: z.id, name: z.name, expiresAt: z.expiresAt } : null, staleAt: quick.staleAt, cls: quick.cls, choices: transferable(quick.choices) } : null;
+      const cache = quick ? { response: ownBytes(sharedAnswer(quick)), zone: z ? { id: z.id, name: z.name, expiresAt: z.expiresAt } : null, staleAt: quick.staleAt, cls: quick.cls, choices: transferable(quick.choices) } : null;
       worker.postMessage({ id: m.id, cache } satisfies Answered);
     },
     (e: unknown) => {
