@@ -128,9 +128,9 @@ export function serialiseZone(content: ZoneContent): string {
 }
 
 /**
- * A zone without steering as compact text (the DNS server keeps zones no query has asked for yet so, not
- * stored anywhere): JSON of [apex, [type, owner, TTL, fields]…], the SOA first, owners within the zone made
- * relative ('' the apex; a name outside it after a dot, which starts no name). About half of serialiseZone's text for short records.
+ * A zone without steering as compact text (the DNS server keeps zones no query has asked for yet so; never
+ * stored): JSON of [apex, [type, owner, TTL, fields]…], the SOA first, owners within the zone made relative
+ * ('' the apex; a name outside it after a dot, which starts no name). About half of serialiseZone's text.
  */
 export function packZone(content: ZoneContent): string {
   const apex = content.soa.name;

@@ -377,7 +377,7 @@ export class ZoneCache {
         this.nextLoad.delete(id);
         this.queued.delete(id);
         try {
-          this.install(id, this.startUpZone(batch.zone(id), this.byId.get(id)), done);
+          this.install(id, this.startUpZone(batch.zone(id), this.zoneOf(id)), done);
         } catch (e) {
           this.failed(id, done, e);
         }
@@ -392,10 +392,10 @@ export class ZoneCache {
   }
 
   /** A zone of the start-up load: dormant when it can be, else built (`before`: a copy a query had loaded meanwhile). */
-  private startUpZone(z: ServedZone | null, before: Held | undefined): Held | null {
+  private startUpZone(z: ServedZone | null, before: Zone | undefined): Held | null {
     const text = z && !before ? this.versions.asleep(z) : null;
-    if (z && text !== null) return { id: z.domain.id, key: keyOf(z.domain.domain), text };
-    return this.versions.build(z, before && isDormant(before) ? undefined : before);
+    if (z && text !== null) return { id: z.domain.id, key: keyOf(z.content.soa.name), text };
+    return this.versions.build(z, before);
   }
 
   /**
