@@ -127,6 +127,31 @@ export function serialiseZone(content: ZoneContent): string {
   return JSON.stringify(content);
 }
 
+/**
+ * A zone without steering as compact text (the DNS server keeps zones no query has asked for yet so; never
+ * stored): JSON of [apex, [type, owner, TTL, fields]…], the SOA first, owners within the zone made relative
+ * ('' the apex; a name outside it after a dot, which starts no name). About half of serialiseZone's text.
+ */
+export function packZone(content: ZoneContent): string {
+  const apex = content.soa.name;
+  const tail = apex.length + 1;
+  const owner = (name: string) => (name === apex ? '' : name.length > tail && name.endsWith(apex) && name[name.length - tail] === '.' ? name.slice(0, -tail) : `.${name}`);
+  // Joined from the records' own JSON: one flat string, where JSON.stringify of the whole gives a tree of
+  // concatenated pieces that takes a third more memory.
+  const parts = [`[${JSON.stringify(apex)}`];
+  for (const a of [content.soa, ...content.answers]) parts.push(JSON.stringify([a.type, owner(a.name), a.ttl, a.data]));
+  parts[parts.length - 1] += ']';
+  return parts.join(',');
+}
+
+/** packZone's text back as the content it was made from. */
+export function unpackZone(text: string): ZoneContent {
+  const [apex, ...packed] = JSON.parse(text) as [string, ...[string, string, number, RecordFields][]];
+  const records = packed.map(([type, owner, ttl, data]): ZoneRecord => ({ type, name: owner === '' ? apex : owner.startsWith('.') ? owner.slice(1) : `${owner}.${apex}`, ttl, data }));
+  const [soa, ...answers] = records as [ZoneRecord, ...ZoneRecord[]];
+  return { soa, answers };
+}
+
 /** Reads serialiseZone's text back; throws when it is not a zone with an SOA. */
 export function parseZone(text: string): ZoneContent {
   const parsed = JSON.parse(text) as Partial<ZoneContent> | null;

@@ -84,6 +84,31 @@ describe('DNS start-up load', () => {
     expect(rrs((await dig(server, 'www.second.startup.test', 'A')).answer)).toEqual(['www.second.startup.test. 86400 A 192.0.2.2']);
   });
 
+  needsDig.it('answers a zone of the start-up load, kept packed until a query needs it, as the zone built whole', async () => {
+    const name = 'packed.startup.test';
+    const id = await zone(name, '192.0.2.1');
+    for (const r of [
+      { type: 'MX', name: '', data: { priority: 10, mail_server: `mail.${name}` } },
+      { type: 'A', name: 'Mail', data: { address: '192.0.2.25' } },
+      { type: 'CNAME', name: 'alias', data: { target: `www.${name}` } },
+      { type: 'TXT', name: '*.wild', data: { text: 'any "quoted" text' } },
+      { type: 'AAAA', name: 'deep.er', data: { address: '2001:db8::1' } },
+    ]) await services.records.create(alice, id, { ttl: 0, ...r });
+    dns = await startDns(services, { host: '127.0.0.1', port: 0, nameservers: NAMESERVERS, log: pino({ level: 'silent' }) });
+    await dns.zones.loaded;
+    const server = { dnsAddress: dns.address } as Parameters<typeof dig>[0];
+    const questions = [[name, 'MX'], [name, 'NS'], [`alias.${name}`, 'A'], [`x.wild.${name}`, 'TXT'], [`er.${name}`, 'A'], [`deep.er.${name}`, 'AAAA'], [`none.${name}`, 'A']];
+    const answers = async () => Promise.all(questions.map(async ([q, type]) => {
+      const a = await dig(server, q as string, type as string);
+      return [a.status, rrs(a.answer), rrs(a.additional), rrs(a.authority).length];
+    }));
+    const packed = await answers();
+    expect(packed[0]).toEqual(['NOERROR', [`${name}. 86400 MX 10 mail.${name}.`], [`mail.${name}. 86400 A 192.0.2.25`], 0]);
+    // A change of the domain's settings other than its TTL has the zone read and built whole.
+    await services.domains.update(alice, id, { description: 'rebuilt' });
+    expect(await answers()).toEqual(packed);
+  });
+
   needsDig.it('answers SERVFAIL for a zone whose load failed, without a store read for every query, until a load succeeds', async () => {
     const name = 'broken.startup.test';
     await zone(name, '192.0.2.1');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredDomain } from '../../src/model/domain.js';
 import type { StoredRecord } from '../../src/model/records/index.js';
-import { parseZone, serialiseZone, zoneContent } from '../../src/model/zone.js';
+import { packZone, parseZone, serialiseZone, unpackZone, zoneContent } from '../../src/model/zone.js';
 import { zoneFile } from '../../src/model/zonefile.js';
 
 const domain: StoredDomain = {
@@ -46,5 +46,10 @@ describe('zoneContent', () => {
     const back = parseZone(serialiseZone(z));
     expect(back).toEqual(z);
     expect(() => parseZone('{"answers":[]}')).toThrow();
+  });
+
+  it('survives packZone/unpackZone unchanged, owners inside and outside the zone alike', () => {
+    const odd = { soa: z.soa, answers: [...z.answers, ...['a\\..example.com', 'b.c.example.com', 'example.org', 'other.com', 'xexample.com'].map((name) => ({ type: 'A', name, ttl: 5, data: { address: '192.0.2.1' } }))] };
+    expect(unpackZone(packZone(odd))).toEqual(odd);
   });
 });

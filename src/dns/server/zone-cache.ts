@@ -33,6 +33,19 @@ interface Pending {
   keys: string[];
 }
 
+/** A zone loaded at start and kept as text until a query or a change needs it built (ZoneVersions.asleep). */
+interface Dormant {
+  id: number;
+  /** Lookup key of the apex. */
+  key: string;
+  text: string;
+}
+
+/** A zone in memory: built, or dormant. */
+type Held = Zone | Dormant;
+
+const isDormant = (h: Held): h is Dormant => 'text' in h;
+
 function pendingLoad(id: number): Pending {
   let resolve = () => {};
   const promise = new Promise<void>((r) => (resolve = r));
@@ -56,8 +69,8 @@ export interface ZoneCacheOptions {
  * own, and waits only for it. After that each zone is rebuilt from change events.
  */
 export class ZoneCache {
-  private readonly byKey = new Map<string, Zone>();
-  private readonly byId = new Map<number, Zone>();
+  private readonly byKey = new Map<string, Held>();
+  private readonly byId = new Map<number, Held>();
   /** Zone ids waiting for a load of their own, and the promise that settles when none are left. */
   private readonly queued = new Set<number>();
   private pendingPromise: Promise<void> | null = null;
@@ -158,8 +171,11 @@ export class ZoneCache {
   /** The most specific zone containing the lookup key, if served now. */
   find(key: string, now: number): Zone | null {
     for (let k = key; ; ) {
-      const z = this.byKey.get(k);
-      if (z) return z.expiresAt === null || now < z.expiresAt ? z : null;
+      const h = this.byKey.get(k);
+      if (h) {
+        const z = isDormant(h) ? this.wake(h) : h;
+        return z && (z.expiresAt === null || now < z.expiresAt) ? z : null;
+      }
       if (k === '') return null;
       k = parentKey(k);
     }
@@ -189,6 +205,31 @@ export class ZoneCache {
     return this.notLoaded.size;
   }
 
+  /** The zone with this id built (woken if dormant), if in memory. */
+  private zoneOf(id: number): Zone | undefined {
+    const h = this.byId.get(id);
+    return h && isDormant(h) ? (this.wake(h) ?? undefined) : h;
+  }
+
+  /**
+   * Builds a dormant zone in its place. One that cannot be built goes back to the zones not loaded (answered
+   * SERVFAIL), as a zone whose start-up load failed, and is loaded again later.
+   */
+  private wake(d: Dormant): Zone | null {
+    try {
+      const zone = this.versions.wake(d.id, d.text);
+      this.byId.set(d.id, zone);
+      this.byKey.set(d.key, zone);
+      return zone;
+    } catch (e) {
+      this.remove(d.id);
+      this.notLoaded.set(d.id, d.key);
+      this.notLoadedKeys.set(d.key, d.id);
+      this.failed(d.id, undefined, e);
+      return null;
+    }
+  }
+
   private pendingOf(id: number): Pending {
     let next = this.nextLoad.get(id);
     if (!next) this.nextLoad.set(id, (next = pendingLoad(id)));
@@ -201,7 +242,7 @@ export class ZoneCache {
   }
 
   /** Installs a loaded zone (null: not served) in place of the one in memory, and releases its waiters. */
-  private install(id: number, zone: Zone | null, done: Pending | undefined): void {
+  private install(id: number, zone: Held | null, done: Pending | undefined): void {
     this.failing.delete(id);
     const key = this.notLoaded.get(id);
     if (key !== undefined) {
@@ -276,7 +317,7 @@ export class ZoneCache {
         // The version in memory was replaced while the journal was read (a start-up load): read it whole.
         if ('delta' in read && this.byId.get(id) !== read.before) read = { whole: await this.services.zones.read(id, this.opts.nameservers) };
         // Made and installed in one go: a patch changes the names of the version in memory in place.
-        this.install(id, 'delta' in read ? this.versions.patch(read.before, read.delta) : this.versions.build(read.whole, this.byId.get(id)), done);
+        this.install(id, 'delta' in read ? this.versions.patch(read.before, read.delta) : this.versions.build(read.whole, this.zoneOf(id)), done);
         this.opts.changed?.();
       } catch (e) {
         if (whole) this.wholeNext.add(id);
@@ -336,7 +377,7 @@ export class ZoneCache {
         this.nextLoad.delete(id);
         this.queued.delete(id);
         try {
-          this.install(id, this.versions.build(batch.zone(id), this.byId.get(id)), done);
+          this.install(id, this.startUpZone(batch.zone(id), this.zoneOf(id)), done);
         } catch (e) {
           this.failed(id, done, e);
         }
@@ -350,6 +391,13 @@ export class ZoneCache {
     if (!this.stopped) this.opts.log.info({ zones: this.byId.size, ms: Date.now() - started }, 'zones loaded');
   }
 
+  /** A zone of the start-up load: dormant when it can be, else built (`before`: a copy a query had loaded meanwhile). */
+  private startUpZone(z: ServedZone | null, before: Zone | undefined): Held | null {
+    const text = z && !before ? this.versions.asleep(z) : null;
+    if (z && text !== null) return { id: z.domain.id, key: keyOf(z.content.soa.name), text };
+    return this.versions.build(z, before);
+  }
+
   /**
    * What the next version of a zone is made from. A master zone in memory that only had records changed
    * is patched at the names the journal says were touched, so a write to a large zone costs in proportion
@@ -357,7 +405,7 @@ export class ZoneCache {
    * the domain is gone, inactive or has no copy).
    */
   private async read(id: number, whole: boolean): Promise<{ delta: ZoneDelta; before: Zone } | { whole: ServedZone | null }> {
-    const before = this.byId.get(id);
+    const before = this.zoneOf(id);
     if (!whole && before && before.expiresAt === null) {
       const delta = await this.services.zones.changedSince(id, before.serial, this.opts.nameservers);
       if (delta) return { delta, before };

@@ -4,7 +4,7 @@
  * signed view when the zone is signed (ours with our keys, a mirror's as its master signed it).
  */
 import { dnssecApex, type ZoneSigning } from '../../model/dnssec.js';
-import type { ZoneContent } from '../../model/zone.js';
+import { packZone, unpackZone, type ZoneContent } from '../../model/zone.js';
 import type { ServedZone, ZoneDelta } from '../../services/zones.js';
 import type { AliasUsers } from '../alias/users.js';
 import { signZone } from '../dnssec/online.js';
@@ -39,7 +39,25 @@ export class ZoneVersions {
   build(z: ServedZone | null, before: Zone | undefined): Zone | null {
     if (!z) return null;
     this.aliases?.update(z.domain.id, z.content.answers);
-    return this.view(z, buildZone(z.domain.id, this.served(z), z.expiresAt, this.skip(z)), before);
+    return this.view(z, buildZone(z.domain.id, this.served(z), z.expiresAt, this.skip(z.domain.domain)), before);
+  }
+
+  /**
+   * A zone as text to build from when a query or a change first needs it (`wake`), for a master zone neither
+   * signed nor steered (model/zone.ts's packZone): about a quarter of the memory of its lookup structure, and
+   * most zones of a large node are seldom asked. Null for any other zone, which is built now. The zone's
+   * ALIAS targets are taken now.
+   */
+  asleep(z: ServedZone): string | null {
+    if (z.signing || z.expiresAt !== null || z.content.answers.some((a) => a.steered)) return null;
+    this.aliases?.update(z.domain.id, z.content.answers);
+    return packZone(z.content);
+  }
+
+  /** The zone `asleep` gave the text of, built (as `build` would have: unsigned, no view). */
+  wake(id: number, text: string): Zone {
+    const content = unpackZone(text);
+    return buildZone(id, content, null, this.skip(content.soa.name));
   }
 
   /**
@@ -50,7 +68,7 @@ export class ZoneVersions {
   patch(before: Zone, delta: ZoneDelta): Zone {
     const next: ServedZone = delta.signing === undefined ? { ...delta, signing: this.signings.get(before) ?? null } : delta;
     const cut = cutAmong(before, delta.names);
-    const zone = patchZone(before, this.served(next), delta.names, this.skip(next));
+    const zone = patchZone(before, this.served(next), delta.names, this.skip(next.domain.domain));
     this.aliases?.update(next.domain.id, next.content.answers, delta.names);
     return this.view(next, zone, before, cut || cutAmong(zone, delta.names) ? undefined : delta.names);
   }
@@ -60,8 +78,8 @@ export class ZoneVersions {
     return signing ? { soa: content.soa, answers: [...content.answers, ...dnssecApex(content.soa.name, signing)] } : content;
   }
 
-  private skip({ domain }: ServedZone): (why: string) => void {
-    return (why) => this.log.warn({ domain: domain.domain, why }, 'record not served');
+  private skip(domain: string): (why: string) => void {
+    return (why) => this.log.warn({ domain, why }, 'record not served');
   }
 
   /**
