@@ -44,6 +44,7 @@ export class ClusterFeed {
       () => void this.reconcile(),
     );
     // Changes notified meanwhile are tracked already and are at least as new as the listing.
+    await this.store.othersWrote();
     for (const d of await this.store.domainKeys()) {
       this.track({ domainId: d.id, domain: d.domain, serial: d.serial, kind: 'domain.updated' });
       const transfer = d.kind === 'slave' ? await this.transferSerial(d.id) : null;
@@ -84,6 +85,8 @@ export class ClusterFeed {
   }
 
   private async compare(): Promise<void> {
+    // This node's own writes reach the bus: only another's need the comparison (100,000 zones take a while).
+    if (!(await this.store.othersWrote())) return;
     const seen = new Set<number>();
     for (const d of await this.store.domainKeys()) {
       seen.add(d.id);

@@ -57,6 +57,12 @@ export interface ClusterStore {
    * held lock is lost with its connection. Null where one node is the whole cluster (SQLite).
    */
   leaderLock(onLost: (why: string) => void): LeaderLock | null;
+  /**
+   * Whether another connection may have committed since this was last asked (the first call: true). SQLite
+   * knows (its data_version), so a node alone on its file compares its zones with the store only after a
+   * command such as `zonehost account delete` wrote to it; PostgreSQL: always true.
+   */
+  othersWrote(): Promise<boolean>;
 }
 
 export interface LeaderLock {

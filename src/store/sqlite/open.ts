@@ -1,5 +1,5 @@
 /** Opens the store on an SQLite file: one node, the whole cluster. */
-import { Kysely } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import { migrateToLatest, storeOps } from '../compose.js';
 import type { Database } from '../schema.js';
 import type { Store, StoreOps } from '../store.js';
@@ -8,6 +8,15 @@ import { sqliteSql } from './sql.js';
 
 export function openSqliteStore(path: string): Store {
   const kysely = new Kysely<Database>({ dialect: openSqlite(path) });
+  // The store's one connection's view of commits by others (other processes on the file): PRAGMA data_version.
+  let dataVersion: number | null = null;
+  const othersWrote = async (): Promise<boolean> => {
+    const { rows } = await sql<{ data_version: number }>`PRAGMA data_version`.execute(kysely);
+    const seen = rows[0]?.data_version ?? null;
+    const changed = seen === null || seen !== dataVersion;
+    dataVersion = seen;
+    return changed;
+  };
   // The store is the operations over the database itself, with what only it has.
   return Object.assign(storeOps(kysely, sqliteSql), {
     dialect: 'sqlite',
@@ -15,6 +24,7 @@ export function openSqliteStore(path: string): Store {
     // Without a shared server there are no other nodes to hear from, and this one is always the leader.
     listen: async () => null,
     leaderLock: () => null,
+    othersWrote,
     migrate: () => migrateToLatest(kysely, null),
     close: () => kysely.destroy(),
   } satisfies Omit<Store, keyof StoreOps>);
