@@ -57,7 +57,7 @@ function domainFields(args: Args, all: boolean): Partial<DomainData> {
 const ipList = (ips: string[]) => ips.map((ip) => `${ip};`).join('');
 
 /** Domains as domain.list shows them: by name. */
-const v3List = (list: StoredDomain[]) => list.sort((a, b) => (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0)).map(v3Domain);
+const v3List = (list: readonly StoredDomain[]) => list.toSorted((a, b) => (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0)).map(v3Domain);
 
 /** A domain as domain.list shows it: the 13 upper-case keys in the order of the real 2015 bodies. */
 export function v3Domain(d: StoredDomain) {
