@@ -96,7 +96,7 @@ export function checkSuccessBodies(app: FastifyInstance): void {
   });
   /**
    * Bodies frozen by their route, which hands the same one to many requests (a domain list the store kept:
-   * frozenList in support.ts), as checked and written the first time, by route and status code.
+   * http/shown-lists.ts), as checked and written the first time, by route and status code.
    */
   const written = new WeakMap<object, { route: string; status: number; text: string }>();
   app.addHook('preSerialization', async (req, reply, payload) => {
