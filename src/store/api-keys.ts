@@ -82,7 +82,16 @@ function activeKeys(db: Kysely<Database>, accountId: number, now: number) {
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
 }
 
+/** A domain that may be handed to many requests: neither it nor its lists and objects can be changed. */
+function frozenDomain(d: StoredDomain): StoredDomain {
+  for (const v of Object.values(d)) if (v && typeof v === 'object') Object.freeze(v);
+  return Object.freeze(d);
+}
+
 export class KyselyApiKeyStore implements ApiKeyStore {
+  /** Domains made of rows the dialect may hand back again (DialectSql.rowWithList's `keep`), by those rows. */
+  private readonly made = new WeakMap<readonly object[], StoredDomain[]>();
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: DialectSql,
@@ -109,8 +118,20 @@ export class KyselyApiKeyStore implements ApiKeyStore {
       list: (accountId: Expression<number>) => listed(this.db, accountId, filter).select(STORED_QUALIFIED).orderBy('domains.id'),
     });
     const params: [string, number, DomainFilter] = [keyHash, now, clamped(filter)];
-    const { row, rows } = await this.dialect.rowWithList(this.db, params, make, 'api_keys.account_id', STORED, 'id');
-    return { key: row && toFoundKey(row), domains: rows.map(toDomain) };
+    // The list depends on the key (its account) and the filter; `now` only decides whether the key holds.
+    const keep = { table: 'domains', slot: JSON.stringify([keyHash, params[2]]) };
+    const { row, rows } = await this.dialect.rowWithList(this.db, params, make, 'api_keys.account_id', STORED, 'id', keep);
+    return { key: row && toFoundKey(row), domains: this.domainsOf(rows) };
+  }
+
+  /** The domains of rows as read; rows kept by the dialect (the same array again) are made into domains once. */
+  private domainsOf(rows: readonly Parameters<typeof toDomain>[0][]): StoredDomain[] {
+    let domains = this.made.get(rows);
+    if (!domains) {
+      domains = Object.freeze(rows.map((r) => frozenDomain(toDomain(r)))) as StoredDomain[];
+      this.made.set(rows, domains);
+    }
+    return domains;
   }
 
   async listKeys(accountId: number, now: number): Promise<ApiKeyRow[]> {

@@ -31,6 +31,11 @@ export interface DialectSql {
    * by `one` under its own name), as packedRows gives them, both made by `make` of `params`: on PostgreSQL in one
    * statement (a lateral join), compiled once per shape of the parameters (see CompiledQueries.compile, whose
    * rule `make` keeps); on SQLite one query after the other.
+   *
+   * `keep`: the list's rows are all of `keep.table` (`order` its id), and `keep.slot` names the list (every
+   * parameter it depends on). PostgreSQL then keeps the rows with their versions (postgres/kept-lists.ts), and the
+   * next read of the slot sends them back only if a row was added, changed or removed since: the same array
+   * otherwise, which its readers must not change.
    */
   rowWithList<P, K, O>(
     db: Kysely<Database>,
@@ -42,7 +47,8 @@ export interface DialectSql {
     link: string,
     columns: readonly (keyof O & string)[],
     order: keyof O & string,
-  ): Promise<{ row: K | undefined; rows: O[] }>;
+    keep?: { table: string; slot: string },
+  ): Promise<{ row: K | undefined; rows: readonly O[] }>;
   /** Inside a transaction: queues writers that add or rename domains, across nodes (see DomainStore.lockDomainNames). */
   lockDomainNames(db: Kysely<Database>): Promise<void>;
   /**

@@ -106,4 +106,21 @@ describe.skipIf(!DATABASE_URL)('two nodes on one PostgreSQL database', () => {
       expect(Number(journal[0]?.n)).toBe(1);
     }
   }, 60_000);
+
+  it("lists domains on one node with the other node's writes from the next request on, through both interfaces", async () => {
+    const listA = async () => (await v3(nodeB, { api_action: 'domain.list', api_key: key })).DATA as { DOMAINID: number; DOMAIN: string; DESCRIPTION: string }[];
+    const listB = async () => (await (await fetch(`${nodeB}/v1/domains?limit=500`, { headers: { authorization: `Bearer ${key}` } })).json()) as { id: number; domain: string; default_ttl: number }[];
+    const made = (await v3(nodeA, { api_action: 'domain.create', api_key: key, Domain: 'listed.example', Type: 'master', SOA_Email: 'h@listed.example' })).DATA.DomainID as number;
+    // Read twice on node B: the second read may answer from what node B kept of the first.
+    for (let i = 0; i < 2; i++) {
+      expect((await listA()).find((d) => d.DOMAINID === made)?.DESCRIPTION).toBe('');
+      expect((await listB()).find((d) => d.id === made)?.default_ttl).toBe(0);
+    }
+    expect((await v3(nodeA, { api_action: 'domain.update', api_key: key, DomainID: made, Description: 'changed on A', TTL_sec: 3600 })).ERRORARRAY).toEqual([]);
+    expect((await listA()).find((d) => d.DOMAINID === made)?.DESCRIPTION).toBe('changed on A');
+    expect((await listB()).find((d) => d.id === made)?.default_ttl).toBe(3600);
+    expect((await v3(nodeA, { api_action: 'domain.delete', api_key: key, DomainID: made })).ERRORARRAY).toEqual([]);
+    expect((await listA()).map((d) => d.DOMAINID)).not.toContain(made);
+    expect((await listB()).map((d) => d.id)).not.toContain(made);
+  });
 });

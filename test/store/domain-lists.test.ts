@@ -1,15 +1,17 @@
 /**
  * Domain lists on the backend the suite runs on (SQLite, or PostgreSQL with DATABASE_URL, where a list comes
  * packed as JSON, and with its API key in one statement): every field comes back as stored, in id order, one
- * account's domains only, filtered and paged as asked; a key that is no key finds no domains.
+ * account's domains only, filtered and paged as asked; a key that is no key finds no domains. A list read with
+ * its key again is the same (PostgreSQL keeps it) until another node's write changes one of its rows.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DOMAIN_DEFAULTS, type DomainData } from '../../src/model/domain.js';
+import { DOMAIN_DEFAULTS, type DomainData, type StoredDomain } from '../../src/model/domain.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { freshDatabase } from '../support/server.js';
 
 let store: Store;
+let url: string;
 let cleanup: () => Promise<void>;
 const now = Date.now();
 
@@ -50,7 +52,8 @@ const stored: Awaited<ReturnType<Store['insertDomain']>>[] = [];
 beforeAll(async () => {
   const db = freshDatabase();
   cleanup = db.cleanup;
-  store = await openStore(db.url);
+  url = db.url;
+  store = await openStore(url);
   mine = await account('lister');
   const other = await account('other');
   empty = await account('empty');
@@ -96,6 +99,40 @@ describe('domain lists', () => {
     const none = await store.keyWithDomains('hash-empty', now, {});
     expect(none.key?.accountId).toBe(empty);
     expect(none.domains).toEqual([]);
+  });
+
+  it("sees every change another node makes to a list it has read before, and hands out a list no caller can change", async () => {
+    const other = await openStore(url);
+    try {
+      const watcher = await account('watcher');
+      await store.insertKey(watcher, 'hash-watcher', 'pfx', 'watcher', now, null, {}, watcher);
+      const made: StoredDomain[] = [];
+      for (let i = 0; i < 3; i++) made.push(await store.insertDomain(watcher, awkward(`w${i}.example`, i), 1, now));
+      const list = async (filter = {}) => (await store.keyWithDomains('hash-watcher', now, filter)).domains;
+      const first = await list();
+      expect(first).toEqual(made);
+      // PostgreSQL hands out the list it kept while no row of it changed (SQLite reads it again).
+      if (process.env.DATABASE_URL) expect(await list()).toBe(first);
+      expect(await list()).toEqual(made);
+      expect(() => (first as StoredDomain[]).push(made[0] as StoredDomain)).toThrow();
+      expect(() => (first[0] as { serial: number }).serial++).toThrow();
+      expect(() => (first[1]?.masterIps as string[]).push('192.0.2.9')).toThrow();
+
+      await other.updateDomain(made[1]?.id as number, { ...awkward('w1.example', 1), description: 'changed elsewhere' }, now);
+      expect((await list()).map((d) => d.description)).toEqual([made[0]?.description, 'changed elsewhere', made[2]?.description]);
+      await other.bumpSerial(made[2]?.id as number, 2026112800);
+      expect((await list())[2]?.serial).toBe(2026112800);
+      const added = await other.insertDomain(watcher, awkward('w3.example', 3), 1, now);
+      expect((await list()).map((d) => d.id)).toEqual([...made.map((d) => d.id), added.id]);
+      expect((await list({ limit: 2, after: made[1]?.id })).map((d) => d.id)).toEqual([made[2]?.id, added.id]);
+      await other.deleteDomain(made[0]?.id as number);
+      expect((await list()).map((d) => d.id)).toEqual([made[1]?.id, made[2]?.id, added.id]);
+      expect((await list({ limit: 2, after: made[1]?.id })).map((d) => d.id)).toEqual([made[2]?.id, added.id]);
+      await other.deleteDomain(added.id);
+      expect((await list({ limit: 2, after: made[1]?.id })).map((d) => d.id)).toEqual([made[2]?.id]);
+    } finally {
+      await other.close();
+    }
   });
 
   it('finds neither key nor domains for an unknown or expired key', async () => {

@@ -94,7 +94,18 @@ export function checkSuccessBodies(app: FastifyInstance): void {
     const checks = new Map(successes.map(([code, schema]) => [code, outputCheck(schema)]));
     if (checks.size > 0) route.config = { ...route.config, outputChecks: checks, plainOutput: successes.some(([, schema]) => plainOutput(schema)) };
   });
+  /**
+   * Bodies frozen by their route, which hands the same one to many requests (a domain list the store kept:
+   * http/shown-lists.ts), as checked and written the first time, by route and status code.
+   */
+  const written = new WeakMap<object, { route: string; status: number; text: string }>();
   app.addHook('preSerialization', async (req, reply, payload) => {
+    const frozen = payload !== null && typeof payload === 'object' && Object.isFrozen(payload);
+    const done = frozen ? written.get(payload) : undefined;
+    if (done && done.route === req.routeOptions.url && done.status === reply.statusCode) {
+      reply.serializer(() => done.text);
+      return payload;
+    }
     const check = req.routeOptions.config?.outputChecks?.get(reply.statusCode);
     if (check && !check(payload)) {
       req.log.error({ errors: check.errors, url: req.url }, 'interface B response broke its schema; not sent');
@@ -102,6 +113,11 @@ export function checkSuccessBodies(app: FastifyInstance): void {
     }
     // Such a body, once checked (every record schema is closed), is written as it is (see plainOutput).
     if (check && req.routeOptions.config?.plainOutput) reply.serializer(JSON.stringify);
+    if (check && frozen) {
+      const text = reply.serialize(payload) as string;
+      written.set(payload, { route: req.routeOptions.url ?? '', status: reply.statusCode, text });
+      reply.serializer(() => text);
+    }
     return payload;
   });
 }

@@ -55,6 +55,20 @@ export class V3Failure extends Error {
 }
 
 export const ok = (action: string, data: unknown): Envelope => ({ ERRORARRAY: [], ACTION: action, DATA: data });
+
+/** The JSON of frozen DATA: lists handed to many requests (http/shown-lists.ts), each written once. */
+const writtenData = new WeakMap<object, string>();
+
+/** An envelope, or a batch of them, as JSON: what JSON.stringify writes, a frozen DATA's part kept from its first time. */
+export function envelopeJson(body: Envelope | Envelope[]): string {
+  const data = Array.isArray(body) ? undefined : body.DATA;
+  if (!data || typeof data !== 'object' || !Object.isFrozen(data)) return JSON.stringify(body);
+  let text = writtenData.get(data);
+  if (text === undefined) writtenData.set(data, (text = JSON.stringify(data)));
+  const { ERRORARRAY, ACTION } = body as Envelope;
+  // The keys in the order ok() and failed() give them, as JSON.stringify would write them.
+  return `{"ERRORARRAY":${JSON.stringify(ERRORARRAY)},"ACTION":${JSON.stringify(ACTION)},"DATA":${text}}`;
+}
 export const failed = (action: string, errors: V3Error[]): Envelope => ({ ERRORARRAY: errors, ACTION: action, DATA: {} });
 
 /** Maps any thrown value to the envelope's errors; unknown errors become code 1 and are logged by the caller. */

@@ -9,14 +9,14 @@ import type { LimitedReply } from '../ratelimit.js';
 import { Args } from './args.js';
 import { acceptFormBodies } from './bodies.js';
 import { actionName, runCall, type Call } from './dispatch.js';
-import { CODES, failed, type Envelope } from './envelope.js';
+import { CODES, envelopeJson, failed, type Envelope } from './envelope.js';
 
 const CONTENT_TYPE = 'application/json;charset=UTF-8';
 
 // The live API allowed any origin (its recorded responses carry the header): keys travel in arguments,
 // never in cookies, so a page can only use a key it was given.
 const send = (reply: FastifyReply, body: Envelope | Envelope[]) =>
-  reply.type(CONTENT_TYPE).header('access-control-allow-origin', '*').send(JSON.stringify(body));
+  reply.type(CONTENT_TYPE).header('access-control-allow-origin', '*').send(envelopeJson(body));
 
 /** The envelope of a request refused before its action ran: code 1 (or `code`), named by the action asked for. */
 const refusal = (requested: string, message: string, code: number = CODES.badRequest): Envelope =>

@@ -6,6 +6,7 @@ import type { DialectSql } from '../dialect-sql.js';
 import type { Database } from '../schema.js';
 import type { Store, StoreOps } from '../store.js';
 import { createPool, DEFAULT_QUERY_TIMEOUT_MS, GuardedPool, isTransient, parsePostgresUrl, postgresDialect, waitForDatabase, type PostgresOptions } from './dialect.js';
+import { KeptLists } from './kept-lists.js';
 import { advisoryLeaderLock } from './leader-lock.js';
 import { listenForEvents, type ChangeFeed } from './listen.js';
 import { postgresSql } from './sql.js';
@@ -26,7 +27,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function openPostgresStore(url: string, opts: PostgresOptions = {}): Promise<Store> {
   const parsed = parsePostgresUrl(url);
   await waitForDatabase(parsed, opts);
-  const guard = new GuardedPool(createPool(parsed, opts), opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS);
+  const pool = createPool(parsed, opts);
+  const kept = new KeptLists();
+  // A new connection may be to another server (a replica promoted): lists read before it are read again.
+  pool.on('connect', () => kept.forget());
+  const guard = new GuardedPool(pool, opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS);
   const kysely = new Kysely<Database>({ dialect: postgresDialect(guard) });
   let migrationSchema: string;
   try {
@@ -39,7 +44,7 @@ export async function openPostgresStore(url: string, opts: PostgresOptions = {})
   }
   // One channel per schema: test runs and tenants sharing a database do not hear each other.
   const feed: ChangeFeed = { parsed, channel: `zonehost_changes${parsed.schema ? `:${parsed.schema}` : ''}`, origin: randomUUID(), log: opts.log ?? (() => {}) };
-  const dialect = postgresSql(feed.channel, feed.origin);
+  const dialect = postgresSql(feed.channel, feed.origin, kept);
   // The store is the operations over the database itself, with what only it has.
   return Object.assign(storeOps(kysely, dialect), {
     dialect: 'postgres',

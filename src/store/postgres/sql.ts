@@ -1,5 +1,5 @@
 /** DialectSql on PostgreSQL: row and advisory locks across nodes, NOTIFY to tell them, bulk inserts by unnest and COPY. */
-import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Expression, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { RecordData, StoredRecord } from '../../model/records/index.js';
 import { num } from '../columns.js';
 import { CompiledQueries } from '../compiled.js';
@@ -8,6 +8,7 @@ import { insertRecordChunks, recordColumns, storedAs, withIds } from '../record-
 import type { Database } from '../schema.js';
 import { UniqueViolation } from '../store.js';
 import { CopyRows } from './dialect.js';
+import type { KeptLists } from './kept-lists.js';
 
 function mapError(e: unknown): never {
   const err = e as { code?: string; constraint?: string; message?: string };
@@ -17,6 +18,8 @@ function mapError(e: unknown): never {
 
 /** The name of the one column the packed rows come in (see DialectSql.packedRows), which a name of `one`'s never is. */
 const PACKED = 'listed:packed';
+/** The column of a kept list's versions (see keptRowWithList), another name `one` never has. */
+const VERSIONS = 'listed:versions';
 
 /**
  * The columns of the subquery `t` as one JSON value: an array of one array per column (json_agg), in the order
@@ -58,8 +61,54 @@ function unpacked(packed: unknown[][] | null | undefined, columns: readonly stri
   return rows.sort((a, b) => (a[order] as number) - (b[order] as number));
 }
 
-/** `channel`: the NOTIFY channel the nodes of one database (and schema) share; `origin`: this process's tag on what it announces. */
-export function postgresSql(channel: string, origin: string): DialectSql {
+/**
+ * rowWithList with `keep`: the list's rows' versions (each row's id and xmin, hashed) are read first, and the
+ * packed rows only when those differ from the versions of the rows kept for the slot (a CASE runs its subquery
+ * only when it needs it), all in one statement as without `keep`.
+ */
+async function keptRowWithList<P, K, O>(
+  db: Kysely<Database>,
+  compiled: CompiledQueries,
+  kept: KeptLists,
+  params: P,
+  make: (params: P) => {
+    one: SelectQueryBuilder<Database, keyof Database, K>;
+    list: (value: Expression<number>) => SelectQueryBuilder<Database, keyof Database, O>;
+  },
+  link: string,
+  columns: readonly string[],
+  order: string,
+  keep: { table: string; slot: string },
+): Promise<{ row: K | undefined; rows: readonly O[] }> {
+  const now = Date.now();
+  const held = kept.get(keep.slot, now);
+  const generation = kept.generation;
+  const query = compiled.compile<[P, string]>([params, held?.versions ?? ''], ([marked, heldVersions]) => {
+    const { one, list } = make(marked);
+    const t = list(sql.ref(link));
+    const ids = t.clearSelect().select([sql.ref(`${keep.table}.${order}`).as('id'), sql<string>`${sql.ref(`${keep.table}.xmin`)}::text`.as('xmin')]);
+    const versions = db.selectFrom(ids.as('v')).select(sql<string | null>`md5(string_agg(v.id::text || '.' || v.xmin, ','))`.as('versions'));
+    const rows = db.selectFrom(t.as('t')).select(packed(columns));
+    const listed = db
+      .selectFrom(versions.as('w'))
+      .select([sql.ref('w.versions').as(VERSIONS), sql`case when w.versions = ${heldVersions} then null else (${rows}) end`.as(PACKED)]);
+    return one.innerJoinLateral(listed.as('listed'), (j) => j.onTrue()).selectAll('listed' as never);
+  });
+  const row = (await db.executeQuery(query)).rows[0] as Record<string, unknown> | undefined;
+  if (!row) return { row: undefined, rows: [] };
+  const versions = row[VERSIONS] as string | null;
+  if (held && versions === held.versions) return { row: row as K, rows: held.rows as O[] };
+  const rows = Object.freeze(unpacked(row[PACKED] as unknown[][] | null, columns, order));
+  // An empty list has no versions (null): there is nothing to keep.
+  if (versions !== null) kept.set(keep.slot, generation, { versions, rows, readAt: now });
+  return { row: row as K, rows: rows as unknown as O[] };
+}
+
+/**
+ * `channel`: the NOTIFY channel the nodes of one database (and schema) share; `origin`: this process's tag on
+ * what it announces; `kept`: the lists read with `keep` (rowWithList).
+ */
+export function postgresSql(channel: string, origin: string, kept: KeptLists): DialectSql {
   const compiled = new CompiledQueries();
   return {
     mapError,
@@ -71,7 +120,8 @@ export function postgresSql(channel: string, origin: string): DialectSql {
       const row = await db.selectFrom(q.as('t')).select(packed(columns)).executeTakeFirst();
       return unpacked(row?.[PACKED], columns, order) as never;
     },
-    rowWithList: async (db, params, make, link, columns, order) => {
+    rowWithList: async (db, params, make, link, columns, order, keep) => {
+      if (keep) return keptRowWithList(db, compiled, kept, params, make, link, columns, order, keep);
       const query = compiled.compile(params, (marked) => {
         const { one, list } = make(marked);
         const rows = db.selectFrom(list(sql.ref(link)).as('t')).select(packed(columns));

@@ -8,6 +8,7 @@ import type { DomainFilter } from '../../../services/domains.js';
 import type { Actor } from '../../../services/index.js';
 import type { Precondition } from '../../../services/zone-writer.js';
 import type { PreconditionReads } from '../../../services/zone-writer.js';
+import { shownList } from '../../shown-lists.js';
 import { bodyFailure, mapFields, rejectBody } from '../problem.js';
 import { IdParams, problemResponse, success } from '../shared-schemas.js';
 import { checkIfMatch, collectionRoutes, etagOf, page, pageOf, typed, type ResourceRoutes, type RouteContext } from '../support.js';
@@ -71,7 +72,9 @@ function zoneRoutes(app: FastifyInstance, k: ZoneKit): void {
 export const domainRoutes: ResourceRoutes = (ctx) => async (app) => zoneRoutes(app, zoneKit(ctx, 'master'));
 export const mirrorRoutes: ResourceRoutes = (ctx) => async (app) => zoneRoutes(app, zoneKit(ctx, 'slave'));
 
-function listZones(app: FastifyInstance, { ctx, kind, base, tag, what, shape, show }: ZoneKit): void {
+const v1Domains = (list: readonly StoredDomain[]) => list.map(v1Domain);
+
+function listZones(app: FastifyInstance, { ctx, kind, master, base, tag, what, shape, show }: ZoneKit): void {
   const filterOf = ({ name, ...p }: Static<typeof NameQuery>): DomainFilter => ({ ...pageOf(p), kind, ...(name === undefined ? {} : { name: normalizeZoneName(name) }) });
   typed(app).get(
     base,
@@ -87,8 +90,9 @@ function listZones(app: FastifyInstance, { ctx, kind, base, tag, what, shape, sh
     },
     async (req, reply) => {
       const rows = await page(req, reply, req.query, () => ctx.listDomains(req, filterOf(req.query)));
-      // One handler serves both kinds; the schema of the kind at hand checks the shape.
-      return (await Promise.all(rows.map((d) => show(d)))) as never;
+      // One handler serves both kinds; the schema of the kind at hand checks the shape. A master's shape is
+      // its row's alone, so a list handed out again is shown (and written) once; a mirror's has its transfers'.
+      return (master ? shownList(rows, v1Domains) : await Promise.all(rows.map((d) => show(d)))) as never;
     },
   );
 }

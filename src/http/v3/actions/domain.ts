@@ -1,6 +1,7 @@
 /** domain.create, domain.update, domain.delete, domain.list. */
 import type { DomainData, DomainKind, DomainStatus, StoredDomain } from '../../../model/domain.js';
 import { parseAddressList } from '../../../model/names.js';
+import { shownList } from '../../shown-lists.js';
 import type { Args, ParamSpec } from '../args.js';
 import { param, type Action } from './types.js';
 
@@ -56,8 +57,9 @@ function domainFields(args: Args, all: boolean): Partial<DomainData> {
 /** Address lists as the real API shows them: ";"-terminated. */
 const ipList = (ips: string[]) => ips.map((ip) => `${ip};`).join('');
 
-/** Domains as domain.list shows them: by name. */
-const v3List = (list: StoredDomain[]) => list.sort((a, b) => (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0)).map(v3Domain);
+/** Domains as domain.list shows them: by name; made once for a list handed out again (shownList). */
+const v3List = (list: readonly StoredDomain[]) => shownList(list, byName);
+const byName = (list: readonly StoredDomain[]) => list.toSorted((a, b) => (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0)).map(v3Domain);
 
 /** A domain as domain.list shows it: the 13 upper-case keys in the order of the real 2015 bodies. */
 export function v3Domain(d: StoredDomain) {
