@@ -5,7 +5,8 @@
  * process spends on a fixed number of queries moves much less. Read from every thread's
  * /proc/PID/task/TID/schedstat (nanoseconds on a CPU), so it is Linux only, like the batched path. Every query
  * carries EDNS (a cookie needs it), so the cookie rows differ from the base by the cookie alone; every run
- * asks from the same source port, so SO_REUSEPORT hands it to the same DNS thread each time.
+ * asks from the same source port, so SO_REUSEPORT hands it to the same DNS thread each time (the servers run
+ * one DNS thread each: bench/dns/index.ts says why).
  */
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';

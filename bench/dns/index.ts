@@ -109,18 +109,21 @@ async function answersTls(port: number): Promise<boolean> {
   }
 }
 
-/** A DNS-only zonehost over the database `startZonehost` filled whose rate limiter counts every answer and limits none. */
-async function startCounting(db: string): Promise<Server> {
+/** A DNS-only zonehost called `name` over the database `startZonehost` filled, with `flags` (--rrl-rate, --dns-threads). */
+async function startDnsOnly(db: string, name: string, flags: string[]): Promise<Server> {
   const dns = await freePort();
-  const child = startChild(process.execPath, [ZONEHOST_BIN, 'serve', '--db', db, '--no-http', '--dns', `127.0.0.1:${dns}`, '--log-level', 'warn', '--rrl-rate', '1000000']);
+  const child = startChild(process.execPath, [ZONEHOST_BIN, 'serve', '--db', db, '--no-http', '--dns', `127.0.0.1:${dns}`, '--log-level', 'warn', ...flags]);
   try {
-    await waitFor(() => `zonehost, RRL counting (${child.output()})`, () => answers(dns));
+    await waitFor(() => `${name} (${child.output()})`, () => answers(dns));
   } catch (e) {
     await child.stop();
     throw e;
   }
-  return { name: 'zonehost, RRL counting', port: dns, pid: child.proc.pid, stop: () => child.stop() };
+  return { name, port: dns, pid: child.proc.pid, stop: () => child.stop() };
 }
+
+/** Counts every answer in the rate limiter's table and limits none: what RRL costs. */
+const RRL_COUNTING = ['--rrl-rate', '1000000'];
 
 /** A DNS-only zonehost over the database `startZonehost` filled, serving DNS over TLS (--dot) too. */
 async function startZonehostDot(db: string, tls: Certificate): Promise<Server> {
@@ -290,7 +293,7 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
     queries = queryFile(dir.path, records);
     const ours = await startZonehost(dir.path, records, log);
     try {
-      const counting = await startCounting(ours.db);
+      const counting = await startDnsOnly(ours.db, 'zonehost, RRL counting', RRL_COUNTING);
       const knot = await startKnot(dir.path, await exportZone(ours.port));
       const servers = [ours, counting, knot];
       try {
@@ -302,18 +305,24 @@ export async function dnsBenchmark(opts: BenchOptions, log: (line: string) => vo
             for (const server of servers) await measure(server, load, round, server.name);
           }
         }
-        // RRL's and cookies' cost as CPU time per query at a fixed rate (cpu-cost.ts says why not as a rate).
-        if (ours.pid && counting.pid) {
-          const [base, rrl] = [{ port: ours.port, pid: ours.pid }, { port: counting.port, pid: counting.pid }];
+        // RRL's and cookies' cost as CPU time per query at a fixed rate (cpu-cost.ts says why not as a rate), on
+        // one DNS thread each: one source port lands on one thread, the main one in one process and a worker in
+        // the other as it happens, and their paths differ by more than the cost to be shown.
+        const one = ['--dns-threads', '1'];
+        const [base, rrl] = [await startDnsOnly(ours.db, 'zonehost, one thread', ['--rrl-rate', '0', ...one]), await startDnsOnly(ours.db, 'zonehost, one thread, RRL counting', [...RRL_COUNTING, ...one])];
+        try {
           costs = await cpuCost(
             [
-              { name: 'RRL off (--rrl-rate 0), EDNS', ...base },
-              { name: 'RRL counting every answer (--rrl-rate 1000000), EDNS', ...rrl },
-              { name: 'RRL off, a client cookie in every query', ...base, cookie: true },
-              { name: 'RRL counting, a client cookie in every query', ...rrl, cookie: true },
+              { name: 'RRL off (--rrl-rate 0), EDNS', port: base.port, pid: base.pid as number },
+              { name: 'RRL counting every answer (--rrl-rate 1000000), EDNS', port: rrl.port, pid: rrl.pid as number },
+              { name: 'RRL off, a client cookie in every query', port: base.port, pid: base.pid as number, cookie: true },
+              { name: 'RRL counting, a client cookie in every query', port: rrl.port, pid: rrl.pid as number, cookie: true },
             ],
             queries, opts.quick ? 2 : 6, rounds, log,
           );
+        } finally {
+          await base.stop();
+          await rrl.stop();
         }
         // DNS over TLS: a DNS-only zonehost over the same database with --dot, and dnsdist in front of the same knotd.
         if (dotMissing.length === 0) {

@@ -81,7 +81,8 @@ export class AnswerOptions {
 
   /**
    * The options the answer to `q` carries for the client at `address` (over UDP its sender's bytes, so no text is
-   * made per query; the clock, `now`, is read only when a cookie needs it), or null when it asks for none. Same
+   * made per query, and the time its batch was read; otherwise the clock, `now`, read only when a cookie needs
+   * it), or null when it asks for none. Same
    * size whatever the cookie's verdict, so an answer's room is known before the cookie is checked.
    */
   forQuery(q: Query, raw: Buffer, address: string | UdpSender, now: () => number): AnswerExtras | null {
@@ -96,7 +97,7 @@ export class AnswerOptions {
       return extras;
     }
     const options = nsid ? (this.cookieAndNsid as Buffer) : this.cookieOption;
-    const seen = this.writeCookie(raw, edns.cookieAt, edns.cookieLength, this.hashed(address), now(), options, 4);
+    const seen = this.writeCookie(raw, edns.cookieAt, edns.cookieLength, this.hashed(address), typeof address === 'string' ? now() : address.receivedAt, options, 4);
     extras.options = options;
     extras.validServerCookie = seen === 'valid';
     extras.cookie = seen;
