@@ -16,6 +16,7 @@ import type { AliasUsers } from '../alias/users.js';
 import type { SignedView } from '../dnssec/secure.js';
 import type { SignatureCache } from '../dnssec/sign.js';
 import type { Zone } from '../zone/zone.js';
+import { HeldZones, type Held } from './held-zones.js';
 import { ZoneVersions } from './zone-versions.js';
 
 const RETRY_MS = 5000;
@@ -32,19 +33,6 @@ interface Pending {
   /** The lookup keys under which it is waited for (see `waiting`). */
   keys: string[];
 }
-
-/** A zone loaded at start and kept as text until a query or a change needs it built (ZoneVersions.asleep). */
-interface Dormant {
-  id: number;
-  /** Lookup key of the apex. */
-  key: string;
-  text: string;
-}
-
-/** A zone in memory: built, or dormant. */
-type Held = Zone | Dormant;
-
-const isDormant = (h: Held): h is Dormant => 'text' in h;
 
 function pendingLoad(id: number): Pending {
   let resolve = () => {};
@@ -69,8 +57,7 @@ export interface ZoneCacheOptions {
  * own, and waits only for it. After that each zone is rebuilt from change events.
  */
 export class ZoneCache {
-  private readonly byKey = new Map<string, Held>();
-  private readonly byId = new Map<number, Held>();
+  private readonly held: HeldZones;
   /** Zone ids waiting for a load of their own, and the promise that settles when none are left. */
   private readonly queued = new Set<number>();
   private pendingPromise: Promise<void> | null = null;
@@ -111,6 +98,7 @@ export class ZoneCache {
     private readonly opts: ZoneCacheOptions,
   ) {
     this.versions = new ZoneVersions(opts.signatures, opts.log, opts.aliases);
+    this.held = new HeldZones(this.versions, (id, key, e) => this.wakeFailed(id, key, e));
   }
 
   /**
@@ -170,15 +158,7 @@ export class ZoneCache {
 
   /** The most specific zone containing the lookup key, if served now. */
   find(key: string, now: number): Zone | null {
-    for (let k = key; ; ) {
-      const h = this.byKey.get(k);
-      if (h) {
-        const z = isDormant(h) ? this.wake(h) : h;
-        return z && (z.expiresAt === null || now < z.expiresAt) ? z : null;
-      }
-      if (k === '') return null;
-      k = parentKey(k);
-    }
+    return this.held.find(key, now);
   }
 
   /** The signed view of a zone version, when the zone is signed. */
@@ -197,7 +177,7 @@ export class ZoneCache {
 
   /** Zones in memory. */
   get size(): number {
-    return this.byId.size;
+    return this.held.size;
   }
 
   /** Zones listed at start not in memory yet: 0 once the start-up load is done. */
@@ -205,29 +185,14 @@ export class ZoneCache {
     return this.notLoaded.size;
   }
 
-  /** The zone with this id built (woken if dormant), if in memory. */
-  private zoneOf(id: number): Zone | undefined {
-    const h = this.byId.get(id);
-    return h && isDormant(h) ? (this.wake(h) ?? undefined) : h;
-  }
-
   /**
-   * Builds a dormant zone in its place. One that cannot be built goes back to the zones not loaded (answered
-   * SERVFAIL), as a zone whose start-up load failed, and is loaded again later.
+   * A dormant zone could not be built: it goes back to the zones not loaded (answered SERVFAIL), as a zone whose
+   * start-up load failed, and is loaded again later.
    */
-  private wake(d: Dormant): Zone | null {
-    try {
-      const zone = this.versions.wake(d.id, d.text);
-      this.byId.set(d.id, zone);
-      this.byKey.set(d.key, zone);
-      return zone;
-    } catch (e) {
-      this.remove(d.id);
-      this.notLoaded.set(d.id, d.key);
-      this.notLoadedKeys.set(d.key, d.id);
-      this.failed(d.id, undefined, e);
-      return null;
-    }
+  private wakeFailed(id: number, key: string, e: unknown): void {
+    this.notLoaded.set(id, key);
+    this.notLoadedKeys.set(key, id);
+    this.failed(id, undefined, e);
   }
 
   private pendingOf(id: number): Pending {
@@ -249,11 +214,9 @@ export class ZoneCache {
       this.notLoaded.delete(id);
       if (this.notLoadedKeys.get(key) === id) this.notLoadedKeys.delete(key);
     }
-    this.remove(id);
-    if (zone) {
-      this.byId.set(id, zone);
-      this.byKey.set(zone.key, zone);
-    } else this.opts.aliases?.forget(id);
+    this.held.remove(id);
+    if (zone) this.held.set(id, zone);
+    else this.opts.aliases?.forget(id);
     this.release(done);
   }
 
@@ -265,13 +228,13 @@ export class ZoneCache {
 
   private onChange(c: ZoneEvent): void {
     // A deleted zone goes at once; the queued reload also undoes a load that was in flight meanwhile.
-    if (c.kind === 'domain.deleted') this.remove(c.domainId);
+    if (c.kind === 'domain.deleted') this.held.remove(c.domainId);
     if (c.kind !== 'records.changed') this.wholeNext.add(c.domainId);
     this.changedDuringLoad?.add(c.domainId);
     this.opts.changed?.();
     // The new name, the old one, and the name now in memory (events from other nodes may lack one of them).
     const next = this.pendingOf(c.domainId);
-    const names = [c.domain, c.previousDomain, this.byId.get(c.domainId)?.key];
+    const names = [c.domain, c.previousDomain, this.held.held(c.domainId)?.key];
     if (!c.domain) this.waitFor('', next);
     for (const n of names) if (n) this.waitFor(keyOf(n), next);
     this.queued.add(c.domainId);
@@ -282,13 +245,6 @@ export class ZoneCache {
     if (this.delayed || this.pendingPromise || this.stopped) return;
     this.delayed = setTimeout(() => this.schedule(), REBUILD_DELAY_MS);
     this.delayed.unref();
-  }
-
-  private remove(id: number): void {
-    const z = this.byId.get(id);
-    if (!z) return;
-    this.byId.delete(id);
-    if (this.byKey.get(z.key) === z) this.byKey.delete(z.key);
   }
 
   private schedule(): void {
@@ -315,9 +271,9 @@ export class ZoneCache {
       try {
         let read = await this.read(id, whole);
         // The version in memory was replaced while the journal was read (a start-up load): read it whole.
-        if ('delta' in read && this.byId.get(id) !== read.before) read = { whole: await this.services.zones.read(id, this.opts.nameservers) };
+        if ('delta' in read && this.held.held(id) !== read.before) read = { whole: await this.services.zones.read(id, this.opts.nameservers) };
         // Made and installed in one go: a patch changes the names of the version in memory in place.
-        this.install(id, 'delta' in read ? this.versions.patch(read.before, read.delta) : this.versions.build(read.whole, this.zoneOf(id)), done);
+        this.install(id, 'delta' in read ? this.versions.patch(read.before, read.delta) : this.versions.build(read.whole, this.held.zone(id)), done);
         this.opts.changed?.();
       } catch (e) {
         if (whole) this.wholeNext.add(id);
@@ -377,7 +333,7 @@ export class ZoneCache {
         this.nextLoad.delete(id);
         this.queued.delete(id);
         try {
-          this.install(id, this.startUpZone(batch.zone(id), this.zoneOf(id)), done);
+          this.install(id, this.startUpZone(batch.zone(id), this.held.zone(id)), done);
         } catch (e) {
           this.failed(id, done, e);
         }
@@ -388,7 +344,7 @@ export class ZoneCache {
       await new Promise((r) => setImmediate(r));
     }
     this.changedDuringLoad = null;
-    if (!this.stopped) this.opts.log.info({ zones: this.byId.size, ms: Date.now() - started }, 'zones loaded');
+    if (!this.stopped) this.opts.log.info({ zones: this.held.size, ms: Date.now() - started }, 'zones loaded');
   }
 
   /** A zone of the start-up load: dormant when it can be, else built (`before`: a copy a query had loaded meanwhile). */
@@ -405,7 +361,7 @@ export class ZoneCache {
    * the domain is gone, inactive or has no copy).
    */
   private async read(id: number, whole: boolean): Promise<{ delta: ZoneDelta; before: Zone } | { whole: ServedZone | null }> {
-    const before = this.zoneOf(id);
+    const before = this.held.zone(id);
     if (!whole && before && before.expiresAt === null) {
       const delta = await this.services.zones.changedSince(id, before.serial, this.opts.nameservers);
       if (delta) return { delta, before };
