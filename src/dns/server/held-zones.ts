@@ -53,6 +53,12 @@ export class HeldZones {
     return h && isDormant(h) ? (this.wake(h) ?? undefined) : h;
   }
 
+  /** The zone with this id if it is built (a dormant one is left as it is). */
+  built(id: number): Zone | undefined {
+    const h = this.byId.get(id);
+    return h && !isDormant(h) ? h : undefined;
+  }
+
   /** The zone with this id as held, dormant or built (nothing is built). */
   held(id: number): Held | undefined {
     return this.byId.get(id);

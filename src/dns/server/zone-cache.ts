@@ -273,7 +273,7 @@ export class ZoneCache {
         // The version in memory was replaced while the journal was read (a start-up load): read it whole.
         if ('delta' in read && this.held.held(id) !== read.before) read = { whole: await this.services.zones.read(id, this.opts.nameservers) };
         // Made and installed in one go: a patch changes the names of the version in memory in place.
-        this.install(id, 'delta' in read ? this.versions.patch(read.before, read.delta) : this.versions.build(read.whole, this.held.zone(id)), done);
+        this.install(id, 'delta' in read ? this.versions.patch(read.before, read.delta) : this.versions.build(read.whole, this.held.built(id)), done);
         this.opts.changed?.();
       } catch (e) {
         if (whole) this.wholeNext.add(id);
@@ -333,7 +333,7 @@ export class ZoneCache {
         this.nextLoad.delete(id);
         this.queued.delete(id);
         try {
-          this.install(id, this.startUpZone(batch.zone(id), this.held.zone(id)), done);
+          this.install(id, this.startUpZone(batch.zone(id), this.held.built(id)), done);
         } catch (e) {
           this.failed(id, done, e);
         }
@@ -361,8 +361,9 @@ export class ZoneCache {
    * the domain is gone, inactive or has no copy).
    */
   private async read(id: number, whole: boolean): Promise<{ delta: ZoneDelta; before: Zone } | { whole: ServedZone | null }> {
-    const before = this.held.zone(id);
-    if (!whole && before && before.expiresAt === null) {
+    // A packed zone is built to be patched, not to be read whole again (a version built anew needs only a signed one before it).
+    const before = whole ? undefined : this.held.zone(id);
+    if (before && before.expiresAt === null) {
       const delta = await this.services.zones.changedSince(id, before.serial, this.opts.nameservers);
       if (delta) return { delta, before };
     }
