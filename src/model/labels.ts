@@ -136,9 +136,8 @@ export function plainNameEnd(buf: Buffer, offset: number): number {
   }
 }
 
-/** The labels of a name written out in full at `offset` (plainNameEnd has bounded it): one string, sliced. */
-export function plainNameLabels(buf: Buffer, offset: number): string[] {
-  const end = plainNameEnd(buf, offset);
+/** The labels of a name written out in full from `offset` to `end` (plainNameEnd's, which bounded it): one string, sliced. */
+export function plainNameLabels(buf: Buffer, offset: number, end: number): string[] {
   const whole = buf.toString('latin1', offset, end);
   const labels: string[] = [];
   for (let i = 0; i < whole.length - 1; i += 1 + whole.charCodeAt(i)) labels.push(whole.slice(i + 1, i + 1 + whole.charCodeAt(i)));

@@ -43,7 +43,8 @@ export class ClusterFeed {
       (c) => this.bus.emit(c),
       () => void this.reconcile(),
     );
-    // Changes notified meanwhile are tracked already and are at least as new as the listing.
+    // Changes notified meanwhile are tracked already and are at least as new as the listing; another
+    // connection's writes from here on are for the comparison (othersWrote's first answer is taken here).
     await this.store.othersWrote();
     for (const d of await this.store.domainKeys()) {
       this.track({ domainId: d.id, domain: d.domain, serial: d.serial, kind: 'domain.updated' });

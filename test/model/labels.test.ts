@@ -11,7 +11,7 @@ describe('names written out in full', () => {
     for (const labels of names) {
       const buf = message(labels);
       expect(plainNameEnd(buf, 12)).toBe(readName(buf, 12).end);
-      expect(plainNameLabels(buf, 12)).toEqual(readName(buf, 12).labels);
+      expect(plainNameLabels(buf, 12, plainNameEnd(buf, 12))).toEqual(readName(buf, 12).labels);
       expect(plainNameKey(buf, 12)).toBe(keyOfLabels(labels));
     }
     expect(plainNameKey(message(['a.b', 'C\\D']), 12)).toBe('a\\.b.c\\\\d');

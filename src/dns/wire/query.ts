@@ -168,7 +168,7 @@ class ParsedQuery implements Query {
 
   get labels(): readonly string[] {
     if (this.labelsRead === null) {
-      this.labelsRead = plainNameLabels(this.message as Buffer, 12);
+      this.labelsRead = plainNameLabels(this.message as Buffer, 12, this.questionEnd - 4);
       this.message = null;
     }
     return this.labelsRead;
