@@ -118,6 +118,12 @@ export class RateLimitedError extends ZoneHostError {
 }
 
 /**
+ * This node lacks what the request needs and only its operator can give it (a TOTP secret sealed by another
+ * node, and no key-encryption key here): answered as a server-side failure that says so, not retried by itself.
+ */
+export class MisconfiguredError extends ZoneHostError {}
+
+/**
  * The database cannot be reached (stopped, restarting, cut off): nothing this request asked for is known to
  * have happened. Interfaces answer it as a temporary failure to retry after the given number of seconds.
  */

@@ -6,7 +6,7 @@
  */
 import { Secret, TOTP as Totp } from 'otpauth';
 import { randomInt } from 'node:crypto';
-import { AuthError, ConflictError, SecondFactorNeededError, SecondFactorSetupError, ValidationError } from '../model/errors.js';
+import { AuthError, ConflictError, MisconfiguredError, SecondFactorNeededError, SecondFactorSetupError, ValidationError } from '../model/errors.js';
 import { checkAccountWide } from '../model/key-scope.js';
 import { checkManagesAccount } from '../model/roles.js';
 import { openKey, sealKey } from '../model/dnssec.js';
@@ -177,7 +177,8 @@ export class SecondFactorService {
   /** The base32 secret of a stored one: opened when sealed, as it is when stored before sealing (or without a KEK). */
   private secretOf(userId: number, stored: string): string {
     if (!isSealed(stored)) return stored;
-    if (!this.kek) throw new Error(`user ${userId}'s TOTP secret is sealed, but this node has no key-encryption key (--key-encryption-key-file)`);
+    // Another node sealed it after this one started (a node without a KEK refuses to start where sealed secrets are).
+    if (!this.kek) throw new MisconfiguredError('This node cannot check TOTP codes: the secret is sealed with the cluster\'s key-encryption key, which this node was not given (--key-encryption-key-file). Sign in through another node, or ask the operator.');
     return openKey(this.kek, stored, sealContext(userId));
   }
 }

@@ -212,3 +212,35 @@ it.runIf(backend === 'postgres')('a PostgreSQL node without a KEK refuses to sta
     await cleanup();
   }
 });
+
+// PostgreSQL only: two nodes over one database, as a cluster runs.
+(backend === 'postgres' ? withOathtool.it : it.skip)('a running node without a KEK answers 503 with the reason, not 500, when another node seals a TOTP secret later', async () => {
+  const { url, cleanup } = freshDatabase();
+  const dir = mkdtempSync(join(tmpdir(), 'zonehost-kek-'));
+  const kekFile = join(dir, 'kek');
+  writeFileSync(kekFile, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+  const config: Config = { http: { host: '127.0.0.1', port: 0 }, dns: null, db: url, nameservers: ['ns1.zonehost.test'], logLevel: 'silent', rateLimits: { perAddress: 0, perKey: 0 } };
+  // Started while nothing was sealed, so it may start without the file.
+  const withoutKek = await startServer(config);
+  const withKek = await startServer({ ...config, keyEncryptionKeyFile: kekFile });
+  try {
+    const base = (n: typeof withKek) => `http://127.0.0.1:${n.httpAddress?.port}`;
+    await withKek.services.accounts.createUser('kim', PASSWORD);
+    const { key } = await withKek.services.accounts.issueKey('kim', PASSWORD);
+    const api = client(base(withKek), key);
+    const started = await api.post('/v1/me/totp', {});
+    expect((await api.post('/v1/me/totp/confirm', { code: totpCode(started.body.secret) })).status).toBe(200);
+
+    const refused = await client(base(withoutKek)).post('/v1/keys', { username: 'kim', password: PASSWORD, otp: totpCode(started.body.secret, 1) });
+    expect(expectProblem(refused, 503).detail).toMatch(/cannot check TOTP codes.*key-encryption-key-file/);
+    const v3Refused = await v3(base(withoutKek), { api_action: 'user.getapikey', username: 'kim', password: PASSWORD, token: totpCode(started.body.secret, 1) });
+    expect(v3Refused.ERRORARRAY[0]?.ERRORMESSAGE).toMatch(/cannot check TOTP codes/);
+    // The node with the key still signs kim in.
+    expect((await client(base(withKek)).post('/v1/keys', { username: 'kim', password: PASSWORD, otp: totpCode(started.body.secret, 1) })).status).toBe(201);
+  } finally {
+    await withoutKek.close();
+    await withKek.close();
+    rmSync(dir, { recursive: true, force: true });
+    await cleanup();
+  }
+});

@@ -13,6 +13,7 @@ import {
   RateLimitedError,
   ScopeError,
   SuspendedError,
+  MisconfiguredError,
   UnavailableError,
   ValidationError,
 } from '../../model/errors.js';
@@ -51,6 +52,7 @@ export function failureOf(err: unknown): PdnsFailure | null {
   if (err instanceof ConflictError) return { status: 422, error: err.message };
   if (err instanceof ScopeError || err instanceof SuspendedError) return { status: 403, error: err.message };
   if (err instanceof RateLimitedError) return { status: 429, error: 'Too many requests', headers: { 'retry-after': String(err.retryAfterSeconds) } };
+  if (err instanceof MisconfiguredError) return { status: 503, error: err.message };
   if (err instanceof UnavailableError) {
     return { status: 503, error: 'The database cannot be reached; try again shortly.', headers: { 'retry-after': String(err.retryAfterSeconds) } };
   }

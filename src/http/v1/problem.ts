@@ -12,6 +12,7 @@ import {
   SecondFactorNeededError,
   SecondFactorSetupError,
   SuspendedError,
+  MisconfiguredError,
   UnavailableError,
   ValidationError,
   type FieldProblem,
@@ -190,6 +191,7 @@ export function problemFor(err: unknown, fieldMap: FieldMap = (f) => f): { body:
   if (err instanceof RateLimitedError) {
     return { body: problem(429, 'Too many requests; try again later.'), headers: { 'retry-after': String(err.retryAfterSeconds) } };
   }
+  if (err instanceof MisconfiguredError) return { body: problem(503, err.message), headers: {} };
   if (err instanceof UnavailableError) {
     return {
       body: problem(503, `The service's database cannot be reached right now; try again in ${err.retryAfterSeconds} seconds. A change that got this answer may not have been made: check before repeating it.`),

@@ -10,6 +10,7 @@ import {
   SecondFactorNeededError,
   SecondFactorSetupError,
   SuspendedError,
+  MisconfiguredError,
   UnavailableError,
   ValidationError,
 } from '../../model/errors.js';
@@ -75,6 +76,7 @@ export const failed = (action: string, errors: V3Error[]): Envelope => ({ ERRORA
 export function toV3Errors(e: unknown): V3Error[] | null {
   if (e instanceof V3Failure) return e.errors;
   if (e instanceof RateLimitedError) return [{ ERRORCODE: CODES.rateLimited, ERRORMESSAGE: e.message }];
+  if (e instanceof MisconfiguredError) return [{ ERRORCODE: CODES.badRequest, ERRORMESSAGE: e.message }];
   if (e instanceof UnavailableError) {
     return [{ ERRORCODE: CODES.badRequest, ERRORMESSAGE: `Service temporarily unavailable: the database cannot be reached. Try again in ${e.retryAfterSeconds} seconds.` }];
   }

@@ -5,7 +5,7 @@
  */
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyReply } from 'fastify';
-import { AuthError, ConflictError, LimitError, NotFoundError, RateLimitedError, ScopeError, SuspendedError, UnavailableError, ValidationError } from '../../model/errors.js';
+import { AuthError, ConflictError, LimitError, MisconfiguredError, NotFoundError, RateLimitedError, ScopeError, SuspendedError, UnavailableError, ValidationError } from '../../model/errors.js';
 import { ChangesRejected } from '../../services/bulk-changes.js';
 import type { LimitedReply } from '../ratelimit.js';
 
@@ -49,6 +49,7 @@ export function v4Failure(err: unknown, map: FieldMap = (f) => f): V4Failure | n
   if (err instanceof LimitError) return V4Failure.of(400, err.message);
   if (err instanceof ChangesRejected) return new V4Failure(400, err.problems.map((p) => entry(p.message, p.field && map(p.field))));
   if (err instanceof RateLimitedError) return new V4Failure(429, [{ reason: 'Too Many Requests' }], { 'retry-after': String(err.retryAfterSeconds) });
+  if (err instanceof MisconfiguredError) return V4Failure.of(503, err.message);
   if (err instanceof UnavailableError) {
     return new V4Failure(503, [{ reason: `The service's database cannot be reached; try again in ${err.retryAfterSeconds} seconds.` }], { 'retry-after': String(err.retryAfterSeconds) });
   }
