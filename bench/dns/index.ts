@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { DEFAULT_UDP_BATCH, RECV_BUFFER_BYTES } from '../../src/dns/server/udp.js';
 import { cpuCost } from './cpu-cost.js';
+import { resolver } from '../propagation/zonehost.js';
 import { freePort, haveProgram, ROOT, runCommand, spawnKnot, startChild, table, tempDir, waitFor, ZONEHOST_BIN, type BenchOptions, type Child } from '../support.js';
 
 /** The DoT port's certificate and key, made for the run (dnsperf does not check it). */
@@ -207,25 +208,27 @@ async function startKnot(dir: string, zoneFile: string): Promise<Server> {
 }
 
 /** The native module the batched floor echoes through, as zonehost loads it (src/dns/server/udp-batch.ts). */
-const NATIVE_MODULE = join(ROOT, 'native/udp-batch/build/Release/udp_batch.node');
+export const NATIVE_MODULE = join(ROOT, 'native/udp-batch/build/Release/udp_batch.node');
 
-/** The floors: each a Node.js process echoing every query, one thread, no DNS work. */
-const FLOORS = {
+/** The floors: each a Node.js process echoing every query, one thread, no DNS work (bench/scale times the batched one's round trip too). */
+export const FLOORS = {
   dgram: { name: 'Node.js floor, dgram', script: 'udp-floor.mjs', args: [] as string[] },
   batched: { name: 'Node.js floor, batched', script: 'udp-floor-batched.mjs', args: [String(DEFAULT_UDP_BATCH), String(RECV_BUFFER_BYTES)] },
 };
 
 /** A floor on a port of its own. */
-async function startFloor(floor: (typeof FLOORS)[keyof typeof FLOORS]): Promise<Server> {
+export async function startFloor(floor: (typeof FLOORS)[keyof typeof FLOORS]): Promise<Server> {
   const port = await freePort();
   const child = startChild(process.execPath, [fileURLToPath(new URL(`./${floor.script}`, import.meta.url)), String(port), ...floor.args]);
+  const client = resolver('127.0.0.1', port);
   try {
-    // It answers with no records, so any reply will do (dig exits 9 without one).
-    const replies = () => run('dig', ['-p', String(port), '@127.0.0.1', '+time=1', '+tries=1', ZONE, 'SOA'], { timeout: 5000 }).then(() => true, () => false);
-    await waitFor(() => `${floor.name} (${child.output()})`, replies);
+    // It answers with no records, so any reply will do.
+    await waitFor(() => `${floor.name} (${child.output()})`, async () => (await client.ask(ZONE, 'SOA', 1000)) !== null);
   } catch (e) {
     await child.stop();
     throw e;
+  } finally {
+    client.close();
   }
   return { name: floor.name, port, stop: () => child.stop() };
 }

@@ -5,7 +5,7 @@
  * one domain's records listed through interfaces A and B, and UDP query latency, each next to the same on a
  * store holding one such domain.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { DomainData } from '../../src/model/domain.js';
@@ -15,6 +15,7 @@ import { openStore } from '../../src/store/open.js';
 import type { StoreOps } from '../../src/store/store.js';
 import { freePort, haveProgram, postgresSchema, spawnKnot, table, tempDir, type BenchOptions } from '../support.js';
 import { addUser, apiKey, percentile, resolver, serve, v1, v3, type Resolver } from '../propagation/zonehost.js';
+import { FLOORS, NATIVE_MODULE, startFloor } from '../dns/index.js';
 
 const RECORDS_PER_DOMAIN = 10;
 const DOMAINS_PER_TRANSACTION = 500;
@@ -142,15 +143,22 @@ function firstRightAnswer(dns: Resolver, domains: number): Promise<number> {
  * `shift` picks another name in each zone (queryLatency(…, 5) asks none of the names queryLatency(…) does).
  * The q-th query goes out on socket q modulo their number, so a name asked again goes to the same thread.
  */
-async function queryLatency(sockets: readonly Resolver[], domains: number, quick: boolean, shift = 0): Promise<{ p50: number; p99: number }> {
+async function queryLatency(sockets: readonly Resolver[], domains: number, quick: boolean, shift = 0, echo = false): Promise<{ p50: number; p99: number }> {
   const times: number[] = [];
   const queries = quick ? 500 : 5000;
   for (let q = 0; q < queries; q++) {
     const i = (q * 7919) % domains;
     const r = (q + shift) % RECORDS_PER_DOMAIN;
+    const name = `h${r}.${zoneName(i)}`;
+    const socket = sockets[q % sockets.length] as Resolver;
     const t = performance.now();
-    const answers = await (sockets[q % sockets.length] as Resolver).query(`h${r}.${zoneName(i)}`, 'A', 1000);
-    if (!answers?.includes(address(i + r))) throw new Error(`wrong DNS answer for h${r}.${zoneName(i)}: ${answers}`);
+    // The floor sends each query back as it came: any reply will do.
+    if (echo) {
+      if (!(await socket.ask(name, 'A', 1000))) throw new Error(`no echo for ${name}`);
+    } else {
+      const answers = await socket.query(name, 'A', 1000);
+      if (!answers?.includes(address(i + r))) throw new Error(`wrong DNS answer for ${name}: ${answers}`);
+    }
     times.push(performance.now() - t);
   }
   return { p50: percentile(times, 50), p99: percentile(times, 99) };
@@ -247,6 +255,23 @@ async function measureKnot(domains: number, quick: boolean): Promise<KnotServed>
   }
 }
 
+/**
+ * The least a round trip to a Node.js process costs here: the batched floor (bench/dns/udp-floor-batched.mjs:
+ * one thread sending each query back through native/udp-batch, no DNS work) asked as zonehost and knotd are.
+ * With one query in flight the time is mostly the two processes being woken, which the scheduler decides.
+ */
+async function measureFloor(domains: number, quick: boolean): Promise<{ p50: number; p99: number }> {
+  const floor = await startFloor(FLOORS.batched);
+  const sockets = Array.from({ length: SOCKETS }, () => resolver('127.0.0.1', floor.port));
+  try {
+    await queryLatency(sockets, domains, quick, WARM_UP_SHIFT, true);
+    return await queryLatency(sockets, domains, quick, 0, true);
+  } finally {
+    for (const socket of sockets) socket.close();
+    await floor.stop();
+  }
+}
+
 interface Backend {
   name: string;
   /** A fresh empty database URL, or why there is none. */
@@ -319,15 +344,18 @@ export async function scaleBenchmark(opts: BenchOptions, log: (line: string) => 
     if (haveProgram('knotd')) {
       log(`  knotd: ${domains * RECORDS_PER_DOMAIN} records in one zone`);
       const knot = await measureKnot(domains, opts.quick);
-      // The ratio is zonehost / knotd.
-      const ref = (what: string, pick: (s: KnotServed) => number, digits: number) => {
+      const floor = existsSync(NATIVE_MODULE) ? await measureFloor(domains, opts.quick) : undefined;
+      if (!floor) notes.push(`batched floor: skipped, the native module is not built (${NATIVE_MODULE} missing: npm run build:native)`);
+      // The ratios are zonehost / knotd and floor / knotd.
+      const ref = (what: string, pick: (s: KnotServed) => number, digits: number, floorValue?: number) => {
         const [ours, theirs] = [sqliteLoaded ? pick(sqliteLoaded) : undefined, pick(knot)];
-        knotRows.push([what, ours === undefined ? '-' : f(ours, digits), f(theirs, digits), ours === undefined ? '-' : f(ours / theirs)]);
+        const floorCells = floorValue === undefined ? ['-', '-'] : [f(floorValue, digits), f(floorValue / theirs)];
+        knotRows.push([what, ours === undefined ? '-' : f(ours, digits), f(theirs, digits), ours === undefined ? '-' : f(ours / theirs), ...floorCells]);
       };
       ref('start to first DNS answer, s', (s) => s.startSeconds, 2);
       ref('resident, MiB', (s) => s.rss, 0);
-      ref('DNS query p50, ms', (s) => s.queryP50, 3);
-      ref('DNS query p99, ms', (s) => s.queryP99, 3);
+      ref('DNS query p50, ms', (s) => s.queryP50, 3, floor?.p50);
+      ref('DNS query p99, ms', (s) => s.queryP99, 3, floor?.p99);
     } else notes.push('knotd reference: skipped, knotd is missing (Debian package knot)');
   } finally {
     dir.remove();
@@ -335,7 +363,7 @@ export async function scaleBenchmark(opts: BenchOptions, log: (line: string) => 
   return [
     `Scale: ${domains.toLocaleString('en')} domains × ${RECORDS_PER_DOMAIN} A records (${(domains * RECORDS_PER_DOMAIN).toLocaleString('en')}) vs. one such domain ("empty"); loaded straight through the store layer (no journal), served by \`zonehost serve\` as a child (memory from its /proc); queries over UDP from this process, one in flight, spread over every zone, from ${SOCKETS} sockets taking turns (spread over the servers' threads as many clients are)`,
     table(['store', 'measure', 'loaded', 'empty', 'loaded/empty'], rows),
-    ...(knotRows.length ? [`Reference, same run: knotd serving the same ${(domains * RECORDS_PER_DOMAIN).toLocaleString('en')} names as one zone, from a zone file (its memory from /proc once it answers)`, table(['measure', 'zonehost (SQLite)', 'knotd', 'zonehost/knotd'], knotRows)] : []),
+    ...(knotRows.length ? [`Reference, same run: knotd serving the same ${(domains * RECORDS_PER_DOMAIN).toLocaleString('en')} names as one zone, from a zone file (its memory from /proc once it answers)`, table(['measure', 'zonehost (SQLite)', 'knotd', 'zonehost/knotd', 'Node.js batched floor', 'floor/knotd'], knotRows), `Node.js batched floor: one thread sending each query back through native/udp-batch, no DNS work (bench/dns/udp-floor-batched.mjs), asked the same way: the least a round trip to a Node.js process takes here`] : []),
     `targets: ${TARGETS}`,
     ...notes,
   ].join('\n');
