@@ -9,6 +9,15 @@ interface FieldProps {
   children: (props: { id: string; 'aria-describedby'?: string; 'aria-invalid'?: boolean; 'aria-required'?: boolean }) => ReactNode;
 }
 
+/** Where a viewer (reads only) would find the controls that change `what`: says why there are none. */
+export function ReadsOnlyNotice({ what }: { what: string }) {
+  return (
+    <p className="notice" role="status">
+      Your role is viewer: you can read {what}, not change them.
+    </p>
+  );
+}
+
 /** A label, the control, a hint and the API's reasons for this field, tied together for screen readers. */
 export function Field({ label, hint, errors, required, children }: FieldProps) {
   const id = useId();

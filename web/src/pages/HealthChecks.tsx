@@ -1,8 +1,8 @@
 /** Health checks: the account's probes, each with its status, which records' steering follows (docs/interface-b.md). */
 import { useState } from 'react';
 import { api, type HealthCheck } from '../api';
-import { useLoad, useRowActions, useSubmit } from '../hooks';
-import { ColumnHeads, ConfirmButton, ErrorSummary, Field, when } from '../ui';
+import { useLoad, useReadsOnly, useRowActions, useSubmit } from '../hooks';
+import { ColumnHeads, ConfirmButton, ErrorSummary, Field, ReadsOnlyNotice, when } from '../ui';
 
 const FIELDS = ['type', 'address', 'port', 'path', 'host', 'interval', 'timeout', 'fall', 'rise'] as const;
 type Input = Record<(typeof FIELDS)[number], string>;
@@ -65,12 +65,13 @@ function CreateHealthCheck({ onCreated }: { onCreated: () => void }) {
   );
 }
 
-function HealthCheckTable({ checks, onDelete }: { checks: HealthCheck[]; onDelete: (c: HealthCheck) => Promise<void> }) {
+/** The checks; with `onDelete` null (a viewer) without the column of buttons. */
+function HealthCheckTable({ checks, onDelete }: { checks: HealthCheck[]; onDelete: ((c: HealthCheck) => Promise<void>) | null }) {
   return (
     <div className="table-wrap">
       <table>
         <caption className="sr-only">Your health checks</caption>
-        <ColumnHeads labels={['Id', 'Probe', 'Every', 'Status', 'Since']} actions />
+        <ColumnHeads labels={['Id', 'Probe', 'Every', 'Status', 'Since']} actions={onDelete !== null} />
         <tbody>
           {checks.map((c) => (
             <tr key={c.id}>
@@ -83,9 +84,11 @@ function HealthCheckTable({ checks, onDelete }: { checks: HealthCheck[]; onDelet
               </td>
               <td className={`status-${c.status}`}>{c.status}</td>
               <td>{when(c.changed)}</td>
-              <td className="row-actions">
-                <ConfirmButton label="Delete" ariaLabel={`Delete health check ${c.id}`} question={`Delete health check ${c.id}?`} confirmLabel="Yes, delete" onConfirm={() => onDelete(c)} />
-              </td>
+              {onDelete ? (
+                <td className="row-actions">
+                  <ConfirmButton label="Delete" ariaLabel={`Delete health check ${c.id}`} question={`Delete health check ${c.id}?`} confirmLabel="Yes, delete" onConfirm={() => onDelete(c)} />
+                </td>
+              ) : null}
             </tr>
           ))}
         </tbody>
@@ -97,6 +100,7 @@ function HealthCheckTable({ checks, onDelete }: { checks: HealthCheck[]; onDelet
 export function HealthChecks() {
   const { data, error, reload } = useLoad(() => api.all<HealthCheck>('/v1/healthchecks?limit=500'), []);
   const rows = useRowActions(reload);
+  const readsOnly = useReadsOnly();
   return (
     <section>
       <h1 tabIndex={-1}>Health checks</h1>
@@ -110,9 +114,15 @@ export function HealthChecks() {
           Refresh statuses
         </button>
       </p>
-      {data ? data.length === 0 ? <p>No health checks yet.</p> : <HealthCheckTable checks={data} onDelete={(c) => rows.run(() => api.del(`/v1/healthchecks/${c.id}`))} /> : null}
-      <h2>Create a health check</h2>
-      <CreateHealthCheck onCreated={reload} />
+      {data ? data.length === 0 ? <p>No health checks yet.</p> : <HealthCheckTable checks={data} onDelete={readsOnly ? null : (c) => rows.run(() => api.del(`/v1/healthchecks/${c.id}`))} /> : null}
+      {readsOnly ? (
+        <ReadsOnlyNotice what="the health checks" />
+      ) : (
+        <>
+          <h2>Create a health check</h2>
+          <CreateHealthCheck onCreated={reload} />
+        </>
+      )}
     </section>
   );
 }

@@ -1,8 +1,8 @@
 /** Zone mirrors (secondary zones): their transfer state, creation, status and deletion. */
 import { useState } from 'react';
 import { api, type Mirror } from '../api';
-import { useLoad, useRowActions, useSubmit } from '../hooks';
-import { ColumnHeads, ConfirmButton, ErrorSummary, Field, listOf, when } from '../ui';
+import { useLoad, useReadsOnly, useRowActions, useSubmit } from '../hooks';
+import { ColumnHeads, ConfirmButton, ErrorSummary, Field, listOf, ReadsOnlyNotice, when } from '../ui';
 
 function CreateMirror({ onCreated }: { onCreated: () => void }) {
   const [domain, setDomain] = useState('');
@@ -69,6 +69,7 @@ function transferState(m: Mirror): { text: string; cls: string } {
 export function Mirrors() {
   const { data, error, reload } = useLoad(() => api.all<Mirror>('/v1/zonemirrors?limit=500'), []);
   const rows = useRowActions(reload);
+  const readsOnly = useReadsOnly();
   return (
     <section>
       <h1 tabIndex={-1}>Zone mirrors</h1>
@@ -79,7 +80,7 @@ export function Mirrors() {
         <div className="table-wrap">
           <table>
             <caption className="sr-only">Your zone mirrors and their transfer state</caption>
-            <ColumnHeads labels={['Zone', 'Primary servers', 'Status', 'Transfer', 'Serial', 'Last success', 'Last attempt']} actions />
+            <ColumnHeads labels={['Zone', 'Primary servers', 'Status', 'Transfer', 'Serial', 'Last success', 'Last attempt']} actions={!readsOnly} />
             <tbody>
               {data.map((m) => {
                 const s = transferState(m);
@@ -99,13 +100,15 @@ export function Mirrors() {
                     <td>{m.transfer.serial ?? '—'}</td>
                     <td>{when(m.transfer.last_success, 'never')}</td>
                     <td>{when(m.transfer.last_attempt, 'never')}</td>
-                    <td className="row-actions">
-                      <button type="button" onClick={() => rows.run(() => api.patch(`/v1/zonemirrors/${m.id}`, { status: m.status === 'active' ? 'inactive' : 'active' }))}>
-                        {m.status === 'active' ? 'Deactivate' : 'Activate'}
-                        <span className="sr-only"> {m.domain}</span>
-                      </button>
-                      <ConfirmButton label="Delete" question={`Delete the mirror of ${m.domain}?`} confirmLabel="Yes, delete" onConfirm={() => rows.run(() => api.del(`/v1/zonemirrors/${m.id}`))} />
-                    </td>
+                    {readsOnly ? null : (
+                      <td className="row-actions">
+                        <button type="button" onClick={() => rows.run(() => api.patch(`/v1/zonemirrors/${m.id}`, { status: m.status === 'active' ? 'inactive' : 'active' }))}>
+                          {m.status === 'active' ? 'Deactivate' : 'Activate'}
+                          <span className="sr-only"> {m.domain}</span>
+                        </button>
+                        <ConfirmButton label="Delete" question={`Delete the mirror of ${m.domain}?`} confirmLabel="Yes, delete" onConfirm={() => rows.run(() => api.del(`/v1/zonemirrors/${m.id}`))} />
+                      </td>
+                    )}
                   </tr>
                 );
               })}
@@ -113,8 +116,14 @@ export function Mirrors() {
           </table>
         </div>
       ) : null}
-      <h2>Create a zone mirror</h2>
-      <CreateMirror onCreated={reload} />
+      {readsOnly ? (
+        <ReadsOnlyNotice what="the zone mirrors" />
+      ) : (
+        <>
+          <h2>Create a zone mirror</h2>
+          <CreateMirror onCreated={reload} />
+        </>
+      )}
     </section>
   );
 }

@@ -8,7 +8,7 @@ import { useId, useMemo, useState } from 'react';
 import { api, type RecordItem } from '../api';
 import { useLoad } from '../hooks';
 import { recordTypes, type TypeSpec } from '../schema';
-import { ErrorSummary } from '../ui';
+import { ErrorSummary, ReadsOnlyNotice } from '../ui';
 import { RecordForm } from './RecordForm';
 import { rowOf, shownName } from './recordRows';
 import { RecordTable } from './RecordTable';
@@ -84,9 +84,7 @@ export function Records({ domainId, domain, readsOnly }: { domainId: number; dom
           </div>
           <RecordTable rows={rows} total={all.length} domainId={domainId} domain={domain} reload={records.reload} readsOnly={readsOnly} />
           {readsOnly ? (
-            <p className="notice" role="status">
-              Your role is viewer: you can read this domain's records, not change them.
-            </p>
+            <ReadsOnlyNotice what="this domain's records" />
           ) : (
             <>
               <h3 id="add-record-heading">Add a record</h3>

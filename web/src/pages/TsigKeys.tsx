@@ -1,8 +1,8 @@
 /** TSIG keys: DNS UPDATE and signed transfers for tools such as nsupdate, certbot or external-dns; a new key's secret is shown once. */
 import { useState } from 'react';
 import { api, type Domain, type Mirror, type NewTsigKey, type TsigKey, type UpdateScope } from '../api';
-import { useLoad, useRowActions } from '../hooks';
-import { ColumnHeads, ConfirmButton, ErrorSummary, when } from '../ui';
+import { useLoad, useReadsOnly, useRowActions } from '../hooks';
+import { ColumnHeads, ConfirmButton, ErrorSummary, ReadsOnlyNotice, when } from '../ui';
 import { CreateTsigKey } from './CreateTsigKey';
 import { TsigKeySecret } from './TsigKeySecret';
 
@@ -12,12 +12,13 @@ function scopeText(u: UpdateScope): string {
   return [`names: ${u.names?.join(', ') ?? 'any'}`, `types: ${u.types?.join(', ') ?? 'any'}`].join('; ');
 }
 
-function TsigKeyTable({ keys, zoneName, onDelete }: { keys: TsigKey[]; zoneName: (id: number) => string; onDelete: (k: TsigKey) => Promise<void> }) {
+/** The keys; with `onDelete` null (a viewer) without the column of buttons. */
+function TsigKeyTable({ keys, zoneName, onDelete }: { keys: TsigKey[]; zoneName: (id: number) => string; onDelete: ((k: TsigKey) => Promise<void>) | null }) {
   return (
     <div className="table-wrap">
       <table>
         <caption className="sr-only">Your TSIG keys</caption>
-        <ColumnHeads labels={['Name', 'Algorithm', 'Domains', 'DNS UPDATE', 'Transfers', 'Created']} actions />
+        <ColumnHeads labels={['Name', 'Algorithm', 'Domains', 'DNS UPDATE', 'Transfers', 'Created']} actions={onDelete !== null} />
         <tbody>
           {keys.map((k) => (
             <tr key={k.id}>
@@ -29,9 +30,11 @@ function TsigKeyTable({ keys, zoneName, onDelete }: { keys: TsigKey[]; zoneName:
               <td>{scopeText(k.update)}</td>
               <td>{k.transfer ? 'yes' : 'no'}</td>
               <td>{when(k.created)}</td>
-              <td className="row-actions">
-                <ConfirmButton label="Delete" question={`Delete the key “${k.name}”? Messages signed with it are refused from now on.`} confirmLabel="Yes, delete" onConfirm={() => onDelete(k)} />
-              </td>
+              {onDelete ? (
+                <td className="row-actions">
+                  <ConfirmButton label="Delete" question={`Delete the key “${k.name}”? Messages signed with it are refused from now on.`} confirmLabel="Yes, delete" onConfirm={() => onDelete(k)} />
+                </td>
+              ) : null}
             </tr>
           ))}
         </tbody>
@@ -48,6 +51,7 @@ export function TsigKeys() {
   );
   const [created, setCreated] = useState<NewTsigKey | null>(null);
   const rows = useRowActions(reload);
+  const readsOnly = useReadsOnly();
   const zoneName = (id: number) => zones.data?.find((z) => z.id === id)?.domain ?? `#${id}`;
 
   return (
@@ -63,17 +67,23 @@ export function TsigKeys() {
         data.length === 0 ? (
           <p>No TSIG keys yet.</p>
         ) : (
-          <TsigKeyTable keys={data} zoneName={zoneName} onDelete={(k) => rows.run(() => api.del(`/v1/tsigkeys/${k.id}`))} />
+          <TsigKeyTable keys={data} zoneName={zoneName} onDelete={readsOnly ? null : (k) => rows.run(() => api.del(`/v1/tsigkeys/${k.id}`))} />
         )
       ) : null}
-      <h2>Create a TSIG key</h2>
-      <CreateTsigKey
-        zones={zones.data ?? []}
-        onCreated={(k) => {
-          setCreated(k);
-          reload();
-        }}
-      />
+      {readsOnly ? (
+        <ReadsOnlyNotice what="the TSIG keys" />
+      ) : (
+        <>
+          <h2>Create a TSIG key</h2>
+          <CreateTsigKey
+            zones={zones.data ?? []}
+            onCreated={(k) => {
+              setCreated(k);
+              reload();
+            }}
+          />
+        </>
+      )}
     </section>
   );
 }
