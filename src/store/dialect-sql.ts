@@ -33,9 +33,9 @@ export interface DialectSql {
    * rule `make` keeps); on SQLite one query after the other.
    *
    * `keep`: the list's rows are all of `keep.table` (`order` its id), and `keep.slot` names the list (every
-   * parameter it depends on). PostgreSQL then keeps the rows with their versions (postgres/kept-lists.ts), and the
-   * next read of the slot sends them back only if a row was added, changed or removed since: the same array
-   * otherwise, which its readers must not change.
+   * parameter it depends on). The rows are then kept with their version (kept-lists.ts), and the next read of
+   * the slot gets them again only if a row was added, changed or removed since (PostgreSQL), or anything on the
+   * file (SQLite): the same array otherwise, which its readers must not change.
    */
   rowWithList<P, K, O>(
     db: Kysely<Database>,

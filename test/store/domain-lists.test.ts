@@ -2,7 +2,8 @@
  * Domain lists on the backend the suite runs on (SQLite, or PostgreSQL with DATABASE_URL, where a list comes
  * packed as JSON, and with its API key in one statement): every field comes back as stored, in id order, one
  * account's domains only, filtered and paged as asked; a key that is no key finds no domains. A list read with
- * its key again is the same (PostgreSQL keeps it) until another node's write changes one of its rows.
+ * its key again is the same (kept: store/kept-lists.ts) until a write, another node's or its own, changes one of
+ * its rows (PostgreSQL) or the file (SQLite); nothing read inside a transaction is kept past its rollback.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOMAIN_DEFAULTS, type DomainData, type StoredDomain } from '../../src/model/domain.js';
@@ -111,8 +112,8 @@ describe('domain lists', () => {
       const list = async (filter = {}) => (await store.keyWithDomains('hash-watcher', now, filter)).domains;
       const first = await list();
       expect(first).toEqual(made);
-      // PostgreSQL hands out the list it kept while no row of it changed (SQLite reads it again).
-      if (process.env.DATABASE_URL) expect(await list()).toBe(first);
+      // The list kept is handed out again while no row of it changed (PostgreSQL: the rows' versions; SQLite: the file's).
+      expect(await list()).toBe(first);
       expect(await list()).toEqual(made);
       expect(() => (first as StoredDomain[]).push(made[0] as StoredDomain)).toThrow();
       expect(() => (first[0] as { serial: number }).serial++).toThrow();
@@ -133,6 +134,26 @@ describe('domain lists', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('sees its own writes, and keeps nothing read inside a transaction that is then rolled back', async () => {
+    const owner = await account('own');
+    await store.insertKey(owner, 'hash-own', 'pfx', 'own', now, null, {}, owner);
+    const first = await store.insertDomain(owner, awkward('own0.example', 0), 1, now);
+    const list = async () => (await store.keyWithDomains('hash-own', now, {})).domains;
+    const read = await list();
+    expect(read.map((d) => d.id)).toEqual([first.id]);
+    expect(await list()).toBe(read);
+    await store.updateDomain(first.id, { ...awkward('own0.example', 0), description: 'changed here' }, now);
+    expect((await list()).map((d) => d.description)).toEqual(['changed here']);
+
+    const rolledBack = store.transaction(async (tx) => {
+      await tx.insertDomain(owner, awkward('own1.example', 1), 1, now);
+      expect((await tx.keyWithDomains('hash-own', now, {})).domains.map((d) => d.domain)).toEqual(['own0.example', 'own1.example']);
+      throw new Error('rolled back');
+    });
+    await expect(rolledBack).rejects.toThrow('rolled back');
+    expect((await list()).map((d) => d.domain)).toEqual(['own0.example']);
   });
 
   it('finds neither key nor domains for an unknown or expired key', async () => {

@@ -1,6 +1,6 @@
 /** The lists a PostgreSQL node keeps with their rows' versions: dropped by a new connection, by age, and by count. */
 import { describe, expect, it } from 'vitest';
-import { KeptLists } from '../../src/store/postgres/kept-lists.js';
+import { KeptLists } from '../../src/store/kept-lists.js';
 
 const rows = (n: number) => Array.from({ length: n }, (_, id) => ({ id }));
 

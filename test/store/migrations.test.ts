@@ -9,6 +9,7 @@ import { UniqueViolation } from '../../src/store/store.js';
 import { createPool, parsePostgresUrl, postgresDialect, waitForDatabase } from '../../src/store/postgres/dialect.js';
 import type { Database } from '../../src/store/schema.js';
 import { openSqlite } from '../../src/store/sqlite/dialect.js';
+import { KeptLists } from '../../src/store/kept-lists.js';
 import { sqliteSql } from '../../src/store/sqlite/sql.js';
 import { freshDatabase } from '../support/server.js';
 
@@ -37,7 +38,7 @@ const rethrow = (e: unknown): never => {
 };
 
 /** Today's store operations in a transaction on an older database (what they write needs no dialect's own SQL; errors pass unchanged). */
-const opsOf = (trx: Kysely<Database>) => storeOps(trx, { ...sqliteSql, mapError: rethrow });
+const opsOf = (trx: Kysely<Database>) => storeOps(trx, { ...sqliteSql(new KeptLists()), mapError: rethrow });
 
 /** A domain row with the columns of 001_initial only, as older releases wrote one (today's insertDomain writes later columns too). */
 async function oldDomain(trx: Kysely<Database>, accountId: number, d: Partial<DomainData> & Pick<DomainData, 'domain' | 'kind'>): Promise<{ id: number }> {

@@ -6,7 +6,7 @@ import type { DialectSql } from '../dialect-sql.js';
 import type { Database } from '../schema.js';
 import type { Store, StoreOps } from '../store.js';
 import { createPool, DEFAULT_QUERY_TIMEOUT_MS, GuardedPool, isTransient, parsePostgresUrl, postgresDialect, waitForDatabase, type PostgresOptions } from './dialect.js';
-import { KeptLists } from './kept-lists.js';
+import { KeptLists } from '../kept-lists.js';
 import { advisoryLeaderLock } from './leader-lock.js';
 import { listenForEvents, type ChangeFeed } from './listen.js';
 import { postgresSql } from './sql.js';

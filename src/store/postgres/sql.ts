@@ -8,7 +8,7 @@ import { insertRecordChunks, recordColumns, storedAs, withIds } from '../record-
 import type { Database } from '../schema.js';
 import { UniqueViolation } from '../store.js';
 import { CopyRows } from './dialect.js';
-import type { KeptLists } from './kept-lists.js';
+import type { KeptLists } from '../kept-lists.js';
 
 function mapError(e: unknown): never {
   const err = e as { code?: string; constraint?: string; message?: string };

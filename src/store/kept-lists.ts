@@ -1,9 +1,10 @@
 /**
- * Lists this node has read (DialectSql.rowWithList with `keep`), each with the versions of its rows: a later read
- * of the same list asks PostgreSQL only whether those versions still hold, in the same statement, and answers with
- * the rows kept here when they do. Nothing is served on trust: every read still sees the database as it is then.
+ * Lists this node has read (DialectSql.rowWithList with `keep`), each with a version: a later read of the same
+ * list asks the database only whether that version still holds, and answers with the rows kept here when it does.
+ * Nothing is served on trust: every read still sees the database as it is then.
  *
- * A row's version is its `xmin`, the transaction that wrote it, which no other transaction gets while the number
+ * On SQLite the version is the file's (sqlite/sql.ts: another connection's commits and this one's changes). On
+ * PostgreSQL it is the list's rows' versions, asked in the same statement as the list: a row's version is its `xmin`, the transaction that wrote it, which no other transaction gets while the number
  * lasts. Two things could reuse one, and each drops what is kept: a primary replaced by a replica that lost its
  * last transactions (their numbers are given out again) means new connections, and every new connection of the
  * pool starts a new generation; a wrap-around of the 32-bit numbers takes billions of transactions, so nothing
