@@ -9,11 +9,11 @@ import {
   AuthError,
   ConflictError,
   LimitError,
+  MisconfiguredError,
   NotFoundError,
   RateLimitedError,
   ScopeError,
   SuspendedError,
-  MisconfiguredError,
   UnavailableError,
   ValidationError,
 } from '../../model/errors.js';
