@@ -17,7 +17,7 @@ import { signingSecret, type CookieSecret } from '../../model/cookie-secret.js';
 import { ANSWER_COOKIE_BYTES, checkServerCookie, CLIENT_COOKIE_BYTES, cookieKey, hashedAddressOf, writeAnswerCookie, type CookieKey, type HashedAddress } from '../wire/cookie.js';
 import { ednsOption, OPTION } from '../wire/edns-options.js';
 import type { Query } from '../wire/query.js';
-import { senderAddressStart, type UdpSender } from './udp-socket.js';
+import { arrivedAt, senderAddressStart, type UdpSender } from './udp-socket.js';
 
 /**
  * What a query's COOKIE option was, as /metrics counts it: a client cookie alone; a valid server cookie of ours
@@ -97,7 +97,7 @@ export class AnswerOptions {
       return extras;
     }
     const options = nsid ? (this.cookieAndNsid as Buffer) : this.cookieOption;
-    const seen = this.writeCookie(raw, edns.cookieAt, edns.cookieLength, this.hashed(address), typeof address === 'string' ? now() : address.receivedAt, options, 4);
+    const seen = this.writeCookie(raw, edns.cookieAt, edns.cookieLength, this.hashed(address), arrivedAt(address, now), options, 4);
     extras.options = options;
     extras.validServerCookie = seen === 'valid';
     extras.cookie = seen;

@@ -27,7 +27,7 @@ import { answerQuery } from './answer.js';
 import { ownOptions, type ClientAddress } from './steering-client.js';
 import { detached, type AnswerExtras, type AnswerOptions } from './answer-options.js';
 import { AnswerTooLarge, answerLimit, encodeResponse } from './response.js';
-import type { UdpSender } from './udp-socket.js';
+import { arrivedAt, type UdpSender } from './udp-socket.js';
 import type { CachedAnswer, ResponseCache } from './response-cache.js';
 import { answerClass, replyClass } from './rrl.js';
 import { checkTsig, type Signer } from './tsig-check.js';
@@ -140,7 +140,7 @@ export class DnsHandler {
       if (!q || this.parts.zones.pendingFor(q)) return null;
       const extras = this.parts.options.forQuery(q, raw, address, this.services.now);
       // Over UDP the clock read once for the batch the query came in (a reading costs as much as a cached answer's lookup).
-      const now = typeof address === 'string' ? this.services.now() : address.receivedAt;
+      const now = arrivedAt(address, this.services.now);
       const a = this.answer(q, raw, answerLimit(q, transport, extras ? extras.options.length : 0), extras, address, this.draws.reset(draws), now);
       if ('wait' in a) return null;
       this.parts.options.counted(extras);

@@ -24,6 +24,9 @@ export interface UdpSender {
   address: () => string;
 }
 
+/** When the query from `address` arrived: a UdpSender's batch time, else the clock read now (TCP, a worker's hand-over). */
+export const arrivedAt = (address: string | UdpSender, clock: () => number): number => (typeof address === 'string' ? clock() : address.receivedAt);
+
 /**
  * Where the sender's address starts in `bytes` as its 4 (IPv4, written IPv4-mapped in the 16) or 16 octets: it
  * runs to `at + 16`. An offset, not a view, so the hot path (a cookie per query) makes no object.
