@@ -4,11 +4,12 @@
  * Nothing is served on trust: every read still sees the database as it is then.
  *
  * On SQLite the version is the file's (sqlite/sql.ts: another connection's commits and this one's changes). On
- * PostgreSQL it is the list's rows' versions, asked in the same statement as the list: a row's version is its `xmin`, the transaction that wrote it, which no other transaction gets while the number
- * lasts. Two things could reuse one, and each drops what is kept: a primary replaced by a replica that lost its
- * last transactions (their numbers are given out again) means new connections, and every new connection of the
- * pool starts a new generation; a wrap-around of the 32-bit numbers takes billions of transactions, so nothing
- * is kept longer than MAX_AGE_MS.
+ * PostgreSQL it is the list's rows' versions, asked in the same statement as the list: a row's version is its
+ * `xmin`, the transaction that wrote it, which no other transaction gets while the number lasts. Two things
+ * could reuse one, and each drops what is kept: a primary replaced by a replica that lost its last transactions
+ * (their numbers are given out again) means new connections, and every new connection of the pool starts a new
+ * generation; a wrap-around of the 32-bit numbers takes billions of transactions, so nothing is kept longer
+ * than MAX_AGE_MS.
  */
 
 /** How long a list's versions are trusted after the read that returned its rows. */

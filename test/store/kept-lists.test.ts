@@ -1,4 +1,4 @@
-/** The lists a PostgreSQL node keeps with their rows' versions: dropped by a new connection, by age, and by count. */
+/** The lists a node keeps with their version (store/kept-lists.ts): dropped by a new connection, by age, and by count. */
 import { describe, expect, it } from 'vitest';
 import { KeptLists } from '../../src/store/kept-lists.js';
 

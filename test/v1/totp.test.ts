@@ -174,9 +174,20 @@ withOathtool.describe('TOTP', () => {
   });
 });
 
+/** A node over `db` serving HTTP alone, on a free port, quiet, without rate limits. */
+const nodeConfig = (db: string): Config => ({ http: { host: '127.0.0.1', port: 0 }, dns: null, db, nameservers: ['ns1.zonehost.test'], logLevel: 'silent', rateLimits: { perAddress: 0, perKey: 0 } });
+
+/** A key-encryption key file in a directory of its own, which `remove` deletes. */
+function kekFile(): { path: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'zonehost-kek-'));
+  const path = join(dir, 'kek');
+  writeFileSync(path, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+  return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
 it.runIf(backend === 'sqlite')('a node whose database holds sealed TOTP secrets refuses to start without the KEK file beside it', async () => {
   const { url, cleanup } = freshDatabase();
-  const config: Config = { http: { host: '127.0.0.1', port: 0 }, dns: null, db: url, nameservers: ['ns1.zonehost.test'], logLevel: 'silent', rateLimits: { perAddress: 0, perKey: 0 } };
+  const config = nodeConfig(url);
   try {
     const node = await startServer(config);
     await node.services.accounts.createUser('kim', PASSWORD);
@@ -193,12 +204,10 @@ it.runIf(backend === 'sqlite')('a node whose database holds sealed TOTP secrets 
 
 it.runIf(backend === 'postgres')('a PostgreSQL node without a KEK refuses to start where sealed TOTP secrets are, unless it only answers DNS', async () => {
   const { url, cleanup } = freshDatabase();
-  const dir = mkdtempSync(join(tmpdir(), 'zonehost-kek-'));
-  const kekFile = join(dir, 'kek');
-  writeFileSync(kekFile, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
-  const config: Config = { http: { host: '127.0.0.1', port: 0 }, dns: null, db: url, nameservers: ['ns1.zonehost.test'], logLevel: 'silent', rateLimits: { perAddress: 0, perKey: 0 } };
+  const kek = kekFile();
+  const config = nodeConfig(url);
   try {
-    const node = await startServer({ ...config, keyEncryptionKeyFile: kekFile });
+    const node = await startServer({ ...config, keyEncryptionKeyFile: kek.path });
     await node.services.accounts.createUser('lee', PASSWORD);
     const { key } = await node.services.accounts.issueKey('lee', PASSWORD);
     await node.services.factors.startTotp(await node.services.accounts.authenticate(key, 'v1', '127.0.0.1'));
@@ -208,7 +217,7 @@ it.runIf(backend === 'postgres')('a PostgreSQL node without a KEK refuses to sta
     const dnsOnly = await startServer({ ...config, http: null, dns: { host: '127.0.0.1', port: 0 } });
     await dnsOnly.close();
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    kek.remove();
     await cleanup();
   }
 });
@@ -216,13 +225,11 @@ it.runIf(backend === 'postgres')('a PostgreSQL node without a KEK refuses to sta
 // PostgreSQL only: two nodes over one database, as a cluster runs.
 (backend === 'postgres' ? withOathtool.it : it.skip)('a running node without a KEK answers 503 with the reason, not 500, when another node seals a TOTP secret later', async () => {
   const { url, cleanup } = freshDatabase();
-  const dir = mkdtempSync(join(tmpdir(), 'zonehost-kek-'));
-  const kekFile = join(dir, 'kek');
-  writeFileSync(kekFile, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
-  const config: Config = { http: { host: '127.0.0.1', port: 0 }, dns: null, db: url, nameservers: ['ns1.zonehost.test'], logLevel: 'silent', rateLimits: { perAddress: 0, perKey: 0 } };
+  const kek = kekFile();
+  const config = nodeConfig(url);
   // Started while nothing was sealed, so it may start without the file.
   const withoutKek = await startServer(config);
-  const withKek = await startServer({ ...config, keyEncryptionKeyFile: kekFile });
+  const withKek = await startServer({ ...config, keyEncryptionKeyFile: kek.path });
   try {
     const base = (n: typeof withKek) => `http://127.0.0.1:${n.httpAddress?.port}`;
     await withKek.services.accounts.createUser('kim', PASSWORD);
@@ -240,7 +247,7 @@ it.runIf(backend === 'postgres')('a PostgreSQL node without a KEK refuses to sta
   } finally {
     await withoutKek.close();
     await withKek.close();
-    rmSync(dir, { recursive: true, force: true });
+    kek.remove();
     await cleanup();
   }
 });
